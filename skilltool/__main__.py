@@ -1,0 +1,3 @@
+from skilltool.cli import main
+
+main()

@@ -1,0 +1,160 @@
+"""Actions -> disk. The only module that writes.
+
+Every write is atomic (a temporary file in the same directory, fsync, rename) and
+never follows a link at the target. Before each change the target is checked
+again: if it is no longer what the plan saw, it is left alone. Runs against one
+home are serialised by a lock in the user's state directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from skilltool.plan import Action, read_link
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one action."""
+
+    action: Action
+    done: bool  # the change was made (or there was none to make)
+    error: str = ""
+
+
+@contextlib.contextmanager
+def locked(state_dir: Path) -> Iterator[None]:
+    """Hold the home's lock: one install or uninstall at a time."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file, not following a link; None for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _temporary(directory: Path, data: bytes, mode: int) -> str:
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".skilltool-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_file(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
+    """Write `data` at `path` atomically; without `replace`, fail if anything is there."""
+    tmp = _temporary(path.parent, data, mode)
+    try:
+        if replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # fails with EEXIST: never clobbers what appeared meanwhile
+            os.unlink(tmp)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _link(action: Action) -> None:
+    assert action.source is not None
+    link = action.target
+    if action.change == "create":
+        link.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(action.source, link)
+        return
+    if action.change == "remove":
+        os.unlink(link)
+        return
+    tmp = link.parent / f".skilltool-{os.getpid()}-{link.name}"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    os.symlink(action.source, tmp)
+    os.replace(tmp, link)
+
+
+def _still(action: Action) -> bool:
+    """Whether the target is still what the plan saw."""
+    if action.state == "missing":
+        return not os.path.lexists(action.target)
+    if action.kind == "link":
+        return os.path.islink(action.target) and str(read_link(action.target)) == action.seen
+    data = read_regular(action.target)
+    return data is not None and digest(data) == action.seen
+
+
+def carry_out(action: Action) -> Outcome:
+    if not action.writes:
+        return Outcome(action, True)
+    if not _still(action):
+        return Outcome(action, False, "changed while skilltool was working; run again")
+    try:
+        if action.kind == "link":
+            _link(action)
+        elif action.change == "remove":
+            os.unlink(action.target)
+        else:
+            assert action.content is not None
+            write_file(
+                action.target, action.content, action.mode, replace=action.change == "replace"
+            )
+    except FileExistsError:
+        return Outcome(
+            action, False, "something appeared there while skilltool was working; run again"
+        )
+    except OSError as err:
+        return Outcome(
+            action, False, f"{err.strerror or err}; check the permissions of {action.target.parent}"
+        )
+    return Outcome(action, True)
+
+
+def apply(actions: tuple[Action, ...]) -> list[Outcome]:
+    return [carry_out(action) for action in actions]

@@ -1,0 +1,147 @@
+"""The command line: parses options, calls one function of `commands`, exits with its code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from skilltool import __version__, commands
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Link Agent Skills and render agents for every coding-agent harness; "
+    "never touch a file skilltool did not write.",
+)
+plugins_app = typer.Typer(no_args_is_help=True, help="Find, check, install and remove plugins.")
+app.add_typer(plugins_app, name="plugins")
+app.add_typer(plugins_app, name="skills", help="Same as 'plugins'.")
+
+# Optional[...] rather than X | None: typer reads these annotations at run time on 3.9+
+HomeOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--home", help="Act on this home directory instead of $HOME."),
+]
+DirOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--dir", help="Skills directory (default: ~/.agents/skills)."),
+]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would happen; touch nothing.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable report on stdout.")]
+NamespaceOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--namespace",
+        help="Directory name under the data dirs (default: skilltool).",
+        envvar="SKILLTOOL_NAMESPACE",
+    ),
+]
+
+
+def _options(
+    home: Path | None,
+    skills_dir: Path | None = None,
+    dry_run: bool = False,
+    json: bool = False,
+    namespace: str | None = None,
+) -> commands.Options:
+    return commands.Options(home, skills_dir, dry_run, json, namespace)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"skilltool {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on failure.")] = False,
+) -> None:
+    if debug:
+        os.environ["SKILLTOOL_DEBUG"] = "1"
+
+
+@plugins_app.command("status")
+def status_command(
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Plugins found, their skills and whether each is linked, and their agents."""
+    raise typer.Exit(commands.status(_options(home, skills_dir, False, json, namespace)))
+
+
+@plugins_app.command("install")
+def install_command(
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Link every skill into the skills dir."""
+    opts = _options(home, skills_dir, dry_run, json, namespace)
+    raise typer.Exit(commands.install(opts))
+
+
+@plugins_app.command("uninstall")
+def uninstall_command(
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Remove only what skilltool made: its links."""
+    opts = _options(home, skills_dir, dry_run, json, namespace)
+    raise typer.Exit(commands.uninstall(opts))
+
+
+@plugins_app.command("validate")
+def validate_command(
+    targets: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="[PATH]...",
+            help="Plugins, or directories of plugins (default: the search path).",
+            show_default=False,
+        ),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Check plugins against the rules; exit 1 on any error."""
+    opts = _options(home, None, False, json, namespace)
+    raise typer.Exit(commands.validate(list(targets or []), strict, opts))
+
+
+def main() -> None:
+    """Entry point: no traceback reaches the user unless --debug asks for one."""
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("skilltool: interrupted\n")
+        sys.exit(130)
+    except Exception as err:  # the last line of defence: one line, exit 1
+        if os.environ.get("SKILLTOOL_DEBUG") or "--debug" in sys.argv:
+            raise
+        sys.stderr.write(
+            f"skilltool: error: {type(err).__name__}: {err} (run with --debug for details)\n"
+        )
+        sys.exit(1)

@@ -1,0 +1,405 @@
+"""Files -> model objects and Problems: frontmatter, manifests, and the rules of SPEC §3.
+
+Loading is lenient (a skill or agent with an error is returned as None, with its
+problems) and every rule is checked the same way for `status`, `install` and
+`validate`; only what is done with the problems differs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilltool.model import Agent, Problem, Severity, Skill
+
+SAFE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+NAME_RULE = "use 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with '-'"
+MANIFEST_PLACES = (".claude-plugin/plugin.json", ".plugin/plugin.json", "plugin.json")
+SKILL_FILE = "SKILL.md"
+HARNESS_NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot")
+
+# a SKILL.md is read only this far: its frontmatter must close within it
+SKILL_READ_LIMIT = 256 * 1024
+AGENT_SIZE_LIMIT = 4 * 1024 * 1024
+
+SKILL_FIELDS = frozenset(
+    {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+)
+# the Claude Code subagent keys, plus skilltool's own 'harnesses'
+AGENT_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "tools",
+        "disallowedTools",
+        "skills",
+        "model",
+        "harnesses",
+        "color",
+        "permissionMode",
+        "mcpServers",
+        "hooks",
+        "memory",
+        "maxTurns",
+        "background",
+        "effort",
+        "isolation",
+        "initialPrompt",
+    }
+)
+HARNESS_OVERRIDE_FIELDS = frozenset({"model"})
+
+
+def is_safe_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= 64 and SAFE_NAME.fullmatch(name) is not None
+
+
+class Problems:
+    """Collects the problems of one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.items: list[Problem] = []
+
+    def add(
+        self,
+        message: str,
+        field: str | None = None,
+        line: int | None = None,
+        severity: Severity = "error",
+    ) -> None:
+        self.items.append(Problem(self.path, message, field, line, severity))
+
+    @property
+    def failed(self) -> bool:
+        return any(p.severity == "error" for p in self.items)
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    data: dict[str, Any]
+    lines: dict[str, int]  # key -> line number in the file
+    body: str
+    start: int  # line number of the opening '---'
+
+
+def _decode(raw: bytes, out: Problems) -> str | None:
+    if b"\x00" in raw:
+        out.add("binary content (a NUL byte); save it as UTF-8 text")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        out.add(f"not valid UTF-8 (byte {err.start}); save the file as UTF-8", line=line)
+        return None
+    return text.removeprefix("\ufeff")
+
+
+def _is_fence(line: str) -> bool:
+    return line.rstrip("\r\n").rstrip(" \t") == "---"
+
+
+def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Frontmatter | None:
+    """The YAML mapping between the '---' lines, and every character after the closing one."""
+    text = _decode(raw, out)
+    if text is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    if not lines or not _is_fence(lines[0]):
+        out.add("no frontmatter; start the file with a '---' line, YAML, then '---'", line=1)
+        return None
+    for index in range(1, len(lines)):
+        if _is_fence(lines[index]):
+            yaml_text = "".join(lines[1:index])
+            body = "".join(lines[index + 1 :])
+            break
+    else:
+        where = f"in the first {SKILL_READ_LIMIT // 1024} KiB" if truncated else ""
+        out.add(
+            f"frontmatter not closed {where}; end it with a '---' line".replace("  ", " "), line=1
+        )
+        return None
+    parsed = _load_mapping(yaml_text, out, first_line=2)
+    if parsed is None:
+        return None
+    data, key_lines = parsed
+    return Frontmatter(data, key_lines, body, 1)
+
+
+def _load_mapping(
+    text: str, out: Problems, first_line: int
+) -> tuple[dict[str, Any], dict[str, int]] | None:
+    import yaml
+
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = first_line + mark.line if mark else None
+        what = err.problem or err.context or "syntax error"
+        out.add(f"invalid YAML: {what}; fix the frontmatter syntax", line=line)
+        return None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as err:
+        out.add(f"invalid YAML: {err}; fix the frontmatter syntax", line=first_line)
+        return None
+    finally:
+        loader.dispose()
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        kind = type(data).__name__
+        out.add(
+            f"frontmatter is a {kind}, not a mapping; write 'key: value' lines", line=first_line
+        )
+        return None
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                lines.setdefault(key_node.value, first_line + key_node.start_mark.line)
+    if not all(isinstance(k, str) for k in data):
+        out.add("frontmatter keys must be strings", line=first_line)
+        return None
+    return data, lines
+
+
+def _read(path: Path, out: Problems, limit: int) -> tuple[bytes, bool] | None:
+    """At most `limit` bytes of a regular file, and whether there was more."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except IsADirectoryError:
+        out.add("is a directory, not a file")
+        return None
+    except OSError as err:
+        out.add(f"cannot be read ({err.strerror}); check its permissions")
+        return None
+    return raw[:limit], len(raw) > limit
+
+
+def _text(fm: Frontmatter, out: Problems, key: str, *, required: bool, limit: int) -> str | None:
+    value = fm.data.get(key)
+    line = fm.lines.get(key, fm.start)
+    if value is None:
+        if required:
+            out.add(f"missing; add '{key}:' to the frontmatter", field=key, line=line)
+        return None
+    if not isinstance(value, str):
+        kind = type(value).__name__
+        out.add(f"must be a string, not a {kind}; quote the value", field=key, line=line)
+        return None
+    if required and not value.strip():
+        out.add("is empty; write what it is and when to use it", field=key, line=line)
+        return None
+    if len(value) > limit:
+        out.add(f"{len(value)} characters, over the limit of {limit}; shorten it", key, line)
+        return None
+    return value
+
+
+def _unknown_keys(fm: Frontmatter, out: Problems, known: frozenset[str], kind: str) -> None:
+    for key in fm.data:
+        if key not in known:
+            out.add(
+                f"not a {kind} field; remove it (known: {', '.join(sorted(known))})",
+                field=key,
+                line=fm.lines.get(key),
+                severity="warning",
+            )
+
+
+def read_skill(directory: Path) -> tuple[Skill | None, list[Problem]]:
+    """A skill directory -> the Skill (None if it cannot be used) and its problems."""
+    path = directory / SKILL_FILE
+    out = Problems(path)
+    got = _read(path, out, SKILL_READ_LIMIT)
+    if got is None:
+        return None, out.items
+    raw, truncated = got
+    fm = split_frontmatter(raw, out, truncated)
+    if fm is None:
+        return None, out.items
+    name = fm.data.get("name")
+    name_line = fm.lines.get("name", fm.start)
+    if name is None:
+        out.add(f"missing; add 'name: {directory.name}'", field="name", line=name_line)
+    elif not is_safe_name(name):
+        out.add(f"{name!r} is not a valid skill name; {NAME_RULE}", field="name", line=name_line)
+    elif name != directory.name:
+        out.add(
+            f"{name!r} differs from its directory {directory.name!r}; make them equal",
+            field="name",
+            line=name_line,
+        )
+    description = _text(fm, out, "description", required=True, limit=1024)
+    _text(fm, out, "license", required=False, limit=1 << 20)
+    _text(fm, out, "compatibility", required=False, limit=500)
+    _text(fm, out, "allowed-tools", required=False, limit=1 << 20)
+    metadata = fm.data.get("metadata")
+    if metadata is not None and not (
+        isinstance(metadata, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
+        out.add(
+            "must map strings to strings; quote every key and value",
+            field="metadata",
+            line=fm.lines.get("metadata"),
+        )
+    _unknown_keys(fm, out, SKILL_FIELDS, "skill")
+    if out.failed or description is None:
+        return None, out.items
+    return Skill(directory.name, directory, description), out.items
+
+
+def _string_list(value: object) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    return None
+
+
+def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
+    """An agents/<file>.md -> the Agent (None if it cannot be used) and its problems."""
+    out = Problems(path)
+    got = _read(path, out, AGENT_SIZE_LIMIT)
+    if got is None:
+        return None, out.items
+    raw, too_big = got
+    if too_big:
+        out.add(f"over {AGENT_SIZE_LIMIT // (1024 * 1024)} MiB; an agent's prompt must be smaller")
+        return None, out.items
+    fm = split_frontmatter(raw, out)
+    if fm is None:
+        return None, out.items
+    name = fm.data.get("name", path.stem)
+    if not is_safe_name(name):
+        source = "name" if "name" in fm.data else "file name"
+        out.add(
+            f"{name!r} is not a valid agent name ({source}); {NAME_RULE}",
+            "name",
+            fm.lines.get("name", fm.start),
+        )
+    description = _text(fm, out, "description", required=True, limit=1024)
+    tools: tuple[str, ...] = ()
+    raw_tools = fm.data.get("tools")
+    if isinstance(raw_tools, str):
+        tools = tuple(t.strip() for t in raw_tools.split(",") if t.strip())
+    elif raw_tools is not None:
+        listed = _string_list(raw_tools)
+        if listed is None:
+            out.add(
+                "must be a comma-separated string or a list of strings",
+                "tools",
+                fm.lines.get("tools"),
+            )
+        tools = listed or ()
+    skills: tuple[str, ...] = ()
+    if "skills" in fm.data:
+        listed = _string_list(fm.data["skills"])
+        if listed is None:
+            out.add(
+                "must be a YAML list, e.g. 'skills: [pdf-tools]'", "skills", fm.lines.get("skills")
+            )
+        skills = listed or ()
+    model = _text(fm, out, "model", required=False, limit=200)
+    overrides = _overrides(fm, out)
+    _unknown_keys(fm, out, AGENT_FIELDS, "agent")
+    if out.failed or description is None or not isinstance(name, str):
+        return None, out.items
+    agent = Agent(name, path, description, fm.body, tools, skills, model, overrides)
+    return agent, out.items
+
+
+def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
+    value = fm.data.get("harnesses")
+    line = fm.lines.get("harnesses")
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        out.add(
+            "must be a mapping of harness name to settings, e.g. 'codex: {model: gpt-5}'",
+            "harnesses",
+            line,
+        )
+        return {}
+    result: dict[str, dict[str, str]] = {}
+    for harness, settings in value.items():
+        field = f"harnesses.{harness}"
+        if harness not in HARNESS_NAMES:
+            out.add(
+                f"unknown harness; use one of {', '.join(HARNESS_NAMES)}", field, line, "warning"
+            )
+            continue
+        if not isinstance(settings, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in settings.items()
+        ):
+            out.add("must map setting names to strings, e.g. 'model: gpt-5'", field, line)
+            continue
+        for key in settings:
+            if key not in HARNESS_OVERRIDE_FIELDS:
+                out.add(
+                    f"unknown setting; known: {', '.join(sorted(HARNESS_OVERRIDE_FIELDS))}",
+                    f"{field}.{key}",
+                    line,
+                    "warning",
+                )
+        result[harness] = {k: v for k, v in settings.items() if k in HARNESS_OVERRIDE_FIELDS}
+    return result
+
+
+def find_manifest(root: Path) -> tuple[Path | None, list[Path]]:
+    """The manifest used for a plugin, and any others beside it that are ignored."""
+    found = [root / place for place in MANIFEST_PLACES if (root / place).is_file()]
+    return (found[0] if found else None), found[1:]
+
+
+def _json_line(text: str, key: str) -> int | None:
+    match = re.search(rf'"{re.escape(key)}"\s*:', text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """A plugin.json -> its fields (None if it cannot be used) and its problems."""
+    out = Problems(path)
+    got = _read(path, out, 1 << 20)
+    if got is None:
+        return None, out.items
+    text = _decode(got[0], out)
+    if text is None:
+        return None, out.items
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        out.add(f"invalid JSON: {err.msg}; fix the syntax", line=err.lineno)
+        return None, out.items
+    if not isinstance(data, dict):
+        out.add('must be a JSON object, e.g. {"name": "my-plugin"}', line=1)
+        return None, out.items
+    name = data.get("name")
+    if name is None:
+        out.add('missing; add "name": "<plugin-name>"', field="name", line=1)
+    elif not is_safe_name(name):
+        out.add(
+            f"{name!r} is not a valid plugin name; {NAME_RULE}", "name", _json_line(text, "name")
+        )
+    for key in ("version", "description", "homepage", "repository", "license"):
+        if key in data and not isinstance(data[key], str):
+            out.add("must be a string", key, _json_line(text, key))
+    if "keywords" in data and _string_list(data["keywords"]) is None:
+        out.add("must be a list of strings", "keywords", _json_line(text, "keywords"))
+    author = data.get("author")
+    if author is not None and not (
+        isinstance(author, str)
+        or (isinstance(author, Mapping) and isinstance(author.get("name"), str))
+    ):
+        out.add('must be an object with a "name" string', "author", _json_line(text, "author"))
+    if out.failed:
+        return None, out.items
+    return data, out.items

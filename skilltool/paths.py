@@ -1,0 +1,119 @@
+"""Every location skilltool reads or writes: the search path, the skills dir, the state dir.
+
+All of them derive from one `Home`: the real one (honouring the XDG variables), or
+the directory given with `--home`, where the XDG variables of the real home are
+ignored and every default is taken under that directory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from skilltool.model import SearchEntry
+
+DEFAULT_NAMESPACE = "skilltool"
+OVERRIDE_VARIABLE = "SKILLTOOL_PLUGINS"
+NAMESPACE_VARIABLE = "SKILLTOOL_NAMESPACE"
+
+
+def package_data(name: str) -> Path:
+    """A data folder shipped with skilltool: inside the installed package, else the repo's."""
+    here = Path(__file__).resolve().parent
+    inside = here / name
+    return inside if inside.is_dir() else here.parent / name
+
+
+def bundled_plugins() -> Path:
+    return package_data("resources") / "plugins"
+
+
+@dataclass(frozen=True)
+class Home:
+    """A home directory and the XDG locations that go with it."""
+
+    path: Path
+    namespace: str = DEFAULT_NAMESPACE
+    explicit: bool = False  # given with --home: ignore the real home's XDG variables
+
+    @classmethod
+    def resolve(cls, home: Path | None, namespace: str | None = None) -> Home:
+        ns = namespace or os.environ.get(NAMESPACE_VARIABLE) or DEFAULT_NAMESPACE
+        if home is not None:
+            return cls(Path(os.path.abspath(home)), ns, explicit=True)
+        return cls(Path(os.path.expanduser("~")), ns)
+
+    def _xdg(self, variable: str, default: str) -> Path:
+        value = None if self.explicit else os.environ.get(variable)
+        # the XDG spec: a relative value is invalid and must be ignored
+        if value and os.path.isabs(value):
+            return Path(value)
+        return self.path / default
+
+    @property
+    def data_home(self) -> Path:
+        if not self.explicit and sys.platform != "linux":
+            import platformdirs  # only where the layout is not the XDG one
+
+            return Path(platformdirs.user_data_dir())
+        return self._xdg("XDG_DATA_HOME", ".local/share")
+
+    @property
+    def config_home(self) -> Path:
+        return self._xdg("XDG_CONFIG_HOME", ".config")
+
+    @property
+    def state_home(self) -> Path:
+        if not self.explicit and sys.platform != "linux":
+            import platformdirs
+
+            return Path(platformdirs.user_state_dir())
+        return self._xdg("XDG_STATE_HOME", ".local/state")
+
+    @property
+    def state_dir(self) -> Path:
+        return self.state_home / self.namespace
+
+    @property
+    def skills_dir(self) -> Path:
+        return self.path / ".agents" / "skills"
+
+    def env(self, variable: str, default: Path) -> Path:
+        """A harness's own location variable (CODEX_HOME, ...), ignored under --home."""
+        value = None if self.explicit else os.environ.get(variable)
+        return Path(value) if value else default
+
+    def show(self, path: Path) -> str:
+        """A path as a person reads it: under the home, written with '~'."""
+        try:
+            rest = path.relative_to(self.path)
+        except ValueError:
+            return str(path)
+        return "~" if rest == Path(".") else f"~/{rest}"
+
+
+def data_dirs() -> list[Path]:
+    # system-wide, so honoured under --home too
+    value = os.environ.get("XDG_DATA_DIRS") or "/usr/local/share:/usr/share"
+    return [Path(p) for p in value.split(":") if p and os.path.isabs(p)]
+
+
+def override_entries() -> list[SearchEntry] | None:
+    """The entries of SKILLTOOL_PLUGINS, or None when it is not set."""
+    value = os.environ.get(OVERRIDE_VARIABLE)
+    if value is None:
+        return None
+    return [SearchEntry(Path(os.path.abspath(p)), "override") for p in value.split(":") if p]
+
+
+def search_path(home: Home) -> list[SearchEntry]:
+    """The ordered search path of SPEC §2 (first plugin of a name wins)."""
+    override = override_entries()
+    if override is not None:
+        return override
+    entries = [SearchEntry(home.data_home / home.namespace / "plugins", "user")]
+    entries += [SearchEntry(d / home.namespace / "plugins", "system") for d in data_dirs()]
+    entries.append(SearchEntry(bundled_plugins(), "bundled"))
+    return entries

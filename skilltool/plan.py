@@ -1,0 +1,186 @@
+"""Model + what is on disk -> a list of Actions. Reads, never writes.
+
+`status` prints a plan, `install` and `uninstall` apply one, `--dry-run` prints the
+plan an apply would carry out: one code path for all of them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from skilltool.model import Catalogue, Problem, Skill
+
+# what is at a target path now
+State = Literal[
+    "missing",  # nothing there
+    "current",  # ours, and already what it should be
+    "stale",  # ours, but not what it should be (outdated rendering, link to another target)
+    "edited",  # ours, changed by hand since it was written
+    "foreign",  # not ours: never written, never removed
+    "absent",  # the harness is not installed in this home
+]
+# what applying the plan does there
+Change = Literal["create", "replace", "remove", "none"]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One decision about one path."""
+
+    kind: Literal["link", "file"]
+    owner: str  # "skill" for a skills-dir link, else the harness name
+    name: str  # the skill or agent the action is for
+    target: Path
+    state: State
+    change: Change
+    source: Path | None = None  # a link's destination, or the agent file a rendering comes from
+    content: bytes | None = None
+    mode: int = 0o644
+    reason: str = ""
+    backup: Path | None = None  # where a replaced harness placeholder is kept
+    seen: str | None = None  # what the plan saw there: a link's destination or a file's digest
+
+    @property
+    def writes(self) -> bool:
+        return self.change != "none"
+
+
+@dataclass(frozen=True)
+class Plan:
+    actions: tuple[Action, ...]
+    problems: tuple[Problem, ...]
+
+
+def read_link(path: Path) -> Path | None:
+    """The destination of a link at `path`, made absolute without following anything else."""
+    try:
+        dest = os.readlink(path)
+    except OSError:
+        return None
+    return Path(os.path.normpath(os.path.join(path.parent, dest)))
+
+
+def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem]]:
+    """Skill name -> the skill linked under it: the first active plugin on the path wins."""
+    winners: dict[str, Skill] = {}
+    owner: dict[str, str] = {}
+    problems = []
+    for plugin in catalogue.active:
+        for skill in plugin.skills:
+            if skill.name in winners:
+                problems.append(
+                    Problem(
+                        skill.path,
+                        f"skill {skill.name!r} is also in plugin {owner[skill.name]!r} "
+                        f"({winners[skill.name].path}), which comes first on the search path; "
+                        "this one is not linked: rename one of them",
+                        severity="warning",
+                    )
+                )
+                continue
+            winners[skill.name] = skill
+            owner[skill.name] = plugin.name
+    return winners, problems
+
+
+def is_our_link(link: Path, dest: Path, catalogue: Catalogue) -> bool:
+    """Whether a link can be proven to be one skilltool made.
+
+    skilltool links `<dir>/<skill>` to `<plugin>/skills/<skill>`, where the plugin is a
+    search-path entry or a directory inside one. Only a link of that exact shape, into
+    a place on the current search path, is ours; a link made by hand to another name,
+    or into a place no longer searched, is left alone.
+    """
+    if dest.name != link.name or dest.parent.name != "skills":
+        return False
+    plugin_root = dest.parent.parent
+    for entry in catalogue.entries:
+        base = Path(os.path.normpath(entry.path))
+        if plugin_root == base or plugin_root.parent == base:
+            return True
+    return False
+
+
+def _link_state(link: Path, want: Path | None, catalogue: Catalogue) -> tuple[State, str]:
+    if not os.path.lexists(link):
+        return "missing", ""
+    if not os.path.islink(link):
+        kind = "a directory" if link.is_dir() else "a file"
+        return "foreign", f"{kind}, not a link made by skilltool"
+    dest = read_link(link)
+    if dest is None or not is_our_link(link, dest, catalogue):
+        return "foreign", f"a link to {dest}, not one made by skilltool"
+    if want is not None and dest == want:
+        return "current", ""
+    if not os.path.isdir(dest):
+        return "stale", f"its skill {dest} is gone"
+    return "stale", f"it points to {dest}"
+
+
+def _link_names(skills_dir: Path) -> list[str]:
+    try:
+        with os.scandir(skills_dir) as it:
+            return sorted(e.name for e in it if e.is_symlink())
+    except OSError:
+        return []
+
+
+def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> Plan:
+    """The links of every winning skill in `skills_dir` (or their removal), and our stale links."""
+    winners, problems = winning_skills(catalogue)
+    actions: list[Action] = []
+    for name in sorted(winners):
+        skill = winners[name]
+        want = Path(os.path.abspath(skill.path))
+        link = skills_dir / name
+        state, reason = _link_state(link, want, catalogue)
+        seen = str(read_link(link)) if state in ("current", "stale") else None
+        if remove:
+            change: Change = "remove" if state in ("current", "stale") else "none"
+        else:
+            change = {"missing": "create", "stale": "replace"}.get(state, "none")  # type: ignore[assignment]
+        actions.append(
+            Action("link", "skill", name, link, state, change, want, reason=reason, seen=seen)
+        )
+    # links of ours under names no winning skill has: their plugin was removed or shadowed
+    for name in _link_names(skills_dir):
+        if name in winners:
+            continue
+        link = skills_dir / name
+        state, reason = _link_state(link, None, catalogue)
+        if state == "stale":
+            dest = read_link(link)
+            actions.append(
+                Action(
+                    "link",
+                    "skill",
+                    name,
+                    link,
+                    state,
+                    "remove",
+                    dest,
+                    reason=reason,
+                    seen=str(dest),
+                )
+            )
+    return Plan(tuple(actions), tuple(problems))
+
+
+def all_problems(catalogue: Catalogue) -> list[Problem]:
+    found = list(catalogue.problems)
+    for plugin in catalogue.plugins:
+        found += plugin.problems
+    return found
+
+
+def merge(plans: Iterable[Plan]) -> Plan:
+    actions: list[Action] = []
+    problems: list[Problem] = []
+    for plan in plans:
+        actions += plan.actions
+        problems += plan.problems
+    return Plan(tuple(actions), tuple(problems))

@@ -1,0 +1,147 @@
+"""The search path of SPEC §2: order, shadowing, origins, override, odd entries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skilltool import discover, paths
+from skilltool.model import SearchEntry
+from tests.conftest import build_file_tree, plugin_tree, run, skill_md
+
+
+def _status(*args: str | Path) -> dict:  # type: ignore[type-arg]
+    result = run("plugins", "status", "--json", *args)
+    assert result.code == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_default_search_path_order(home: Path, tmp_path: Path) -> None:
+    data = _status("--home", home)
+    assert [(e["origin"], e["path"]) for e in data["search_path"]] == [
+        ("user", str(home / ".local/share/skilltool/plugins")),
+        ("system", str(tmp_path / "system/skilltool/plugins")),
+        ("bundled", str(paths.bundled_plugins())),
+    ]
+
+
+def test_bundled_plugin_is_found_on_a_fresh_home(home: Path) -> None:
+    data = _status("--home", home)
+    [plugin] = data["plugins"]
+    assert plugin["name"] == "skilltool"
+    assert plugin["origin"] == "bundled"
+    assert {s["name"] for s in plugin["skills"]} == {
+        "writing-skills",
+        "writing-plugins",
+        "using-skilltool",
+    }
+    assert [a["name"] for a in plugin["agents"]] == ["plugin-author"]
+    assert all(s["link"] == "not linked" for s in plugin["skills"])
+
+
+def test_user_plugin_shadows_system_and_bundled(home: Path, tmp_path: Path) -> None:
+    plugin_tree(home / ".local/share/skilltool/plugins", "skilltool", skills=("mine",))
+    plugin_tree(tmp_path / "system/skilltool/plugins", "skilltool", skills=("theirs",))
+    data = _status("--home", home)
+    origins = [(p["origin"], p["shadowed_by"]) for p in data["plugins"]]
+    user_root = str(home / ".local/share/skilltool/plugins/skilltool")
+    assert origins == [("user", None), ("system", user_root), ("bundled", user_root)]
+    assert [s["link"] for s in data["plugins"][1]["skills"]] == ["shadowed"]
+
+
+def test_xdg_data_home_is_honoured_without_home_option(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    plugin_tree(tmp_path / "data/skilltool/plugins", "mine", skills=("a",))
+    data = _status()
+    assert data["plugins"][0]["name"] == "mine"
+    assert data["plugins"][0]["origin"] == "user"
+
+
+def test_home_option_ignores_the_real_homes_xdg_variables(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    other = tmp_path / "other"
+    other.mkdir()
+    data = _status("--home", other)
+    assert data["search_path"][0]["path"] == str(other / ".local/share/skilltool/plugins")
+    assert data["skills_dir"] == str(other / ".agents/skills")
+
+
+def test_namespace_brands_the_data_dirs(home: Path) -> None:
+    plugin_tree(home / ".local/share/otto/plugins", "docs", skills=("pdf",))
+    data = _status("--home", home, "--namespace", "otto")
+    assert data["search_path"][0]["path"] == str(home / ".local/share/otto/plugins")
+    assert data["plugins"][0]["name"] == "docs"
+
+
+def test_override_replaces_the_path_and_warns(home: Path, tmp_path: Path) -> None:
+    plugin_tree(tmp_path / "dev", "mine", skills=("one",))
+    result = run("plugins", "status", "--json", env={"SKILLTOOL_PLUGINS": str(tmp_path / "dev")})
+    data = json.loads(result.stdout)
+    assert [e["origin"] for e in data["search_path"]] == ["override"]
+    assert [p["name"] for p in data["plugins"]] == ["mine"]
+    assert "SKILLTOOL_PLUGINS is set" in result.stderr
+
+
+def test_an_entry_may_be_a_plugin_itself(tmp_path: Path) -> None:
+    root = plugin_tree(tmp_path, "solo", agents=("helper",), manifest=False)
+    plugins, problems = discover.plugins_in(SearchEntry(root, "override"))
+    assert [(p.name, [a.name for a in p.agents]) for p in plugins] == [("solo", ["helper"])]
+    assert problems == []
+
+
+def test_manifest_name_beats_directory_name_and_all_three_places_work(tmp_path: Path) -> None:
+    for place, dirname in (
+        (".claude-plugin/plugin.json", "a"),
+        (".plugin/plugin.json", "b"),
+        ("plugin.json", "c"),
+    ):
+        build_file_tree(tmp_path / "set" / dirname, {place: f'{{"name": "named-{dirname}"}}'})
+    catalogue = discover.discover([SearchEntry(tmp_path / "set", "override")])
+    assert [p.name for p in catalogue.plugins] == ["named-a", "named-b", "named-c"]
+
+
+def test_same_name_at_one_level_is_deterministic_and_reported(tmp_path: Path) -> None:
+    build_file_tree(
+        tmp_path / "set",
+        {
+            "x/plugin.json": '{"name": "same"}',
+            "y/plugin.json": '{"name": "same"}',
+        },
+    )
+    catalogue = discover.discover([SearchEntry(tmp_path / "set", "override")])
+    assert [(p.root.name, p.active) for p in catalogue.plugins] == [("x", True), ("y", False)]
+
+
+def test_missing_and_odd_entries_are_reported_not_fatal(tmp_path: Path) -> None:
+    build_file_tree(tmp_path / "set", {"stray.txt": "hi", "empty/README": "nothing"})
+    plugin_tree(tmp_path / "set", "good", skills=("fine",))
+    result = run(
+        "plugins", "status", env={"SKILLTOOL_PLUGINS": f"{tmp_path / 'missing'}:{tmp_path / 'set'}"}
+    )
+    assert result.code == 0
+    out = result.stdout
+    assert f"{tmp_path / 'missing'}: does not exist" in out
+    assert f"{tmp_path / 'set/stray.txt'}: is not a directory" in out
+    assert f"{tmp_path / 'set/empty'}: not a plugin" in out
+    assert "plugin    good (override)" in out
+
+
+def test_agents_only_plugin_is_a_plugin(tmp_path: Path) -> None:
+    plugin_tree(tmp_path / "set", "agents-only", agents=("helper",))
+    catalogue = discover.discover([SearchEntry(tmp_path / "set", "override")])
+    assert [p.name for p in catalogue.plugins] == ["agents-only"]
+
+
+def test_skill_link_escaping_the_plugin_is_refused(tmp_path: Path) -> None:
+    build_file_tree(tmp_path / "outside/ext", {"SKILL.md": skill_md("ext")})
+    build_file_tree(tmp_path / "set/p", {"skills/ext": tmp_path / "outside/ext"})
+    catalogue = discover.discover([SearchEntry(tmp_path / "set", "override")])
+    [plugin] = catalogue.plugins
+    assert plugin.skills == ()
+    assert "leads outside the plugin" in plugin.problems[0].message
