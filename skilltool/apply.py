@@ -120,6 +120,24 @@ def _link(action: Action) -> None:
     os.replace(tmp, link)
 
 
+def _file(action: Action) -> None:
+    target, backup = action.target, action.backup
+    if action.change == "remove":
+        if backup is not None and read_regular(backup) is not None:
+            os.replace(backup, target)  # the harness's own original comes back in one step
+        else:
+            os.unlink(target)
+        _fsync_dir(target.parent)
+        return
+    assert action.content is not None
+    if backup is not None and not os.path.lexists(backup):
+        original = read_regular(target)
+        if original is not None:
+            write_file(backup, original, 0o644, replace=False)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_file(target, action.content, action.mode, replace=action.change == "replace")
+
+
 def _still(action: Action) -> bool:
     """Whether the target is still what the plan saw."""
     if action.state == "missing":
@@ -138,13 +156,8 @@ def carry_out(action: Action) -> Outcome:
     try:
         if action.kind == "link":
             _link(action)
-        elif action.change == "remove":
-            os.unlink(action.target)
         else:
-            assert action.content is not None
-            write_file(
-                action.target, action.content, action.mode, replace=action.change == "replace"
-            )
+            _file(action)
     except FileExistsError:
         return Outcome(
             action, False, "something appeared there while skilltool was working; run again"

@@ -44,6 +44,38 @@ NamespaceOpt = Annotated[
 ]
 
 
+def _harness_name(value: str | None) -> str | None:
+    from skilltool.harnesses import NAMES
+
+    if value is not None and value not in NAMES:
+        raise typer.BadParameter(f"{value!r} is not a harness; use one of {', '.join(NAMES)}")
+    return value
+
+
+OnlyOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--only",
+        metavar="HARNESS",
+        callback=_harness_name,
+        help="Render for this harness only, and leave the skills alone.",
+    ),
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Also replace or remove renderings edited by hand.")
+]
+HarnessOpt = Annotated[
+    str,
+    typer.Option(
+        "--harness",
+        metavar="HARNESS",
+        callback=_harness_name,
+        help="opencode, hermes, codex or pi.",
+    ),
+]
+AgentArg = Annotated[str, typer.Argument(metavar="AGENT", help="The agent's name.")]
+
+
 def _options(
     home: Path | None,
     skills_dir: Path | None = None,
@@ -127,6 +159,34 @@ def validate_command(
     """Check plugins against the rules; exit 1 on any error."""
     opts = _options(home, None, False, json, namespace)
     raise typer.Exit(commands.validate(list(targets or []), strict, opts))
+
+
+@plugins_app.command("render")
+def render_command(
+    agent: AgentArg,
+    harness: HarnessOpt,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Print an agent's rendering for a harness; write nothing."""
+    raise typer.Exit(
+        commands.render(agent, harness, _options(home, skills_dir, namespace=namespace))
+    )
+
+
+@plugins_app.command("launch")
+def launch_command(
+    agent: AgentArg,
+    harness: HarnessOpt,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
+    opts = _options(home, skills_dir, json=json, namespace=namespace)
+    raise typer.Exit(commands.launch(agent, harness, opts))
 
 
 def main() -> None:

@@ -6,10 +6,14 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome, apply, locked
-from skilltool.model import Catalogue, Problem, SearchEntry
+from skilltool.model import Agent, Catalogue, Problem, SearchEntry
+
+if TYPE_CHECKING:
+    from skilltool.harnesses import Harness
 
 OK, FAILED, USAGE = 0, 1, 2
 
@@ -23,6 +27,8 @@ class Options:
     dry_run: bool = False
     json: bool = False
     namespace: str | None = None
+    force: bool = False
+    only: str | None = None
 
     @property
     def where(self) -> paths.Home:
@@ -61,17 +67,82 @@ def status(opts: Options) -> int:
     catalogue = find(home)
     skills_dir = opts.dir(home)
     links = plan.plan_links(catalogue, skills_dir)
+    found = harnesses(home, skills_dir, opts.only)
+    files = plan.plan_renderings(catalogue, found)
     by_name = {a.name: a for a in links.actions if a.kind == "link"}
+    enforced = {
+        (h.name, a.name): h.tools_enforced(a)
+        for h in found
+        for p in catalogue.active
+        for a in p.agents
+    }
+    view = report.StatusView(catalogue, by_name, list(files.actions), enforced, home, skills_dir)
+    problems = [*catalogue.problems, *links.problems, *files.problems]
     if opts.json:
-        data = report.status_dict(catalogue, by_name, home, str(skills_dir))
-        data["problems"] += [p.as_dict() for p in links.problems]
+        data = view.as_dict()
+        data["problems"] += [p.as_dict() for p in problems[len(catalogue.problems) :]]
         report.emit_json(data)
         return OK
-    say(f"skills    {home.show(skills_dir)}")
-    for line in report.status_lines(catalogue, by_name, home):
+    for line in view.lines():
         say(line)
-    for problem in [*catalogue.problems, *links.problems]:
+    for problem in problems:
         say(f"problem   {report.problem_line(problem)}")
+    return OK
+
+
+def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
+    agents, _ = plan.winning_agents(catalogue)
+    return next((a for a in agents if a.name == name), None)
+
+
+def render(agent_name: str, harness_name: str, opts: Options) -> int:
+    home = opts.where
+    catalogue = find(home)
+    agent = find_agent(catalogue, agent_name)
+    if agent is None:
+        warn(
+            f"skilltool: no agent {agent_name!r} on the search path; "
+            "'skilltool plugins status' lists them"
+        )
+        return FAILED
+    [harness] = harnesses(home, opts.dir(home), harness_name)
+    renderings = harness.render(agent)
+    for rendering in renderings:
+        if len(renderings) > 1:
+            say(f"==> {home.show(rendering.target)} <==")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(rendering.content)
+        sys.stdout.buffer.flush()
+        if len(renderings) > 1 and not rendering.content.endswith(b"\n"):
+            say("")
+    return OK
+
+
+def launch(agent_name: str, harness_name: str, opts: Options) -> int:
+    home = opts.where
+    catalogue = find(home)
+    agent = find_agent(catalogue, agent_name)
+    if agent is None:
+        warn(
+            f"skilltool: no agent {agent_name!r} on the search path; "
+            "'skilltool plugins status' lists them"
+        )
+        return FAILED
+    [harness] = harnesses(home, opts.dir(home), harness_name)
+    how = harness.launch(agent)
+    if opts.json:
+        report.emit_json(
+            {
+                "agent": agent.name,
+                "harness": harness.name,
+                "command": how.command,
+                "env": how.env,
+                "notes": how.notes,
+            }
+        )
+        return OK
+    for line in report.launch_lines(agent.name, harness.name, how):
+        say(line)
     return OK
 
 
@@ -100,16 +171,32 @@ def _run(actions: plan.Plan, catalogue: Catalogue, home: paths.Home, opts: Optio
     return FAILED if failed or invalid else OK
 
 
+def harnesses(home: paths.Home, skills_dir: Path, only: str | None) -> list[Harness]:
+    from skilltool.harnesses import registry
+
+    known = registry()
+    names = [only] if only else list(known)
+    return [known[name](home, skills_dir) for name in names]
+
+
+def _install_plan(opts: Options, catalogue: Catalogue, home: paths.Home, remove: bool) -> plan.Plan:
+    skills_dir = opts.dir(home)
+    parts = [] if opts.only else [plan.plan_links(catalogue, skills_dir, remove=remove)]
+    found = harnesses(home, skills_dir, opts.only)
+    parts.append(plan.plan_renderings(catalogue, found, remove=remove, force=opts.force))
+    return plan.merge(parts)
+
+
 def install(opts: Options) -> int:
     home = opts.where
     catalogue = find(home)
-    return _run(plan.plan_links(catalogue, opts.dir(home)), catalogue, home, opts)
+    return _run(_install_plan(opts, catalogue, home, remove=False), catalogue, home, opts)
 
 
 def uninstall(opts: Options) -> int:
     home = opts.where
     catalogue = find(home)
-    return _run(plan.plan_links(catalogue, opts.dir(home), remove=True), catalogue, home, opts)
+    return _run(_install_plan(opts, catalogue, home, remove=True), catalogue, home, opts)
 
 
 def validate(targets: list[Path], strict: bool, opts: Options) -> int:

@@ -51,7 +51,7 @@ AGENT_FIELDS = frozenset(
         "initialPrompt",
     }
 )
-HARNESS_OVERRIDE_FIELDS = frozenset({"model"})
+HARNESS_OVERRIDE_FIELDS = frozenset({"model", "profile"})
 
 
 def is_safe_name(name: object) -> bool:
@@ -350,6 +350,12 @@ def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
                     line,
                     "warning",
                 )
+        profile = settings.get("profile")
+        if profile is not None and not is_safe_name(profile):
+            out.add(
+                f"{profile!r} is not a valid profile name; {NAME_RULE}", f"{field}.profile", line
+            )
+            continue
         result[harness] = {k: v for k, v in settings.items() if k in HARNESS_OVERRIDE_FIELDS}
     return result
 

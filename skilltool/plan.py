@@ -10,9 +10,15 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from skilltool.model import Catalogue, Problem, Skill
+from skilltool import markers
+from skilltool.model import Agent, Catalogue, Problem, Skill
+
+if TYPE_CHECKING:
+    from skilltool.harnesses import Harness, Rendering
+
+BACKUP_SUFFIX = ".before-skilltool"
 
 # what is at a target path now
 State = Literal[
@@ -21,6 +27,7 @@ State = Literal[
     "stale",  # ours, but not what it should be (outdated rendering, link to another target)
     "edited",  # ours, changed by hand since it was written
     "foreign",  # not ours: never written, never removed
+    "placeholder",  # a seed the harness wrote itself: replaced, the original kept beside it
     "absent",  # the harness is not installed in this home
 ]
 # what applying the plan does there
@@ -184,3 +191,181 @@ def merge(plans: Iterable[Plan]) -> Plan:
         actions += plan.actions
         problems += plan.problems
     return Plan(tuple(actions), tuple(problems))
+
+
+def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:
+    """Every agent to render: the first active plugin on the path wins a name."""
+    winners: dict[str, Agent] = {}
+    problems = []
+    for plugin in catalogue.active:
+        for agent in plugin.agents:
+            if agent.name in winners:
+                problems.append(
+                    Problem(
+                        agent.path,
+                        f"agent {agent.name!r} is also defined in {winners[agent.name].path}, "
+                        "which comes first on the search path; this one is not rendered",
+                        "name",
+                        severity="warning",
+                    )
+                )
+                continue
+            winners[agent.name] = agent
+    return list(winners.values()), problems
+
+
+def _file_state(
+    target: Path, new: bytes | None, placeholders: frozenset[str]
+) -> tuple[State, str, str | None]:
+    """What is at a rendering's target: (state, reason, digest of what is there)."""
+    from skilltool.apply import digest, read_regular
+
+    if not os.path.lexists(target):
+        return "missing", "", None
+    if os.path.islink(target):
+        return "foreign", "a link, not a file written by skilltool", None
+    data = read_regular(target)
+    if data is None:
+        return "foreign", "not a regular file written by skilltool", None
+    seen = digest(data)
+    marker = markers.find(data)
+    if marker is None:
+        if seen in placeholders:
+            return "placeholder", "the harness's own seed, kept beside it", seen
+        return "foreign", "not written by skilltool", seen
+    if new is not None and data == new:
+        return "current", "", seen
+    if not marker.intact:
+        return "edited", "edited by hand since skilltool wrote it (--force replaces it)", seen
+    return "stale", "outdated", seen
+
+
+def _file_action(
+    harness: str, agent: str, rendering: Rendering, remove: bool, force: bool
+) -> Action:
+    target = rendering.target
+    state, reason, seen = _file_state(target, rendering.content, rendering.placeholders)
+    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    change: Change = "none"
+    if remove:
+        if state in ("current", "stale") or (state == "edited" and force):
+            change = "remove"
+    elif state == "missing":
+        change = "create"
+    elif state in ("stale", "placeholder") or (state == "edited" and force):
+        change = "replace"
+    keep = backup if state == "placeholder" or (remove and os.path.lexists(backup)) else None
+    return Action(
+        "file",
+        harness,
+        agent,
+        target,
+        state,
+        change,
+        rendering.target,
+        rendering.content,
+        rendering.mode,
+        reason,
+        keep,
+        seen,
+    )
+
+
+def plan_renderings(
+    catalogue: Catalogue,
+    harnesses: list[Harness],
+    remove: bool = False,
+    force: bool = False,
+) -> Plan:
+    """Every rendering of every agent for every harness given, and our renderings no agent needs."""
+    agents, problems = winning_agents(catalogue)
+    actions: list[Action] = []
+    for harness in harnesses:
+        wanted: set[Path] = set()
+        for agent in agents:
+            why = harness.absent(agent)
+            if why is not None:
+                actions.append(
+                    Action(
+                        "file",
+                        harness.name,
+                        agent.name,
+                        harness.root(),
+                        "absent",
+                        "none",
+                        reason=why,
+                    )
+                )
+                continue
+            for rendering in harness.render(agent):
+                wanted.add(rendering.target)
+                action = _file_action(harness.name, agent.name, rendering, remove, force)
+                if action.state == "missing" and remove:
+                    continue
+                actions.append(replace_source(action, agent.path))
+            for note in harness.notes(agent):
+                actions.append(
+                    Action(
+                        "file",
+                        harness.name,
+                        agent.name,
+                        note.target,
+                        "foreign",
+                        "none",
+                        reason=note.text,
+                    )
+                )
+        actions += _orphans(harness, wanted, force)
+    return Plan(tuple(actions), tuple(problems))
+
+
+def replace_source(action: Action, source: Path) -> Action:
+    from dataclasses import replace
+
+    return replace(action, source=source)
+
+
+def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
+    """Our renderings that no agent on the search path needs any more: removed if unedited."""
+    from skilltool.apply import digest, read_regular
+
+    found = []
+    for path in harness.owned_places():
+        if path in wanted or os.path.islink(path):
+            continue
+        data = read_regular(path)
+        marker = markers.find(data) if data is not None else None
+        if data is None or marker is None:
+            continue
+        name = Path(marker.source).stem
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        keep = backup if os.path.lexists(backup) else None
+        if marker.intact or force:
+            found.append(
+                Action(
+                    "file",
+                    harness.name,
+                    name,
+                    path,
+                    "stale",
+                    "remove",
+                    Path(marker.source),
+                    reason="its agent is gone",
+                    backup=keep,
+                    seen=digest(data),
+                )
+            )
+        else:
+            found.append(
+                Action(
+                    "file",
+                    harness.name,
+                    name,
+                    path,
+                    "edited",
+                    "none",
+                    Path(marker.source),
+                    reason="its agent is gone, but it was edited by hand (--force removes it)",
+                )
+            )
+    return found

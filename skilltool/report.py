@@ -9,12 +9,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from skilltool.apply import Outcome
 from skilltool.model import Catalogue, Plugin, Problem
 from skilltool.paths import Home
 from skilltool.plan import Action
+
+if TYPE_CHECKING:
+    from skilltool.harnesses import Launch
 
 DONE_VERBS = {
     ("link", "create"): "linked",
@@ -94,15 +99,15 @@ def emit_json(data: object) -> None:
     sys.stdout.write("\n")
 
 
-def status_lines(catalogue: Catalogue, links: dict[str, Action], home: Home) -> list[str]:
-    lines = []
-    for entry in catalogue.entries:
-        lines.append(f"search    {entry.origin:<8} {home.show(entry.path)}")
-    if not catalogue.plugins:
-        lines.append("no plugins found on the search path")
-    for plugin in catalogue.plugins:
-        lines += _plugin_lines(plugin, links, home)
-    return lines
+FILE_WORDS = {
+    "missing": "missing",
+    "current": "current",
+    "stale": "outdated",
+    "edited": "edited",
+    "foreign": "foreign",
+    "absent": "harness absent",
+    "placeholder": "missing",
+}
 
 
 def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[str, str]:
@@ -115,54 +120,131 @@ def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[st
     return STATUS_WORDS[action.state], action.reason
 
 
-def _plugin_lines(plugin: Plugin, links: dict[str, Action], home: Home) -> list[str]:
-    shadow = f" shadowed by {home.show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
-    lines = [f"plugin    {plugin.name} ({plugin.origin}) {home.show(plugin.root)}{shadow}"]
-    for skill in plugin.skills:
-        state, reason = skill_state(plugin, skill.name, links)
-        tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
-        lines.append(f"  skill   {skill.name:<24} {state}{tail}")
-    for agent in plugin.agents:
-        lines.append(f"  agent   {agent.name:<24} {home.show(agent.path)}")
-    for problem in plugin.problems:
-        lines.append(f"  problem {problem_line(problem)}")
-    return lines
+@dataclass(frozen=True)
+class StatusView:
+    """What `status` shows: the search path, each plugin, its skills' links, its agents' files."""
 
+    catalogue: Catalogue
+    links: dict[str, Action]
+    files: list[Action]
+    enforced: dict[tuple[str, str], bool]  # (harness, agent) -> tools enforced there
+    home: Home
+    skills_dir: Path
 
-def status_dict(
-    catalogue: Catalogue, links: dict[str, Action], home: Home, skills_dir: str
-) -> dict[str, Any]:
-    plugins = []
-    for plugin in catalogue.plugins:
-        skills = []
-        for skill in plugin.skills:
-            state, reason = skill_state(plugin, skill.name, links)
-            skills.append(
+    def _files_of(self, agent: str) -> list[Action]:
+        return [a for a in self.files if a.name == agent]
+
+    def _tools_note(self, action: Action) -> str:
+        enforced = self.enforced.get((action.owner, action.name), True)
+        return "" if enforced or action.state == "absent" else " (tools not enforced)"
+
+    def lines(self) -> list[str]:
+        show = self.home.show
+        lines = [f"skills    {show(self.skills_dir)}"]
+        lines += [f"search    {e.origin:<8} {show(e.path)}" for e in self.catalogue.entries]
+        if not self.catalogue.plugins:
+            lines.append("no plugins found on the search path")
+        for plugin in self.catalogue.plugins:
+            shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
+            lines.append(f"plugin    {plugin.name} ({plugin.origin}) {show(plugin.root)}{shadow}")
+            for skill in plugin.skills:
+                state, reason = skill_state(plugin, skill.name, self.links)
+                tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
+                lines.append(f"  skill   {skill.name:<24} {state}{tail}")
+            for agent in plugin.agents:
+                lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
+                if not plugin.active:
+                    continue
+                for action in self._files_of(agent.name):
+                    word = FILE_WORDS[action.state]
+                    where = action.reason if action.state == "absent" else show(action.target)
+                    lines.append(
+                        f"    {action.owner:<9} {word:<15} {where}{self._tools_note(action)}"
+                    )
+            for problem in plugin.problems:
+                lines.append(f"  problem {problem_line(problem)}")
+        return lines
+
+    def as_dict(self) -> dict[str, Any]:
+        plugins = []
+        for plugin in self.catalogue.plugins:
+            skills = []
+            for skill in plugin.skills:
+                state, reason = skill_state(plugin, skill.name, self.links)
+                skills.append(
+                    {
+                        "name": skill.name,
+                        "path": str(skill.path),
+                        "link": state,
+                        "reason": reason or None,
+                    }
+                )
+            agents = []
+            for agent in plugin.agents:
+                renderings = (
+                    []
+                    if not plugin.active
+                    else [
+                        {
+                            "harness": a.owner,
+                            "state": FILE_WORDS[a.state],
+                            "target": str(a.target),
+                            "reason": a.reason or None,
+                            "tools_enforced": self.enforced.get((a.owner, a.name), True),
+                        }
+                        for a in self._files_of(agent.name)
+                    ]
+                )
+                agents.append(
+                    {
+                        "name": agent.name,
+                        "path": str(agent.path),
+                        "description": agent.description,
+                        "renderings": renderings,
+                    }
+                )
+            plugins.append(
                 {
-                    "name": skill.name,
-                    "path": str(skill.path),
-                    "link": state,
-                    "reason": reason or None,
+                    "name": plugin.name,
+                    "origin": plugin.origin,
+                    "path": str(plugin.root),
+                    "manifest": str(plugin.manifest) if plugin.manifest else None,
+                    "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
+                    "skills": skills,
+                    "agents": agents,
+                    "problems": [p.as_dict() for p in plugin.problems],
                 }
             )
-        plugins.append(
-            {
-                "name": plugin.name,
-                "origin": plugin.origin,
-                "path": str(plugin.root),
-                "manifest": str(plugin.manifest) if plugin.manifest else None,
-                "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
-                "skills": skills,
-                "agents": [
-                    {"name": a.name, "path": str(a.path), "description": a.description}
-                    for a in plugin.agents
-                ],
-                "problems": [p.as_dict() for p in plugin.problems],
-            }
-        )
-    return {
-        "search_path": [{"path": str(e.path), "origin": e.origin} for e in catalogue.entries],
-        "skills_dir": skills_dir,
-        "plugins": plugins,
-        "problems": [p.as_dict() for p in catalogue.problems],
-    }
+        return {
+            "search_path": [
+                {"path": str(e.path), "origin": e.origin} for e in self.catalogue.entries
+            ],
+            "skills_dir": str(self.skills_dir),
+            "plugins": plugins,
+            "problems": [p.as_dict() for p in self.catalogue.problems],
+        }
+
+
+def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
+    """The command, its environment, and an agents.toml block for an ACP host."""
+    import shlex
+
+    import tomlkit
+
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in how.env.items())
+    command = " ".join(shlex.quote(c) for c in how.command)
+    lines = [f"# start {harness} as the agent {agent} over ACP", f"{env} {command}".strip(), ""]
+    block = tomlkit.table()
+    block["name"] = f"{agent} ({harness})"
+    block["command"] = how.command[0]
+    block["args"] = how.command[1:]
+    if how.env:
+        env_table = tomlkit.inline_table()
+        env_table.update(how.env)
+        block["env"] = env_table
+    document = tomlkit.document()
+    document.append("agents", tomlkit.aot())
+    document["agents"].append(block)
+    lines += ["# agents.toml", tomlkit.dumps(document).rstrip("\n")]
+    lines += [f"# {note}" for note in how.notes]
+    return lines

@@ -1,0 +1,85 @@
+"""Codex: the instructions as `developer_instructions` (added to Codex's own prompt, never
+replacing it) in a session-config JSON for the ACP adapter, and in a `--profile` file."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from skilltool.harnesses import Harness, Launch, Rendering, heading
+from skilltool.model import Agent
+
+# a key of the session config that carries the marker; JSON has no comments
+MARKER_KEY = "skilltool_marker"
+
+
+def instructions(agent: Agent) -> str:
+    return f"{heading(agent)}\n{agent.body}"
+
+
+def toml_string_table(values: dict[str, str]) -> str:
+    """Top-level `key = "value"` lines that read back exactly (CRLF included)."""
+    import tomlkit
+
+    document = tomlkit.document()
+    for key, value in values.items():
+        document[key] = tomlkit.string(value, multiline="\r" not in value and '"""' not in value)
+    text = tomlkit.dumps(document)
+    import tomllib
+
+    if tomllib.loads(text) != values:  # a multiline string TOML would read differently
+        document = tomlkit.document()
+        for key, value in values.items():
+            document[key] = tomlkit.string(value)
+        text = tomlkit.dumps(document)
+    return text
+
+
+class Codex(Harness):
+    name = "codex"
+    title = "Codex"
+
+    def root(self) -> Path:
+        return self.home.env("CODEX_HOME", self.home.path / ".codex")
+
+    def session_file(self, agent_name: str) -> Path:
+        return self.root() / "skilltool" / f"{agent_name}.json"
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        directory = self.root() / "skilltool"
+        model = self.model(agent)
+        text = instructions(agent)
+        profile: dict[str, str] = {"developer_instructions": text}
+        if model:
+            profile["model"] = model
+        return [
+            Rendering(directory / f"{agent.name}.md", self.template("instructions.md.j2", agent)),
+            Rendering(
+                self.session_file(agent.name),
+                self.template(
+                    "session.json.j2", agent, instructions=text, model=model, marker_key=MARKER_KEY
+                ),
+            ),
+            Rendering(
+                self.root() / f"{agent.name}.config.toml",
+                self.template("profile.toml.j2", agent, table=toml_string_table(profile)),
+            ),
+        ]
+
+    def owned_places(self) -> list[Path]:
+        directory = self.root() / "skilltool"
+        mine = [*directory.glob("*.md"), *directory.glob("*.json")]
+        return sorted([*mine, *self.root().glob("*.config.toml")])
+
+    def launch(self, agent: Agent) -> Launch:
+        session = self.home.show(self.session_file(agent.name))
+        quoted = shlex.quote(str(self.session_file(agent.name)))
+        return Launch(
+            ["codex-acp"],
+            {"CODEX_CONFIG": f"{{file:{session}}}"},
+            [
+                f'in a shell: CODEX_CONFIG="$(cat {quoted})" codex-acp',
+                f"in a terminal: codex --profile {agent.name}",
+                "codex-acp comes from the npm package @agentclientprotocol/codex-acp",
+            ],
+        )

@@ -1,0 +1,102 @@
+"""Hermes: SOUL.md in the agent's profile (the persona; Hermes keeps its own guidance),
+and a config.yaml that points the profile at the skills dir when it has none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skilltool.harnesses import Harness, Launch, Note, Rendering
+from skilltool.model import Agent
+
+# digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
+SEEDED_SOUL = frozenset(
+    {
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",  # an empty file
+    }
+)
+
+
+class Hermes(Harness):
+    name = "hermes"
+    title = "Hermes"
+
+    def root(self) -> Path:
+        return self.home.path / ".hermes"
+
+    def profile(self, agent: Agent) -> str:
+        return agent.overrides.get("hermes", {}).get("profile", agent.name)
+
+    def profile_dir(self, agent: Agent) -> Path:
+        return self.root() / "profiles" / self.profile(agent)
+
+    def absent(self, agent: Agent) -> str | None:
+        if not self.root().is_dir():
+            return super().absent(agent)
+        if not self.profile_dir(agent).is_dir():
+            name = self.profile(agent)
+            return f"profile '{name}' does not exist (create it: hermes profile create {name})"
+        return None
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        profile = self.profile_dir(agent)
+        return [
+            Rendering(
+                profile / "SOUL.md", self.template("SOUL.md.j2", agent), placeholders=SEEDED_SOUL
+            ),
+            Rendering(
+                profile / "config.yaml",
+                self.template("config.yaml.j2", agent, skills_dir=str(self.skills_dir)),
+            ),
+        ]
+
+    def notes(self, agent: Agent) -> list[Note]:
+        """A config.yaml of the user's own that does not list the skills dir: say how to add it."""
+        config = self.profile_dir(agent) / "config.yaml"
+        from skilltool import markers
+        from skilltool.apply import read_regular
+
+        data = read_regular(config)
+        if data is None or markers.find(data) is not None:
+            return []
+        if str(self.skills_dir) in _external_dirs(data, self.home.path):
+            return []
+        return [
+            Note(
+                config,
+                f"its skills.external_dirs does not list {self.skills_dir}; add it "
+                "there so that Hermes sees the linked skills",
+            )
+        ]
+
+    def owned_places(self) -> list[Path]:
+        profiles = self.root() / "profiles"
+        return sorted([*profiles.glob("*/SOUL.md"), *profiles.glob("*/config.yaml")])
+
+    def launch(self, agent: Agent) -> Launch:
+        name = self.profile(agent)
+        return Launch(
+            ["hermes", "-p", name, "acp"],
+            {},
+            ["'hermes acp' needs the acp extra: pip install 'hermes-agent[acp]'"],
+        )
+
+
+def _external_dirs(data: bytes, home: Path) -> list[str]:
+    import os
+
+    import yaml
+
+    try:
+        config: Any = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []
+    skills = config.get("skills") if isinstance(config, dict) else None
+    dirs = skills.get("external_dirs") if isinstance(skills, dict) else None
+    if not isinstance(dirs, list):
+        return []
+    return [os.path.normpath(_expand_home(d, home)) for d in dirs if isinstance(d, str)]
+
+
+def _expand_home(path: str, home: Path) -> str:
+    return str(home) + path[1:] if path == "~" or path.startswith("~/") else path

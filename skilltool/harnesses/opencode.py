@@ -1,0 +1,37 @@
+"""OpenCode: a V1 agent file, `mode: primary`, no `tools` key (a Claude tools string breaks it)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from skilltool.harnesses import Harness, Launch, Rendering
+from skilltool.model import Agent
+
+PROVIDER_MODEL = re.compile(r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+")
+
+
+class OpenCode(Harness):
+    name = "opencode"
+    title = "OpenCode"
+
+    def root(self) -> Path:
+        return self.home.config_home / "opencode"
+
+    def accepts_model(self, model: str) -> bool:
+        return PROVIDER_MODEL.fullmatch(model) is not None
+
+    def target(self, agent_name: str) -> Path:
+        return self.root() / "agent" / f"{agent_name}.md"
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        content = self.template("agent.md.j2", agent, model=self.model(agent))
+        return [Rendering(self.target(agent.name), content)]
+
+    def owned_places(self) -> list[Path]:
+        return sorted((self.root() / "agent").glob("*.md"))
+
+    def launch(self, agent: Agent) -> Launch:
+        config = json.dumps({"default_agent": agent.name}, separators=(",", ":"))
+        return Launch(["opencode", "acp"], {"OPENCODE_CONFIG_CONTENT": config})

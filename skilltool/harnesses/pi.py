@@ -1,0 +1,67 @@
+"""pi: the instructions as a file, and a wrapper that appends them with --append-system-prompt."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from skilltool.harnesses import Harness, Launch, Rendering
+from skilltool.model import Agent
+
+# Claude Code tool names -> pi's own; pi gives no tools at all for names it does not know
+TOOL_NAMES = {
+    "Read": "read",
+    "Bash": "bash",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "Write": "write",
+    "Grep": "grep",
+    "Glob": "find",
+    "LS": "ls",
+}
+
+
+def pi_tools(agent: Agent) -> list[str]:
+    """pi's names for the agent's tools; `read` is kept when the agent has skills to read."""
+    names = [TOOL_NAMES[t] for t in agent.tools if t in TOOL_NAMES]
+    if names and agent.skills and "read" not in names:
+        names.insert(0, "read")
+    return list(dict.fromkeys(names))
+
+
+class Pi(Harness):
+    name = "pi"
+    title = "pi"
+    enforces_tools = True
+
+    def root(self) -> Path:
+        return self.home.env("PI_CODING_AGENT_DIR", self.home.path / ".pi" / "agent")
+
+    def prompt_file(self, agent_name: str) -> Path:
+        return self.root() / "skilltool" / f"{agent_name}.md"
+
+    def wrapper(self, agent_name: str) -> Path:
+        return self.root() / "skilltool" / agent_name
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        prompt = self.prompt_file(agent.name)
+        tools = pi_tools(agent)
+        tool_args = ["--tools", ",".join(tools)] if tools else []
+        wrapper = self.template("wrapper.sh.j2", agent, prompt=str(prompt), tool_args=tool_args)
+        return [
+            Rendering(prompt, self.template("prompt.md.j2", agent)),
+            Rendering(self.wrapper(agent.name), wrapper, mode=0o755),
+        ]
+
+    def tools_enforced(self, agent: Agent) -> bool:
+        return not agent.tools or bool(pi_tools(agent))
+
+    def owned_places(self) -> list[Path]:
+        directory = self.root() / "skilltool"
+        return sorted(p for p in directory.glob("*") if p.name == p.stem or p.suffix == ".md")
+
+    def launch(self, agent: Agent) -> Launch:
+        wrapper = str(self.wrapper(agent.name))
+        return Launch(
+            ["pi-acp"], {"PI_ACP_PI_COMMAND": wrapper}, [f"in a terminal: {shlex.quote(wrapper)}"]
+        )
