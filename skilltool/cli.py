@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -23,19 +23,18 @@ plugins_app = typer.Typer(no_args_is_help=True, help="Find, check, install and r
 app.add_typer(plugins_app, name="plugins")
 app.add_typer(plugins_app, name="skills", help="Same as 'plugins'.")
 
-# Optional[...] rather than X | None: typer reads these annotations at run time on 3.9+
 HomeOpt = Annotated[
-    Optional[Path],  # noqa: UP045
+    Path | None,
     typer.Option("--home", help="Act on this home directory instead of $HOME."),
 ]
 DirOpt = Annotated[
-    Optional[Path],  # noqa: UP045
+    Path | None,
     typer.Option("--dir", help="Skills directory (default: ~/.agents/skills)."),
 ]
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would happen; touch nothing.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable report on stdout.")]
 NamespaceOpt = Annotated[
-    Optional[str],  # noqa: UP045
+    str | None,
     typer.Option(
         "--namespace",
         help="Directory name under the data dirs (default: skilltool).",
@@ -53,7 +52,7 @@ def _harness_name(value: str | None) -> str | None:
 
 
 OnlyOpt = Annotated[
-    Optional[str],  # noqa: UP045
+    str | None,
     typer.Option(
         "--only",
         metavar="HARNESS",
@@ -82,8 +81,10 @@ def _options(
     dry_run: bool = False,
     json: bool = False,
     namespace: str | None = None,
+    force: bool = False,
+    only: str | None = None,
 ) -> commands.Options:
-    return commands.Options(home, skills_dir, dry_run, json, namespace)
+    return commands.Options(home, skills_dir, dry_run, json, namespace, force, only)
 
 
 def _version(value: bool) -> None:
@@ -122,9 +123,11 @@ def install_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    only: OnlyOpt = None,
+    force: ForceOpt = False,
 ) -> None:
-    """Link every skill into the skills dir."""
-    opts = _options(home, skills_dir, dry_run, json, namespace)
+    """Link every skill, then render every agent for every harness present."""
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, only)
     raise typer.Exit(commands.install(opts))
 
 
@@ -135,9 +138,11 @@ def uninstall_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    only: OnlyOpt = None,
+    force: ForceOpt = False,
 ) -> None:
-    """Remove only what skilltool made: its links."""
-    opts = _options(home, skills_dir, dry_run, json, namespace)
+    """Remove only what skilltool made: its links and its unedited renderings."""
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, only)
     raise typer.Exit(commands.uninstall(opts))
 
 

@@ -23,7 +23,8 @@ def toml_string_table(values: dict[str, str]) -> str:
 
     document = tomlkit.document()
     for key, value in values.items():
-        document[key] = tomlkit.string(value, multiline="\r" not in value and '"""' not in value)
+        multiline = "\n" in value and "\r" not in value and '"""' not in value
+        document[key] = tomlkit.string(value, multiline=multiline)
     text = tomlkit.dumps(document)
     import tomllib
 

@@ -1,0 +1,260 @@
+"""SPEC §5 "Rendered files", row by row, for every harness, through the real CLI."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from skilltool.harnesses import NAMES
+from tests.conftest import agent_md, build_file_tree, run
+
+HARNESS_DIRS = {
+    "opencode": ".config/opencode",
+    "hermes": ".hermes/profiles/helper",
+    "codex": ".codex",
+    "pi": ".pi/agent",
+}
+TARGETS = {
+    "opencode": [".config/opencode/agent/helper.md"],
+    "hermes": [".hermes/profiles/helper/SOUL.md", ".hermes/profiles/helper/config.yaml"],
+    "codex": [".codex/skilltool/helper.md", ".codex/skilltool/helper.json",
+              ".codex/helper.config.toml"],
+    "pi": [".pi/agent/skilltool/helper.md", ".pi/agent/skilltool/helper"],
+}  # fmt: skip
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A plugin with one agent, 'helper', on an overriding search path."""
+    return build_file_tree(tmp_path / "src/demo", {
+        "agents/helper.md": agent_md("helper", "\nYou help with things.\n"),
+        "skills/notes/SKILL.md": "---\nname: notes\ndescription: Take notes. Use always.\n---\n",
+    })  # fmt: skip
+
+
+def skilltool(home: Path, source: Path, *args: str) -> tuple[int, list[str]]:
+    result = run("plugins", *args, "--home", home, env={"SKILLTOOL_PLUGINS": str(source)})
+    assert "Traceback" not in result.stderr
+    said = [line for line in result.stderr.splitlines() if "SKILLTOOL_PLUGINS is set" not in line]
+    return result.code, result.stdout.splitlines() + said
+
+
+def tree(root: Path) -> dict[str, tuple[str, object, int]]:
+    """Every path under root with its type, its content or link target, and its mtime."""
+    found: dict[str, tuple[str, object, int]] = {}
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(directory) / name
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                found[str(path.relative_to(root))] = ("link", os.readlink(path), info.st_mtime_ns)
+            elif stat.S_ISREG(info.st_mode):
+                found[str(path.relative_to(root))] = ("file", path.read_bytes(), info.st_mtime_ns)
+            else:
+                found[str(path.relative_to(root))] = ("dir", None, 0)
+    return found
+
+
+def setup(home: Path, harness: str) -> list[Path]:
+    (home / HARNESS_DIRS[harness]).mkdir(parents=True)
+    return [home / t for t in TARGETS[harness]]
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_missing_harness_directory_is_skipped_and_nothing_created(home: Path, source: Path,
+                                                                  harness: str) -> None:  # fmt: skip
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0
+    assert [line for line in lines if line.startswith("skipped")]
+    assert not [p for p in home.rglob("*") if ".local" not in str(p)]
+
+
+def test_missing_hermes_profile_gives_the_create_hint(home: Path, source: Path) -> None:
+    (home / ".hermes").mkdir()
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert code == 0
+    assert ("skipped   hermes: profile 'helper' does not exist "
+            "(create it: hermes profile create helper)") in lines  # fmt: skip
+    assert list((home / ".hermes").iterdir()) == []
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_write_then_second_install_writes_nothing(home: Path, source: Path, harness: str) -> None:
+    targets = setup(home, harness)
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0
+    for target in targets:
+        assert target.is_file()
+        expected = 0o755 if harness == "pi" and target.suffix == "" else 0o644
+        assert stat.S_IMODE(target.stat().st_mode) == expected
+        assert any(line.startswith("wrote") and line.endswith(str(target.relative_to(home)))
+                   for line in lines)  # fmt: skip
+    before = tree(home)
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0
+    assert all(line.startswith("unchanged") for line in lines), lines
+    assert tree(home) == before
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_outdated_rendering_is_rewritten(home: Path, source: Path, harness: str) -> None:
+    targets = setup(home, harness)
+    skilltool(home, source, "install", "--only", harness)
+    (source / "agents/helper.md").write_text(agent_md("helper", "\nNew instructions.\n"))
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0
+    prompt_files = [t for t in targets if not t.name.startswith("config")]
+    for target in prompt_files:
+        if target.suffix in (".md", ".json", ".toml"):
+            assert "New instructions." in target.read_text()
+    assert any(line.startswith("rewrote") for line in lines)
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_hand_edited_rendering_is_left_unless_forced(
+    home: Path, source: Path, harness: str
+) -> None:
+    targets = setup(home, harness)
+    skilltool(home, source, "install", "--only", harness)
+    (source / "agents/helper.md").write_text(agent_md("helper", "\nNew instructions.\n"))
+    edited = targets[0]
+    edited.write_bytes(edited.read_bytes() + b"\nmy own addition\n")
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0
+    assert b"my own addition" in edited.read_bytes()
+    assert any(line.startswith("left") and "edited by hand" in line for line in lines)
+    code, lines = skilltool(home, source, "uninstall", "--only", harness)
+    assert edited.exists()
+    code, lines = skilltool(home, source, "install", "--only", harness, "--force")
+    assert b"my own addition" not in edited.read_bytes()
+    assert b"New instructions." in edited.read_bytes()
+
+
+@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("kind", ["file", "symlink", "directory"])
+def test_foreign_target_survives_install_and_uninstall(home: Path, source: Path, harness: str,
+                                                       kind: str, tmp_path: Path) -> None:  # fmt: skip
+    targets = setup(home, harness)
+    foreign = targets[0]
+    foreign.parent.mkdir(parents=True, exist_ok=True)
+    elsewhere = build_file_tree(tmp_path / "elsewhere", {"x.md": "someone else's\n"}) / "x.md"
+    if kind == "file":
+        foreign.write_text("mine, not skilltool's\n")
+    elif kind == "symlink":
+        foreign.symlink_to(elsewhere)
+    else:
+        foreign.mkdir()
+        (foreign / "inside").write_text("kept\n")
+    before = {k: v for k, v in tree(home).items() if k.startswith(str(foreign.relative_to(home)))}
+    for command in ("install", "install", "uninstall", "uninstall"):
+        code, lines = skilltool(home, source, command, "--only", harness)
+        assert code == 0
+        assert any(line.startswith("left") and str(foreign.relative_to(home)) in line
+                   for line in lines), lines  # fmt: skip
+    after = {k: v for k, v in tree(home).items() if k.startswith(str(foreign.relative_to(home)))}
+    assert after == before
+    assert elsewhere.read_text() == "someone else's\n"
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_uninstall_removes_only_unedited_renderings(home: Path, source: Path, harness: str) -> None:
+    targets = setup(home, harness)
+    before = tree(home)
+    skilltool(home, source, "install", "--only", harness)
+    code, lines = skilltool(home, source, "uninstall", "--only", harness)
+    assert code == 0
+    assert all(not t.exists() for t in targets)
+    assert [line for line in lines if line.startswith("removed")]
+    after = {k: v for k, v in tree(home).items() if ".local/state" not in k}
+    kept_dirs = {k: v for k, v in before.items()}
+    assert {k for k, v in after.items() if v[0] != "dir"} == {k for k, v in kept_dirs.items()
+                                                               if v[0] != "dir"}  # fmt: skip
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_rendering_of_a_removed_agent_is_pruned(home: Path, source: Path, harness: str) -> None:
+    targets = setup(home, harness)
+    skilltool(home, source, "install", "--only", harness)
+    (source / "agents/helper.md").unlink()
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0
+    assert all(not t.exists() for t in targets), lines
+
+
+def test_only_renders_one_harness_and_skips_skills(home: Path, source: Path) -> None:
+    for harness in NAMES:
+        setup(home, harness)
+    code, lines = skilltool(home, source, "install", "--only", "codex")
+    assert code == 0
+    assert not (home / ".agents/skills").exists()
+    assert (home / ".codex/skilltool/helper.json").exists()
+    assert not (home / ".config/opencode/agent").exists()
+    code, lines = skilltool(home, source, "install", "--only", "nope")
+    assert code == 2
+
+
+def test_full_install_links_skills_and_renders_every_present_harness(
+    home: Path, source: Path
+) -> None:
+    for harness in NAMES:
+        setup(home, harness)
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert (home / ".agents/skills/notes").resolve() == (source / "skills/notes").resolve()
+    for harness in NAMES:
+        assert all((home / t).is_file() for t in TARGETS[harness])
+
+
+def test_hermes_seeded_soul_is_replaced_kept_and_restored(home: Path, source: Path) -> None:
+    setup(home, "hermes")
+    soul = home / ".hermes/profiles/helper/SOUL.md"
+    soul.write_bytes(b"")  # an empty SOUL.md: Hermes's default identity, nobody's intent
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert code == 0
+    assert b"You help with things." in soul.read_bytes()
+    backup = soul.with_name("SOUL.md.before-skilltool")
+    assert backup.read_bytes() == b""
+    code, lines = skilltool(home, source, "uninstall", "--only", "hermes")
+    assert code == 0
+    assert soul.read_bytes() == b""
+    assert not backup.exists()
+
+
+def test_hermes_foreign_config_without_skills_dir_gets_a_hint(home: Path, source: Path) -> None:
+    setup(home, "hermes")
+    config = home / ".hermes/profiles/helper/config.yaml"
+    config.write_text("model: some-model\n")
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert config.read_text() == "model: some-model\n"
+    assert any("skills.external_dirs does not list" in line and str(home / ".agents/skills") in line
+               for line in lines)  # fmt: skip
+    config.write_text("skills:\n  external_dirs:\n    - ~/.agents/skills\n")
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert not any("external_dirs" in line for line in lines)
+
+
+def test_status_shows_each_agent_harness_state(home: Path, source: Path) -> None:
+    for harness in ("opencode", "codex", "pi"):
+        setup(home, harness)
+    skilltool(home, source, "install", "--only", "codex")
+    (home / ".config/opencode/agent").mkdir()
+    (home / ".config/opencode/agent/helper.md").write_text("my own\n")
+    code, lines = skilltool(home, source, "status")
+    text = "\n".join(lines)
+    assert "codex     current         ~/.codex/skilltool/helper.json" in text
+    assert "opencode  foreign         ~/.config/opencode/agent/helper.md" in text
+    assert "pi        missing         ~/.pi/agent/skilltool/helper.md" in text
+    assert "hermes    harness absent  ~/.hermes does not exist" in text
+
+
+def test_dry_run_touches_nothing(home: Path, source: Path) -> None:
+    for harness in NAMES:
+        setup(home, harness)
+    before = tree(home)
+    code, lines = skilltool(home, source, "install", "--dry-run")
+    assert code == 0
+    assert tree(home) == before
+    assert lines and all(line.startswith("dry-run: ") for line in lines)

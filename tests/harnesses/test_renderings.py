@@ -1,0 +1,216 @@
+"""Every harness rendering: snapshots, the exact body, and what each format must (not) hold."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import tomllib
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skilltool import markers
+from skilltool.harnesses import NAMES, heading, registry
+from skilltool.model import Agent
+from skilltool.parse import read_agent
+from skilltool.paths import Home
+from tests.conftest import REPO, build_file_tree, run, scrub
+
+BUNDLED_AGENT = REPO / "resources/plugins/skilltool/agents/plugin-author.md"
+TRICKY = (
+    "---\r\n"
+    "name: tricky\r\n"
+    "description: 'Says \"hi\" and it''s: unicode — ünïcødé ✓'\r\n"
+    "tools: Read, Grep, Bash, WebFetch\r\n"
+    "skills: [pdf-tools]\r\n"
+    "model: sonnet\r\n"
+    "harnesses:\r\n"
+    "  opencode: {model: anthropic/claude-sonnet-4-5}\r\n"
+    "  codex: {model: gpt-5-codex}\r\n"
+    "---\r\n"
+    "\r\nYou are tricky. ✓ ünïcødé\r\n---\r\nA line of dashes above, and `$HOME` \"quotes\" 'too'.\r\n"
+    "---\r\nno final newline"
+)
+
+
+def tricky_agent(tmp_path: Path) -> Agent:
+    path = tmp_path / "src/agents/tricky.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(TRICKY.encode("utf-8"))
+    agent, problems = read_agent(path)
+    assert agent is not None, problems
+    return agent
+
+
+def bundled_agent() -> Agent:
+    agent, problems = read_agent(BUNDLED_AGENT)
+    assert agent is not None, problems
+    return agent
+
+
+def renderings(harness: str, agent: Agent, home: Path) -> dict[str, bytes]:
+    found = registry()[harness](Home(home, explicit=True), home / ".agents/skills").render(agent)
+    return {str(r.target.relative_to(home)): r.content for r in found}
+
+
+def body_of(relative: str, content: bytes, agent: Agent) -> str:
+    """What a harness gets as the agent's instructions, taken back out of a rendering."""
+    text = content.decode("utf-8")
+    prefix = heading(agent) + "\n"
+    if relative.endswith(".json"):
+        instructions = json.loads(text)["developer_instructions"]
+    elif relative.endswith(".toml"):
+        instructions = tomllib.loads(text)["developer_instructions"]
+    elif "/opencode/" in f"/{relative}":
+        return text.split("\n---\n", 1)[1]
+    else:
+        instructions = text.split("-->\n", 1)[1]
+    assert instructions.startswith(prefix)
+    return str(instructions[len(prefix) :])
+
+
+def _prompt_files(harness: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    # the prompt-carrying files: not Hermes's config.yaml, not pi's wrapper script
+    return {k: v for k, v in files.items() if Path(k).suffix and not k.endswith("config.yaml")}
+
+
+@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("which", ["bundled", "tricky"])
+def test_rendering_snapshot(harness: str, which: str, home: Path, tmp_path: Path, snapshot) -> None:  # type: ignore[no-untyped-def]
+    agent = bundled_agent() if which == "bundled" else tricky_agent(tmp_path)
+    files = renderings(harness, agent, Path("/home/user"))  # a fixed home: stable digests
+    shown = {k: scrub(v.decode("utf-8"), tmp_path) for k, v in files.items()}
+    assert shown == snapshot
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_body_is_byte_identical_in_every_rendering(
+    harness: str, home: Path, tmp_path: Path
+) -> None:
+    for agent in (bundled_agent(), tricky_agent(tmp_path)):
+        files = _prompt_files(harness, renderings(harness, agent, home))
+        assert files
+        for relative, content in files.items():
+            assert body_of(relative, content, agent) == agent.body, relative
+
+
+bodies = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=200
+).map(lambda s: s.replace("\n", "\r\n") if len(s) % 3 == 0 else s)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=st.one_of(bodies, st.lists(st.sampled_from(["---", "\r\n", "\n", "x", "✓", "'\"$`\\"]),
+                                       max_size=12).map("".join)))  # fmt: skip
+def test_body_round_trips_through_every_format(body: str, home: Path) -> None:
+    source = home / "p/agents/gen.md"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_bytes(("---\nname: gen\ndescription: generated\n---\n" + body).encode("utf-8"))
+    agent, problems = read_agent(source)
+    assert agent is not None, problems
+    assert agent.body == body
+    for harness in NAMES:
+        for relative, content in _prompt_files(harness, renderings(harness, agent, home)).items():
+            assert body_of(relative, content, agent) == body, (harness, relative)
+            assert markers.find(content) is not None and markers.find(content).intact  # type: ignore[union-attr]
+
+
+def test_opencode_never_gets_tools_or_a_claude_model(home: Path, tmp_path: Path) -> None:
+    agent = tricky_agent(tmp_path)
+    [content] = renderings("opencode", agent, home).values()
+    front = yaml.safe_load(content.decode().split("---\n")[1])
+    assert front == {"description": agent.description, "mode": "primary",
+                     "model": "anthropic/claude-sonnet-4-5"}  # fmt: skip
+    plain = Agent("plain", agent.path, "d", "body", ("Read",), (), "sonnet")
+    [content] = renderings("opencode", plain, home).values()
+    assert "model" not in yaml.safe_load(content.decode().split("---\n")[1])
+
+
+def test_codex_session_config_is_json_with_developer_instructions(
+    home: Path, tmp_path: Path
+) -> None:
+    agent = tricky_agent(tmp_path)
+    files = renderings("codex", agent, home)
+    session = json.loads(files[".codex/skilltool/tricky.json"])
+    assert session["model"] == "gpt-5-codex"
+    assert "model_instructions_file" not in session
+    profile = tomllib.loads(files[".codex/tricky.config.toml"].decode())
+    assert set(profile) == {"developer_instructions", "model"}
+    assert profile["developer_instructions"] == session["developer_instructions"]
+
+
+def test_pi_wrapper_is_safe_for_any_path_and_enforces_tools(tmp_path: Path) -> None:
+    home = tmp_path / "a home with 'quotes' and $dollar"
+    (home / ".pi/agent").mkdir(parents=True)
+    agent = tricky_agent(tmp_path)
+    files = renderings("pi", agent, home)
+    wrapper = files[".pi/agent/skilltool/tricky"].decode()
+    # run the wrapper with a fake pi that prints its arguments, one per line
+    fake = tmp_path / "bin/pi"
+    build_file_tree(tmp_path, {"bin/pi": '#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n'})
+    fake.chmod(0o755)
+    script = home / ".pi/agent/skilltool/tricky"
+    script.parent.mkdir(parents=True)
+    script.write_text(wrapper)
+    script.chmod(0o755)
+    (home / ".pi/agent/skilltool/tricky.md").write_bytes(files[".pi/agent/skilltool/tricky.md"])
+    import subprocess
+
+    out = subprocess.run([str(script), "--extra", "a b"], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PATH": f"{fake.parent}:{os.environ['PATH']}"})  # fmt: skip
+    assert out.stdout.splitlines() == [
+        "--tools", "read,grep,bash", "--append-system-prompt",
+        str(home / ".pi/agent/skilltool/tricky.md"), "--extra", "a b",
+    ]  # fmt: skip
+
+
+def test_pi_wrapper_refuses_to_run_without_its_prompt_file(tmp_path: Path) -> None:
+    home = tmp_path / "home2"
+    (home / ".pi/agent/skilltool").mkdir(parents=True)
+    files = renderings("pi", tricky_agent(tmp_path), home)
+    script = home / ".pi/agent/skilltool/tricky"
+    script.write_bytes(files[".pi/agent/skilltool/tricky"])
+    script.chmod(0o755)
+    import subprocess
+
+    out = subprocess.run([str(script)], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "tricky.md is missing" in out.stderr
+
+
+def test_render_command_prints_without_writing(home: Path) -> None:
+    (home / ".config/opencode").mkdir(parents=True)
+    result = run("plugins", "render", "plugin-author", "--harness", "opencode", "--home", home)
+    assert result.code == 0
+    assert result.stdout.startswith("---\n# rendered by skilltool from ")
+    assert "mode: primary" in result.stdout
+    assert not (home / ".config/opencode/agent").exists()
+
+
+def test_render_unknown_agent_or_harness(home: Path) -> None:
+    result = run("plugins", "render", "nobody", "--harness", "codex", "--home", home)
+    assert result.code == 1
+    assert "no agent 'nobody'" in result.stderr
+    result = run("plugins", "render", "plugin-author", "--harness", "vim", "--home", home)
+    assert result.code == 2
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> None:
+    result = run("plugins", "launch", "plugin-author", "--harness", harness, "--home", home)
+    assert result.code == 0, result.stderr
+    block = result.stdout.split("# agents.toml\n", 1)[1]
+    toml_part = "\n".join(line for line in block.splitlines() if not line.startswith("# "))
+    [entry] = tomllib.loads(toml_part)["agents"]
+    expected = {
+        "opencode": ("opencode", ["acp"], {"OPENCODE_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
+        "hermes": ("hermes", ["-p", "plugin-author", "acp"], None),
+        "codex": ("codex-acp", [], {"CODEX_CONFIG": "{file:~/.codex/skilltool/plugin-author.json}"}),
+        "pi": ("pi-acp", [], {"PI_ACP_PI_COMMAND": str(home / ".pi/agent/skilltool/plugin-author")}),
+    }[harness]  # fmt: skip
+    assert (entry["command"], entry["args"], entry.get("env")) == expected
