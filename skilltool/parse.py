@@ -87,6 +87,12 @@ class Frontmatter:
     start: int  # line number of the opening '---'
 
 
+def kind_of(value: object) -> str:
+    """A YAML value's type as a person would name it."""
+    names = {bool: "true/false", int: "number", float: "number", list: "list", dict: "mapping"}
+    return "a " + names.get(type(value), type(value).__name__)
+
+
 def _decode(raw: bytes, out: Problems) -> str | None:
     if b"\x00" in raw:
         out.add("binary content (a NUL byte); save it as UTF-8 text")
@@ -155,10 +161,8 @@ def _load_mapping(
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        kind = type(data).__name__
-        out.add(
-            f"frontmatter is a {kind}, not a mapping; write 'key: value' lines", line=first_line
-        )
+        what = kind_of(data)
+        out.add(f"frontmatter is {what}, not a mapping; write 'key: value' lines", line=first_line)
         return None
     lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
@@ -193,8 +197,7 @@ def _text(fm: Frontmatter, out: Problems, key: str, *, required: bool, limit: in
             out.add(f"missing; add '{key}:' to the frontmatter", field=key, line=line)
         return None
     if not isinstance(value, str):
-        kind = type(value).__name__
-        out.add(f"must be a string, not a {kind}; quote the value", field=key, line=line)
+        out.add(f"must be a string, not {kind_of(value)}; quote the value", field=key, line=line)
         return None
     if required and not value.strip():
         out.add("is empty; write what it is and when to use it", field=key, line=line)

@@ -153,14 +153,16 @@ class StatusView:
                 lines.append(f"  skill   {skill.name:<24} {state}{tail}")
             for agent in plugin.agents:
                 lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
+                told: set[str] = set()
                 if not plugin.active:
                     continue
                 for action in self._files_of(agent.name):
                     word = FILE_WORDS[action.state]
                     where = action.reason if action.state == "absent" else show(action.target)
-                    lines.append(
-                        f"    {action.owner:<9} {word:<15} {where}{self._tools_note(action)}"
-                    )
+                    # the tools note once per harness: it is about the agent, not each file
+                    note = "" if action.owner in told else self._tools_note(action)
+                    told.add(action.owner)
+                    lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
         return lines
