@@ -258,6 +258,7 @@ def _cross_checks(catalogue: Catalogue) -> list[Problem]:
                             f"{name!r} is not a skill of any plugin found; "
                             "add it to skills/ or fix the name",
                             "skills",
+                            agent.lines.get("skills"),
                             severity="warning",
                         )
                     )

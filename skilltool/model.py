@@ -64,6 +64,7 @@ class Agent:
     model: str | None = None
     # per-harness settings from the 'harnesses:' key, e.g. {"codex": {"model": "gpt-5"}}
     overrides: dict[str, dict[str, str]] = field(default_factory=dict, hash=False, compare=False)
+    lines: dict[str, int] = field(default_factory=dict, hash=False, compare=False)  # key -> line
 
     def model_for(self, harness: str) -> str | None:
         """The model a harness was told to use for this agent, if any."""

@@ -93,12 +93,17 @@ def kind_of(value: object) -> str:
     return "a " + names.get(type(value), type(value).__name__)
 
 
-def _decode(raw: bytes, out: Problems) -> str | None:
+def _decode(raw: bytes, out: Problems, truncated: bool = False) -> str | None:
     if b"\x00" in raw:
         out.add("binary content (a NUL byte); save it as UTF-8 text")
         return None
     try:
-        text = raw.decode("utf-8")
+        if truncated:  # the read limit may cut a character in two: leave its start out
+            import codecs
+
+            text = codecs.getincrementaldecoder("utf-8")().decode(raw, final=False)
+        else:
+            text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
         out.add(f"not valid UTF-8 (byte {err.start}); save the file as UTF-8", line=line)
@@ -112,10 +117,12 @@ def _is_fence(line: str) -> bool:
 
 def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Frontmatter | None:
     """The YAML mapping between the '---' lines, and every character after the closing one."""
-    text = _decode(raw, out)
+    text = _decode(raw, out, truncated)
     if text is None:
         return None
-    lines = text.splitlines(keepends=True)
+    # only '\n' ends a line here: str.splitlines would also split on U+2028 and the like
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     if not lines or not _is_fence(lines[0]):
         out.add("no frontmatter; start the file with a '---' line, YAML, then '---'", line=1)
         return None
@@ -125,10 +132,8 @@ def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Fro
             body = "".join(lines[index + 1 :])
             break
     else:
-        where = f"in the first {SKILL_READ_LIMIT // 1024} KiB" if truncated else ""
-        out.add(
-            f"frontmatter not closed {where}; end it with a '---' line".replace("  ", " "), line=1
-        )
+        where = f" in the first {SKILL_READ_LIMIT // 1024} KiB" if truncated else ""
+        out.add(f"frontmatter not closed{where}; end it with a '---' line", line=1)
         return None
     parsed = _load_mapping(yaml_text, out, first_line=2)
     if parsed is None:
@@ -165,14 +170,24 @@ def _load_mapping(
         out.add(f"frontmatter is {what}, not a mapping; write 'key: value' lines", line=first_line)
         return None
     lines: dict[str, int] = {}
-    if isinstance(node, yaml.MappingNode):
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                lines.setdefault(key_node.value, first_line + key_node.start_mark.line)
+    _key_lines(node, "", first_line, lines, depth=3)
     if not all(isinstance(k, str) for k in data):
         out.add("frontmatter keys must be strings", line=first_line)
         return None
     return data, lines
+
+
+def _key_lines(node: object, prefix: str, first: int, lines: dict[str, int], depth: int) -> None:
+    """The line of every key, nested ones as 'outer.inner', a few levels deep."""
+    import yaml
+
+    if depth == 0 or not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            name = f"{prefix}{key_node.value}"
+            lines.setdefault(name, first + key_node.start_mark.line)
+            _key_lines(value_node, f"{name}.", first, lines, depth - 1)
 
 
 def _read(path: Path, out: Problems, limit: int) -> tuple[bytes, bool] | None:
@@ -180,6 +195,9 @@ def _read(path: Path, out: Problems, limit: int) -> tuple[bytes, bool] | None:
     try:
         with open(path, "rb") as handle:
             raw = handle.read(limit + 1)
+    except FileNotFoundError:
+        out.add(f"missing; add a {path.name} with 'name' and 'description' frontmatter")
+        return None
     except IsADirectoryError:
         out.add("is a directory, not a file")
         return None
@@ -212,7 +230,8 @@ def _unknown_keys(fm: Frontmatter, out: Problems, known: frozenset[str], kind: s
     for key in fm.data:
         if key not in known:
             out.add(
-                f"not a {kind} field; remove it (known: {', '.join(sorted(known))})",
+                f"not {'an' if kind[0] in 'aeiou' else 'a'} {kind} field; remove it "
+                f"(known: {', '.join(sorted(known))})",
                 field=key,
                 line=fm.lines.get(key),
                 severity="warning",
@@ -316,7 +335,7 @@ def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
     _unknown_keys(fm, out, AGENT_FIELDS, "agent")
     if out.failed or description is None or not isinstance(name, str):
         return None, out.items
-    agent = Agent(name, path, description, fm.body, tools, skills, model, overrides)
+    agent = Agent(name, path, description, fm.body, tools, skills, model, overrides, fm.lines)
     return agent, out.items
 
 
@@ -335,6 +354,7 @@ def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
     result: dict[str, dict[str, str]] = {}
     for harness, settings in value.items():
         field = f"harnesses.{harness}"
+        line = fm.lines.get(field, fm.lines.get("harnesses"))
         if harness not in HARNESS_NAMES:
             out.add(
                 f"unknown harness; use one of {', '.join(HARNESS_NAMES)}", field, line, "warning"
@@ -350,13 +370,15 @@ def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
                 out.add(
                     f"unknown setting; known: {', '.join(sorted(HARNESS_OVERRIDE_FIELDS))}",
                     f"{field}.{key}",
-                    line,
+                    fm.lines.get(f"{field}.{key}", line),
                     "warning",
                 )
         profile = settings.get("profile")
         if profile is not None and not is_safe_name(profile):
             out.add(
-                f"{profile!r} is not a valid profile name; {NAME_RULE}", f"{field}.profile", line
+                f"{profile!r} is not a valid profile name; {NAME_RULE}",
+                f"{field}.profile",
+                fm.lines.get(f"{field}.profile", line),
             )
             continue
         result[harness] = {k: v for k, v in settings.items() if k in HARNESS_OVERRIDE_FIELDS}
@@ -370,8 +392,23 @@ def find_manifest(root: Path) -> tuple[Path | None, list[Path]]:
 
 
 def _json_line(text: str, key: str) -> int | None:
-    match = re.search(rf'"{re.escape(key)}"\s*:', text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+    """The line of a top-level key of a JSON object (not a nested key of the same name)."""
+    depth, index, end = 0, 0, len(text)
+    while index < end:
+        char = text[index]
+        if char == '"':
+            value, after = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+            rest = text[after:].lstrip()
+            if depth == 1 and value == key and rest.startswith(":"):
+                return text.count("\n", 0, index) + 1
+            index = after
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        index += 1
+    return None
 
 
 def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:

@@ -140,12 +140,23 @@ def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> 
     """The links of every winning skill in `skills_dir` (or their removal), and our stale links."""
     winners, problems = winning_skills(catalogue)
     actions: list[Action] = []
+    if os.path.lexists(skills_dir) and not os.path.isdir(skills_dir):
+        problems.append(
+            Problem(
+                skills_dir,
+                "is not a directory (a dangling link or a file); "
+                "fix it, or give another skills dir with --dir",
+            )
+        )
+        return Plan((), tuple(problems))
     for name in sorted(winners):
         skill = winners[name]
         want = Path(os.path.abspath(skill.path))
         link = skills_dir / name
         state, reason = _link_state(link, want, catalogue)
         seen = str(read_link(link)) if state in ("current", "stale") else None
+        if remove and state == "missing":
+            continue
         if remove:
             change: Change = "remove" if state in ("current", "stale") else "none"
         else:
