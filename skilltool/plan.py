@@ -125,6 +125,8 @@ def _link_state(link: Path, want: Path | None, catalogue: Catalogue) -> tuple[St
         return "current", ""
     if not os.path.isdir(dest):
         return "stale", f"its skill {dest} is gone"
+    if want is None:
+        return "stale", f"{dest} is no longer used: invalid, or another skill of that name wins"
     return "stale", f"it points to {dest}"
 
 
