@@ -9,8 +9,6 @@ from pathlib import Path
 from skilltool.harnesses import Harness, Launch, Rendering, heading
 from skilltool.model import Agent
 
-# a key of the session config that carries the marker; JSON has no comments
-MARKER_KEY = "skilltool_marker"
 
 
 def instructions(agent: Agent) -> str:
@@ -58,7 +56,7 @@ class Codex(Harness):
             Rendering(
                 self.session_file(agent.name),
                 self.template(
-                    "session.json.j2", agent, instructions=text, model=model, marker_key=MARKER_KEY
+                    "session.json.j2", agent, instructions=text, model=model
                 ),
             ),
             Rendering(

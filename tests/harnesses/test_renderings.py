@@ -66,8 +66,8 @@ def body_of(relative: str, content: bytes, agent: Agent) -> str:
         instructions = tomllib.loads(text)["developer_instructions"]
     elif "/opencode/" in f"/{relative}":
         return text.split("\n---\n", 1)[1]
-    else:
-        instructions = text.split("-->\n", 1)[1]
+    else:  # a plain file: the marker line, then the heading
+        instructions = text.split("\n", 1)[1]
     assert instructions.startswith(prefix)
     return str(instructions[len(prefix) :])
 
