@@ -143,7 +143,7 @@ def _still(action: Action) -> bool:
     if action.state == "missing":
         return not os.path.lexists(action.target)
     if action.kind == "link":
-        return os.path.islink(action.target) and str(read_link(action.target)) == action.seen
+        return os.path.islink(action.target) and read_link(action.target) == action.seen
     data = read_regular(action.target)
     return data is not None and digest(data) == action.seen
 

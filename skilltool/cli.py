@@ -1,15 +1,16 @@
 """The command line: parses options, calls one function of `commands`, exits with its code."""
 
-from __future__ import annotations
-
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from skilltool import __version__, commands
+from skilltool import __version__
+
+if TYPE_CHECKING:
+    from skilltool.commands import Options
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -83,8 +84,10 @@ def _options(
     namespace: str | None = None,
     force: bool = False,
     only: str | None = None,
-) -> commands.Options:
-    return commands.Options(home, skills_dir, dry_run, json, namespace, force, only)
+) -> "Options":
+    from skilltool.commands import Options
+
+    return Options(home, skills_dir, dry_run, json, namespace, force, only)
 
 
 def _version(value: bool) -> None:
@@ -113,6 +116,8 @@ def status_command(
     namespace: NamespaceOpt = None,
 ) -> None:
     """Plugins found, their skills and whether each is linked, and their agents."""
+    from skilltool import commands  # imported only when a command runs
+
     raise typer.Exit(commands.status(_options(home, skills_dir, False, json, namespace)))
 
 
@@ -127,6 +132,8 @@ def install_command(
     force: ForceOpt = False,
 ) -> None:
     """Link every skill, then render every agent for every harness present."""
+    from skilltool import commands  # imported only when a command runs
+
     opts = _options(home, skills_dir, dry_run, json, namespace, force, only)
     raise typer.Exit(commands.install(opts))
 
@@ -142,6 +149,8 @@ def uninstall_command(
     force: ForceOpt = False,
 ) -> None:
     """Remove only what skilltool made: its links and its unedited renderings."""
+    from skilltool import commands  # imported only when a command runs
+
     opts = _options(home, skills_dir, dry_run, json, namespace, force, only)
     raise typer.Exit(commands.uninstall(opts))
 
@@ -162,6 +171,8 @@ def validate_command(
     namespace: NamespaceOpt = None,
 ) -> None:
     """Check plugins against the rules; exit 1 on any error."""
+    from skilltool import commands  # imported only when a command runs
+
     opts = _options(home, None, False, json, namespace)
     raise typer.Exit(commands.validate(list(targets or []), strict, opts))
 
@@ -175,6 +186,8 @@ def render_command(
     namespace: NamespaceOpt = None,
 ) -> None:
     """Print an agent's rendering for a harness; write nothing."""
+    from skilltool import commands  # imported only when a command runs
+
     raise typer.Exit(
         commands.render(agent, harness, _options(home, skills_dir, namespace=namespace))
     )
@@ -190,6 +203,8 @@ def launch_command(
     namespace: NamespaceOpt = None,
 ) -> None:
     """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
+    from skilltool import commands  # imported only when a command runs
+
     opts = _options(home, skills_dir, json=json, namespace=namespace)
     raise typer.Exit(commands.launch(agent, harness, opts))
 

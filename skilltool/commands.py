@@ -46,7 +46,8 @@ def warn(line: str) -> None:
     sys.stderr.write(line + "\n")
 
 
-def find(home: paths.Home) -> Catalogue:
+def find(home: paths.Home, keep_cache: bool = True) -> Catalogue:
+    """The plugins on the search path; files unchanged since the last run are not re-parsed."""
     entries = paths.search_path(home)
     if any(e.origin == "override" for e in entries):
         shown = ":".join(str(e.path) for e in entries)
@@ -54,7 +55,13 @@ def find(home: paths.Home) -> Catalogue:
             f"warning: {paths.OVERRIDE_VARIABLE} is set: plugins are taken only from {shown} "
             "and trusted as if installed; unset it for normal use"
         )
-    return discover.discover(entries)
+    from skilltool.cache import ParseCache
+
+    cache = ParseCache(home.cache_dir / "parsed.marshal")
+    catalogue = discover.discover(entries, cache)
+    if keep_cache:
+        cache.save()
+    return catalogue
 
 
 def _problem_lines(problems: list[Problem], opts: Options) -> None:
@@ -189,13 +196,13 @@ def _install_plan(opts: Options, catalogue: Catalogue, home: paths.Home, remove:
 
 def install(opts: Options) -> int:
     home = opts.where
-    catalogue = find(home)
+    catalogue = find(home, keep_cache=not opts.dry_run)
     return _run(_install_plan(opts, catalogue, home, remove=False), catalogue, home, opts)
 
 
 def uninstall(opts: Options) -> int:
     home = opts.where
-    catalogue = find(home)
+    catalogue = find(home, keep_cache=not opts.dry_run)
     return _run(_install_plan(opts, catalogue, home, remove=True), catalogue, home, opts)
 
 

@@ -11,9 +11,18 @@ import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from skilltool import parse
 from skilltool.model import Agent, Catalogue, Origin, Plugin, Problem, SearchEntry, Skill
+
+
+class Reader(Protocol):
+    """Reads one skill or agent file: parse's functions, or a cache in front of them."""
+
+    def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]: ...
+
+    def read_agent(self, path: Path) -> tuple[Agent | None, list[Problem]]: ...
 
 
 def looks_like_plugin(path: Path) -> bool:
@@ -41,7 +50,7 @@ def _inside(path: Path, root: Path) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def read_plugin(root: Path, origin: Origin) -> Plugin:
+def read_plugin(root: Path, origin: Origin, reader: Reader = parse) -> Plugin:
     """One plugin directory -> a Plugin with every usable skill and agent, and its problems."""
     problems: list[Problem] = []
     manifest, ignored = parse.find_manifest(root)
@@ -63,12 +72,12 @@ def read_plugin(root: Path, origin: Origin) -> Plugin:
                 f'rename it or add a manifest with a valid "name" ({parse.NAME_RULE})',
             )
         )
-    skills = _read_skills(root, problems)
-    agents = _read_agents(root, problems)
+    skills = _read_skills(root, problems, reader)
+    agents = _read_agents(root, problems, reader)
     return Plugin(name, root, origin, manifest, tuple(skills), tuple(agents), tuple(problems))
 
 
-def _read_skills(root: Path, problems: list[Problem]) -> list[Skill]:
+def _read_skills(root: Path, problems: list[Problem], reader: Reader) -> list[Skill]:
     skills_dir = root / "skills"
     if not skills_dir.is_dir():
         return []
@@ -100,14 +109,14 @@ def _read_skills(root: Path, problems: list[Problem]) -> list[Skill]:
                 )
             )
             continue
-        skill, found = parse.read_skill(directory)
+        skill, found = reader.read_skill(directory)
         problems += found
         if skill is not None:
             skills.append(skill)
     return skills
 
 
-def _read_agents(root: Path, problems: list[Problem]) -> list[Agent]:
+def _read_agents(root: Path, problems: list[Problem], reader: Reader) -> list[Agent]:
     agents_dir = root / "agents"
     if not agents_dir.is_dir():
         return []
@@ -132,7 +141,7 @@ def _read_agents(root: Path, problems: list[Problem]) -> list[Agent]:
                 )
             )
             continue
-        agent, found = parse.read_agent(path)
+        agent, found = reader.read_agent(path)
         problems += found
         if agent is None:
             continue
@@ -150,7 +159,7 @@ def _read_agents(root: Path, problems: list[Problem]) -> list[Agent]:
     return agents
 
 
-def plugins_in(entry: SearchEntry) -> tuple[list[Plugin], list[Problem]]:
+def plugins_in(entry: SearchEntry, reader: Reader = parse) -> tuple[list[Plugin], list[Problem]]:
     """The plugins one search-path entry holds."""
     path = entry.path
     if not path.exists():
@@ -163,7 +172,7 @@ def plugins_in(entry: SearchEntry) -> tuple[list[Plugin], list[Problem]]:
     if not path.is_dir():
         return [], [Problem(path, "is a file, not a plugin directory or a directory of plugins")]
     if looks_like_plugin(path):
-        return [read_plugin(path, entry.origin)], []
+        return [read_plugin(path, entry.origin, reader)], []
     try:
         children = _entries(path)
     except OSError as err:
@@ -194,7 +203,7 @@ def plugins_in(entry: SearchEntry) -> tuple[list[Plugin], list[Problem]]:
                 )
             )
         else:
-            plugins.append(read_plugin(child_path, entry.origin))
+            plugins.append(read_plugin(child_path, entry.origin, reader))
     return plugins, problems
 
 
@@ -211,12 +220,12 @@ def shadow(plugins: Iterable[Plugin]) -> list[Plugin]:
     return result
 
 
-def discover(entries: Iterable[SearchEntry]) -> Catalogue:
+def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogue:
     entries = tuple(entries)
     plugins: list[Plugin] = []
     problems: list[Problem] = []
     for entry in entries:
-        found, trouble = plugins_in(entry)
+        found, trouble = plugins_in(entry, reader)
         problems += trouble
         plugins += found
     return Catalogue(entries, tuple(shadow(plugins)), tuple(problems))

@@ -112,7 +112,8 @@ def _decode(raw: bytes, out: Problems, truncated: bool = False) -> str | None:
 
 
 def _is_fence(line: str) -> bool:
-    return line.rstrip("\r\n").rstrip(" \t") == "---"
+    """A '---' line (its '\n' already taken off), allowing CR and trailing blanks."""
+    return line.rstrip("\r \t") == "---"
 
 
 def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Frontmatter | None:
@@ -120,16 +121,18 @@ def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Fro
     text = _decode(raw, out, truncated)
     if text is None:
         return None
-    # only '\n' ends a line here: str.splitlines would also split on U+2028 and the like
-    lines = text.split("\n")
-    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    if not lines or not _is_fence(lines[0]):
+    # walk the frontmatter line by line, and only it: the body may be large.
+    # Only '\n' ends a line here (str.splitlines would also split on U+2028 and the like).
+    start = 0
+    end = text.find("\n")
+    if not _is_fence(text[: len(text) if end < 0 else end]):
         out.add("no frontmatter; start the file with a '---' line, YAML, then '---'", line=1)
         return None
-    for index in range(1, len(lines)):
-        if _is_fence(lines[index]):
-            yaml_text = "".join(lines[1:index])
-            body = "".join(lines[index + 1 :])
+    while end >= 0:
+        start, end = end + 1, text.find("\n", end + 1)
+        if _is_fence(text[start : len(text) if end < 0 else end]):
+            yaml_text = text[text.find("\n") + 1 : start]
+            body = "" if end < 0 else text[end + 1 :]
             break
     else:
         where = f" in the first {SKILL_READ_LIMIT // 1024} KiB" if truncated else ""

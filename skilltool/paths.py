@@ -73,6 +73,14 @@ class Home:
         return self._xdg("XDG_STATE_HOME", ".local/state")
 
     @property
+    def cache_dir(self) -> Path:
+        if not self.explicit and sys.platform != "linux":
+            import platformdirs
+
+            return Path(platformdirs.user_cache_dir(self.namespace))
+        return self._xdg("XDG_CACHE_HOME", ".cache") / self.namespace
+
+    @property
     def state_dir(self) -> Path:
         return self.state_home / self.namespace
 

@@ -62,13 +62,13 @@ class Plan:
     problems: tuple[Problem, ...]
 
 
-def read_link(path: Path) -> Path | None:
+def read_link(path: Path) -> str | None:
     """The destination of a link at `path`, made absolute without following anything else."""
     try:
         dest = os.readlink(path)
     except OSError:
         return None
-    return Path(os.path.normpath(os.path.join(path.parent, dest)))
+    return os.path.normpath(os.path.join(path.parent, dest))
 
 
 def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem]]:
@@ -94,48 +94,62 @@ def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem
     return winners, problems
 
 
-def is_our_link(link: Path, dest: Path, catalogue: Catalogue) -> bool:
-    """Whether a link can be proven to be one skilltool made.
+class SkillsDir:
+    """What is in a skills dir, read once: one scandir, one readlink per entry.
 
-    skilltool links `<dir>/<skill>` to `<plugin>/skills/<skill>`, where the plugin is a
-    search-path entry or a directory inside one. Only a link of that exact shape, into
-    a place on the current search path, is ours; a link made by hand to another name,
-    or into a place no longer searched, is left alone.
+    Plain strings rather than Path objects: at ten thousand links that is most of the time.
     """
-    if dest.name != link.name or dest.parent.name != "skills":
-        return False
-    plugin_root = dest.parent.parent
-    for entry in catalogue.entries:
-        base = Path(os.path.normpath(entry.path))
-        if plugin_root == base or plugin_root.parent == base:
-            return True
-    return False
 
+    def __init__(self, path: Path, catalogue: Catalogue) -> None:
+        self.path = path
+        self.root = str(path)
+        self.bases = {os.path.normpath(str(e.path)) for e in catalogue.entries}
+        self.entries: dict[str, os.DirEntry[str]] = {}
+        try:
+            with os.scandir(path) as it:
+                self.entries = {e.name: e for e in it}
+        except OSError:
+            pass
 
-def _link_state(link: Path, want: Path | None, catalogue: Catalogue) -> tuple[State, str]:
-    if not os.path.lexists(link):
-        return "missing", ""
-    if not os.path.islink(link):
-        kind = "a directory" if link.is_dir() else "a file"
-        return "foreign", f"{kind}, not a link made by skilltool"
-    dest = read_link(link)
-    if dest is None or not is_our_link(link, dest, catalogue):
-        return "foreign", f"a link to {dest}, not one made by skilltool"
-    if want is not None and dest == want:
-        return "current", ""
-    if not os.path.isdir(dest):
-        return "stale", f"its skill {dest} is gone"
-    if want is None:
-        return "stale", f"{dest} is no longer used: invalid, or another skill of that name wins"
-    return "stale", f"it points to {dest}"
+    def dest(self, name: str) -> str | None:
+        try:
+            return os.path.normpath(os.path.join(self.root, os.readlink(self.entries[name].path)))
+        except (OSError, KeyError):
+            return None
 
+    def is_ours(self, name: str, dest: str) -> bool:
+        """Whether a link can be proven to be one skilltool made.
 
-def _link_names(skills_dir: Path) -> list[str]:
-    try:
-        with os.scandir(skills_dir) as it:
-            return sorted(e.name for e in it if e.is_symlink())
-    except OSError:
-        return []
+        skilltool links `<dir>/<skill>` to `<plugin>/skills/<skill>`, where the plugin is a
+        search-path entry or a directory inside one. Only a link of that exact shape, into
+        a place on the current search path, is ours; a link made by hand to another name,
+        or into a place no longer searched, is left alone.
+        """
+        skills, base = os.path.split(dest)
+        plugin_root, leaf = os.path.split(skills)
+        if base != name or leaf != "skills":
+            return False
+        return plugin_root in self.bases or os.path.dirname(plugin_root) in self.bases
+
+    def state(self, name: str, want: str | None) -> tuple[State, str, str | None]:
+        """(state, reason, where the link points) for the entry `name`."""
+        entry = self.entries.get(name)
+        if entry is None:
+            return "missing", "", None
+        if not entry.is_symlink():
+            kind = "a directory" if entry.is_dir() else "a file"
+            return "foreign", f"{kind}, not a link made by skilltool", None
+        dest = self.dest(name)
+        if dest is None or not self.is_ours(name, dest):
+            return "foreign", f"a link to {dest}, not one made by skilltool", None
+        if dest == want:
+            return "current", "", dest
+        if not os.path.isdir(dest):
+            return "stale", f"its skill {dest} is gone", dest
+        if want is None:
+            why = "invalid, or another skill of that name wins"
+            return "stale", f"{dest} is no longer used: {why}", dest
+        return "stale", f"it points to {dest}", dest
 
 
 def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> Plan:
@@ -151,12 +165,10 @@ def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> 
             )
         )
         return Plan((), tuple(problems))
+    here = SkillsDir(skills_dir, catalogue)
     for name in sorted(winners):
-        skill = winners[name]
-        want = Path(os.path.abspath(skill.path))
-        link = skills_dir / name
-        state, reason = _link_state(link, want, catalogue)
-        seen = str(read_link(link)) if state in ("current", "stale") else None
+        want = os.path.abspath(winners[name].path)
+        state, reason, dest = here.state(name, want)
         if remove and state == "missing":
             continue
         if remove:
@@ -164,27 +176,35 @@ def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> 
         else:
             change = {"missing": "create", "stale": "replace"}.get(state, "none")  # type: ignore[assignment]
         actions.append(
-            Action("link", "skill", name, link, state, change, want, reason=reason, seen=seen)
+            Action(
+                "link",
+                "skill",
+                name,
+                skills_dir / name,
+                state,
+                change,
+                Path(want),
+                reason=reason,
+                seen=dest,
+            )
         )
     # links of ours under names no winning skill has: their plugin was removed or shadowed
-    for name in _link_names(skills_dir):
-        if name in winners:
+    for name in sorted(here.entries):
+        if name in winners or not here.entries[name].is_symlink():
             continue
-        link = skills_dir / name
-        state, reason = _link_state(link, None, catalogue)
-        if state == "stale":
-            dest = read_link(link)
+        state, reason, dest = here.state(name, None)
+        if state == "stale" and dest is not None:
             actions.append(
                 Action(
                     "link",
                     "skill",
                     name,
-                    link,
+                    skills_dir / name,
                     state,
                     "remove",
-                    dest,
+                    Path(dest),
                     reason=reason,
-                    seen=str(dest),
+                    seen=dest,
                 )
             )
     return Plan(tuple(actions), tuple(problems))

@@ -37,10 +37,11 @@ def tree(root: Path, *, skip: tuple[Path, ...] = (), mtimes: bool = False) -> di
 
 
 def home_tree(home: Path, **kwargs: bool) -> dict[str, Entry]:
-    """The home as a person sees it; the lock skilltool keeps in its state dir is not counted."""
-    state = home / ".local/state"
-    found = tree(home, skip=(state,), **kwargs)
-    return {k: v for k, v in found.items() if k not in (str(state), str(state.parent))}
+    """The home as a person sees it; skilltool's lock (state dir) and parse cache are not counted."""
+    state, cache = home / ".local/state", home / ".cache"
+    found = tree(home, skip=(state, cache), **kwargs)
+    own = {str(state), str(state.parent), str(cache)}
+    return {k: v for k, v in found.items() if k not in own}
 
 
 def lines_for(result: Result, skill: str) -> list[str]:

@@ -10,7 +10,6 @@ from skilltool.harnesses import Harness, Launch, Rendering, heading
 from skilltool.model import Agent
 
 
-
 def instructions(agent: Agent) -> str:
     return f"{heading(agent)}\n{agent.body}"
 
@@ -55,9 +54,7 @@ class Codex(Harness):
             Rendering(directory / f"{agent.name}.md", self.template("instructions.md.j2", agent)),
             Rendering(
                 self.session_file(agent.name),
-                self.template(
-                    "session.json.j2", agent, instructions=text, model=model
-                ),
+                self.template("session.json.j2", agent, instructions=text, model=model),
             ),
             Rendering(
                 self.root() / f"{agent.name}.config.toml",

@@ -1,0 +1,120 @@
+"""A cache of parsed skills and agents, keyed by each file's stat, so that a run over
+files that have not changed since the last one parses nothing (and imports no YAML).
+
+It lives in the user's cache dir; losing it costs only time. A file whose device,
+inode, size, mtime or ctime differ is parsed again.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from pathlib import Path
+from typing import Any
+
+from skilltool import __version__, parse
+from skilltool.model import Agent, Problem, Skill
+
+FORMAT = f"skilltool-parsed-1-{__version__}"
+Stamp = tuple[int, int, int, int, int]
+
+
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _problems_out(problems: list[Problem]) -> list[tuple[Any, ...]]:
+    return [(str(p.path), p.message, p.field, p.line, p.severity) for p in problems]
+
+
+def _problems_in(rows: list[tuple[Any, ...]]) -> list[Problem]:
+    return [Problem(Path(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+
+
+class ParseCache:
+    """Parsed files from earlier runs; `save` keeps only what this run looked at."""
+
+    def __init__(self, file: Path | None) -> None:
+        self.file = file
+        self.old: dict[str, Any] = {}
+        self.new: dict[str, Any] = {}
+        if file is not None:
+            try:
+                data = marshal.loads(file.read_bytes())
+                if isinstance(data, dict) and data.get("format") == FORMAT:
+                    self.old = data["entries"]
+            except (OSError, ValueError, EOFError, TypeError, KeyError):
+                pass  # no cache, or a damaged one: parse everything
+
+    def _lookup(self, path: Path) -> tuple[Stamp | None, Any]:
+        stamp = _stamp(path)
+        hit = self.old.get(str(path))
+        if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
+            self.new[str(path)] = hit
+            return stamp, hit[1]
+        return stamp, None
+
+    def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]:
+        path = directory / parse.SKILL_FILE
+        stamp, hit = self._lookup(path)
+        if hit is not None:
+            skill = Skill(hit[0], directory, hit[1]) if hit[0] is not None else None
+            return skill, _problems_in(hit[2])
+        skill, problems = parse.read_skill(directory)
+        if stamp is not None:
+            row = (skill.name, skill.description) if skill else (None, None)
+            self.new[str(path)] = (stamp, (*row, _problems_out(problems)))
+        return skill, problems
+
+    def read_agent(self, path: Path) -> tuple[Agent | None, list[Problem]]:
+        stamp, hit = self._lookup(path)
+        if hit is not None:
+            fields, rows = hit
+            agent = None
+            if fields is not None:
+                name, description, body, tools, skills, model, overrides, lines = fields
+                agent = Agent(
+                    name,
+                    path,
+                    description,
+                    body,
+                    tuple(tools),
+                    tuple(skills),
+                    model,
+                    overrides,
+                    lines,
+                )
+            return agent, _problems_in(rows)
+        agent, problems = parse.read_agent(path)
+        if stamp is not None:
+            fields = None
+            if agent is not None:
+                fields = (
+                    agent.name,
+                    agent.description,
+                    agent.body,
+                    list(agent.tools),
+                    list(agent.skills),
+                    agent.model,
+                    agent.overrides,
+                    agent.lines,
+                )
+            self.new[str(path)] = (stamp, (fields, _problems_out(problems)))
+        return agent, problems
+
+    def save(self) -> None:
+        """Write the cache if this run parsed anything or dropped stale entries."""
+        if self.file is None or self.new == self.old:
+            return
+        from skilltool.apply import write_file
+
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            data = marshal.dumps({"format": FORMAT, "entries": self.new})
+            write_file(self.file, data, 0o644, replace=True)
+        except OSError:
+            pass  # a cache that cannot be written costs time, not correctness
