@@ -1,0 +1,483 @@
+"""A loopback OpenAI-compatible HTTP stub that records every request.
+
+It answers, on 127.0.0.1 only:
+
+- ``POST …/chat/completions`` (Chat Completions; ``"stream": true`` gives SSE chunks
+  ending in ``data: [DONE]``),
+- ``POST …/responses`` (Responses API; streaming gives the ``response.*`` SSE events
+  Codex reads, otherwise one JSON object),
+- ``GET …/models`` (a model list),
+- anything else: 404 (still recorded).
+
+Any path prefix is accepted (``/v1/chat/completions``, ``/chat/completions``,
+``/openai/v1/responses`` …), so a harness can be pointed at ``stub.base_url``
+(``http://127.0.0.1:PORT/v1``) whatever it appends.
+
+Every request is recorded (method, path, headers, raw body, parsed JSON) before it
+is answered. Use it as a context manager from pytest::
+
+    with OpenAIStub(reply="ok") as stub:
+        env["OPENAI_BASE_URL"] = stub.base_url
+        ...run the harness...
+        req = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+        assert "my instructions" in req.text
+
+Nothing here needs a network beyond loopback; the server thread is a daemon and is
+shut down on exit.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = str | Callable[["Recorded"], str]
+
+
+@dataclass
+class Recorded:
+    """One request the stub received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+    json: Any = None
+    kind: str = "other"  # "chat" | "responses" | "models" | "other"
+    time: float = field(default_factory=time.time)
+
+    @property
+    def text(self) -> str:
+        """The body as text (for `in` checks on instructions and prompts)."""
+        return self.raw.decode("utf-8", "replace")
+
+    @property
+    def streaming(self) -> bool:
+        return isinstance(self.json, dict) and bool(self.json.get("stream"))
+
+    def system_texts(self) -> list[str]:
+        """Every system/developer text the request carries, in order.
+
+        Chat: ``messages[].role in (system, developer)``; Responses: ``instructions``
+        and ``input[]`` items with role system/developer.
+        """
+        out: list[str] = []
+        body = self.json if isinstance(self.json, dict) else {}
+        if isinstance(body.get("instructions"), str):
+            out.append(body["instructions"])
+        items = body.get("messages") or body.get("input") or []
+        if isinstance(items, list):
+            for m in items:
+                if isinstance(m, dict) and m.get("role") in ("system", "developer"):
+                    out.extend(_content_texts(m.get("content")))
+        return out
+
+
+def _content_texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    out: list[str] = []
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                out.append(part["text"])
+            elif isinstance(part, str):
+                out.append(part)
+    return out
+
+
+class OpenAIStub:
+    """Loopback OpenAI-compatible server in a thread; a context manager."""
+
+    def __init__(
+        self,
+        reply: Reply = "stub reply",
+        model: str = "stub-model",
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError("the stub only listens on loopback")
+        self.reply = reply
+        self.model = model
+        self._host = host
+        self._port = port
+        self.requests: list[Recorded] = []
+        self._cond = threading.Condition()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --
+
+    def __enter__(self) -> OpenAIStub:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        stub = self
+
+        class Handler(_Handler):
+            owner = stub
+
+        self._server = ThreadingHTTPServer((self._host, self._port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    # -- addresses --
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "stub not started"
+        return int(self._server.server_address[1])
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``: what OPENAI_BASE_URL / base_url take."""
+        return f"{self.origin}/v1"
+
+    # -- recorded requests --
+
+    def _record(self, rec: Recorded) -> None:
+        with self._cond:
+            self.requests.append(rec)
+            self._cond.notify_all()
+
+    def snapshot(self) -> list[Recorded]:
+        with self._cond:
+            return list(self.requests)
+
+    def model_requests(self) -> list[Recorded]:
+        """Requests that asked a model for a completion (chat or responses)."""
+        return [r for r in self.snapshot() if r.kind in ("chat", "responses")]
+
+    def wait_for(
+        self, pred: Callable[[Recorded], bool] | None = None, timeout: float = 30.0
+    ) -> Recorded:
+        """The first recorded request matching `pred` (default: any model request).
+
+        Raises TimeoutError after `timeout` seconds.
+        """
+        pred = pred or (lambda r: r.kind in ("chat", "responses"))
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for r in self.requests:
+                    if pred(r):
+                        return r
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [f"{r.method} {r.path}" for r in self.requests]
+                    raise TimeoutError(f"no matching request in {timeout}s; saw {seen}")
+                self._cond.wait(timeout=min(left, 0.5))
+
+    def reply_for(self, rec: Recorded) -> str:
+        return self.reply(rec) if callable(self.reply) else self.reply
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: OpenAIStub
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    # -- plumbing --
+
+    def _read(self) -> Recorded:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = b""
+        if length:
+            raw = self.rfile.read(length)
+        elif self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            raw = self._read_chunked()
+        body: Any = None
+        enc = self.headers.get("Content-Encoding", "").lower()
+        data = raw
+        if enc in ("gzip", "zstd", "br", "deflate"):
+            data = _decompress(raw, enc)
+        if data:
+            try:
+                body = json.loads(data)
+            except ValueError:
+                body = None
+        path = self.path.split("?", 1)[0].rstrip("/")
+        kind = "other"
+        if path.endswith("/chat/completions"):
+            kind = "chat"
+        elif path.endswith("/responses"):
+            kind = "responses"
+        elif path.endswith("/models"):
+            kind = "models"
+        rec = Recorded(
+            method=self.command,
+            path=self.path,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            raw=data,
+            json=body,
+            kind=kind,
+        )
+        self.owner._record(rec)
+        return rec
+
+    def _read_chunked(self) -> bytes:
+        out = b""
+        while True:
+            line = self.rfile.readline(65537).strip()
+            size = int(line.split(b";")[0] or b"0", 16)
+            if size == 0:
+                self.rfile.readline()
+                return out
+            out += self.rfile.read(size)
+            self.rfile.readline()
+
+    def _send_json(self, status: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_sse(self, events: Iterator[tuple[str | None, Any]]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for name, data in events:
+            chunk = ""
+            if name:
+                chunk += f"event: {name}\n"
+            chunk += f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
+            self.wfile.write(chunk.encode())
+            self.wfile.flush()
+        self.close_connection = True
+
+    # -- verbs --
+
+    def do_GET(self) -> None:
+        rec = self._read()
+        if rec.kind == "models":
+            m = self.owner.model
+            self._send_json(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model", "created": 0, "owned_by": "stub"}],
+                    "models": [{"slug": m, "display_name": m}],
+                },
+            )
+        else:
+            self._send_json(404, {"error": {"message": f"stub: no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        rec = self._read()
+        if rec.kind == "chat":
+            self._chat(rec)
+        elif rec.kind == "responses":
+            self._responses(rec)
+        else:
+            self._send_json(404, {"error": {"message": f"stub: no route {self.path}"}})
+
+    def do_HEAD(self) -> None:
+        self._read()
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    # -- chat completions --
+
+    def _chat(self, rec: Recorded) -> None:
+        text = self.owner.reply_for(rec)
+        model = (rec.json or {}).get("model") or self.owner.model
+        usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+        if not rec.streaming:
+            self._send_json(
+                200,
+                {
+                    "id": "chatcmpl-stub",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": usage,
+                },
+            )
+            return
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            return {
+                "id": "chatcmpl-stub",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+
+        def events() -> Iterator[tuple[str | None, Any]]:
+            yield None, chunk({"role": "assistant", "content": ""}, None)
+            yield None, chunk({"content": text}, None)
+            last = chunk({}, "stop")
+            last["usage"] = usage
+            yield None, last
+            yield None, "[DONE]"
+
+        self._send_sse(events())
+
+    # -- responses --
+
+    def _responses(self, rec: Recorded) -> None:
+        text = self.owner.reply_for(rec)
+        model = (rec.json or {}).get("model") or self.owner.model
+        rid, mid = "resp_stub", "msg_stub"
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 2,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 12,
+        }
+        item_done = {
+            "type": "message",
+            "id": mid,
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        base: dict[str, Any] = {
+            "id": rid,
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": model,
+            "output": [],
+            "status": "in_progress",
+        }
+        if not rec.streaming:
+            self._send_json(
+                200,
+                dict(base, status="completed", output=[item_done], usage=usage, output_text=text),
+            )
+            return
+
+        def events() -> Iterator[tuple[str | None, Any]]:
+            seq = iter(range(1_000_000))
+
+            def ev(name: str, **kw: Any) -> tuple[str, Any]:
+                return name, {"type": name, "sequence_number": next(seq), **kw}
+
+            yield ev("response.created", response=base)
+            yield ev("response.in_progress", response=base)
+            yield ev(
+                "response.output_item.added",
+                output_index=0,
+                item={
+                    "type": "message",
+                    "id": mid,
+                    "role": "assistant",
+                    "status": "in_progress",
+                    "content": [],
+                },
+            )
+            yield ev(
+                "response.content_part.added",
+                item_id=mid,
+                output_index=0,
+                content_index=0,
+                part={"type": "output_text", "text": "", "annotations": []},
+            )
+            yield ev(
+                "response.output_text.delta",
+                item_id=mid,
+                output_index=0,
+                content_index=0,
+                delta=text,
+            )
+            yield ev(
+                "response.output_text.done",
+                item_id=mid,
+                output_index=0,
+                content_index=0,
+                text=text,
+            )
+            yield ev(
+                "response.content_part.done",
+                item_id=mid,
+                output_index=0,
+                content_index=0,
+                part={"type": "output_text", "text": text, "annotations": []},
+            )
+            yield ev("response.output_item.done", output_index=0, item=item_done)
+            yield ev(
+                "response.completed",
+                response=dict(base, status="completed", output=[item_done], usage=usage),
+            )
+
+        self._send_sse(events())
+
+
+def _decompress(raw: bytes, enc: str) -> bytes:
+    try:
+        if enc == "gzip":
+            import gzip
+
+            return gzip.decompress(raw)
+        if enc == "deflate":
+            import zlib
+
+            return zlib.decompress(raw)
+        if enc == "zstd":
+            try:
+                import zstandard  # type: ignore[import-not-found]
+            except ImportError:
+                return raw
+            return bytes(zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 26))
+    except Exception:
+        return raw
+    return raw
+
+
+if __name__ == "__main__":  # manual use: python stub.py [PORT]; prints each request
+    import sys
+
+    with OpenAIStub(port=int(sys.argv[1]) if len(sys.argv) > 1 else 0) as s:
+        print(f"stub on {s.base_url}", flush=True)
+        seen = 0
+        try:
+            while True:
+                time.sleep(0.5)
+                reqs = s.snapshot()
+                for r in reqs[seen:]:
+                    print(f"{r.method} {r.path} {len(r.raw)} bytes", flush=True)
+                seen = len(reqs)
+        except KeyboardInterrupt:
+            pass
