@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skilltool.plan import Action, read_link
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What became of one action."""
 
     action: Action
@@ -41,6 +39,8 @@ def locked(state_dir: Path) -> Iterator[None]:
 
 
 def digest(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -100,11 +100,24 @@ class ParseCache:
                     list(agent.tools),
                     list(agent.skills),
                     agent.model,
-                    agent.overrides,
-                    agent.lines,
+                    {k: dict(v) for k, v in agent.overrides.items()},
+                    dict(agent.lines),
                 )
             self.new[str(path)] = (stamp, (fields, _problems_out(problems)))
         return agent, problems
+
+    def read_manifest(self, path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
+        stamp, hit = self._lookup(path)
+        if hit is not None:
+            return hit[0], _problems_in(hit[1])
+        data, problems = parse.read_manifest(path)
+        if stamp is not None:
+            try:
+                marshal.dumps(data)
+            except ValueError:  # holds something marshal cannot store: parse it each time
+                return data, problems
+            self.new[str(path)] = (stamp, (data, _problems_out(problems)))
+        return data, problems
 
     def save(self) -> None:
         """Write the cache if this run parsed anything or dropped stale entries."""

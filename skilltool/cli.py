@@ -3,16 +3,30 @@
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
+import typer.core
 
 from skilltool import __version__
 
 if TYPE_CHECKING:
     from skilltool.commands import Options
 
+class Commands(typer.core.TyperGroup):
+    """The top-level group: 'skills' is another name for 'plugins'.
+
+    Resolved here rather than registered twice, so the commands are built once per run.
+    """
+
+    aliases: ClassVar[dict[str, str]] = {"skills": "plugins"}
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
+
+
 app = typer.Typer(
+    cls=Commands,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -20,9 +34,10 @@ app = typer.Typer(
     help="Link Agent Skills and render agents for every coding-agent harness; "
     "never touch a file skilltool did not write.",
 )
-plugins_app = typer.Typer(no_args_is_help=True, help="Find, check, install and remove plugins.")
+plugins_app = typer.Typer(
+    no_args_is_help=True, help="Find, check, install and remove plugins (also: 'skills')."
+)
 app.add_typer(plugins_app, name="plugins")
-app.add_typer(plugins_app, name="skills", help="Same as 'plugins'.")
 
 HomeOpt = Annotated[
     Path | None,

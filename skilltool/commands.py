@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome, apply, locked
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
 OK, FAILED, USAGE = 0, 1, 2
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """The options every command that touches files takes."""
 
     home: Path | None = None

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from skilltool import parse
 from skilltool.model import Agent, Catalogue, Origin, Plugin, Problem, SearchEntry, Skill
@@ -23,6 +22,8 @@ class Reader(Protocol):
     def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]: ...
 
     def read_agent(self, path: Path) -> tuple[Agent | None, list[Problem]]: ...
+
+    def read_manifest(self, path: Path) -> tuple[dict[str, Any] | None, list[Problem]]: ...
 
 
 def looks_like_plugin(path: Path) -> bool:
@@ -60,7 +61,7 @@ def read_plugin(root: Path, origin: Origin, reader: Reader = parse) -> Plugin:
             Problem(extra, f"ignored: {manifest} is used; remove one", severity="warning")
         )
     if manifest is not None:
-        data, found = parse.read_manifest(manifest)
+        data, found = reader.read_manifest(manifest)
         problems += found
         if data is not None:
             name = data["name"]
@@ -213,7 +214,7 @@ def shadow(plugins: Iterable[Plugin]) -> list[Plugin]:
     result = []
     for plugin in plugins:
         if plugin.name in winners:
-            plugin = replace(plugin, shadowed_by=winners[plugin.name])
+            plugin = plugin._replace(shadowed_by=winners[plugin.name])
         else:
             winners[plugin.name] = plugin.root
         result.append(plugin)

@@ -10,18 +10,16 @@ tell a file it wrote and nobody touched (digest matches) from one edited by hand
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 # stands where the marker goes while a rendering is built; never in a finished file
 SLOT = "\x00skilltool-marker\x00"
 PATTERN = re.compile(rb"rendered by skilltool from (.+?) \(sha256:([0-9a-f]{64})\)")
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     source: str
     digest: str
     intact: bool  # the digest matches the content: nobody edited the file
@@ -39,6 +37,8 @@ def stamp(rendered: str, source: Path, escape: bool = False) -> bytes:
     data = rendered.encode("utf-8")
     slot = SLOT.encode("utf-8")
     start = data.index(slot)
+    import hashlib
+
     digest = hashlib.sha256(_without_line(data, start, start + len(slot))).hexdigest()
     text = f"rendered by skilltool from {source} (sha256:{digest})"
     if escape:  # inside a JSON string
@@ -55,5 +55,7 @@ def find(data: bytes) -> Marker | None:
         return None
     digest = match.group(2).decode("ascii")
     rest = _without_line(data, match.start(), match.end())
+    import hashlib
+
     intact = hashlib.sha256(rest).hexdigest() == digest
     return Marker(match.group(1).decode("utf-8", "replace"), digest, intact)

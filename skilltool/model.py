@@ -1,20 +1,23 @@
 """The things skilltool reasons about: plugins, skills, agents, problems, actions.
 
-Everything here is a frozen value; the pipeline passes them from one stage to the next.
+Everything here is an immutable value the pipeline passes from one stage to the next.
+NamedTuple rather than a frozen dataclass: it is built without compiling code at import,
+which keeps a cold `status` close to the cost of importing typer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
+EMPTY: Mapping[str, Any] = MappingProxyType({})
 Origin = Literal["user", "system", "bundled", "override", "argument"]
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One thing wrong with an input, said in one line: file, line, field, what to do."""
 
     path: Path
@@ -38,23 +41,20 @@ class Problem:
         }
 
 
-@dataclass(frozen=True)
-class SearchEntry:
+class SearchEntry(NamedTuple):
     """One directory of the search path and where it came from."""
 
     path: Path
     origin: Origin
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     name: str
     path: Path  # the skill's directory, as found on the search path
     description: str
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     name: str
     path: Path  # the agents/<file>.md it was read from
     description: str
@@ -63,16 +63,15 @@ class Agent:
     skills: tuple[str, ...] = ()
     model: str | None = None
     # per-harness settings from the 'harnesses:' key, e.g. {"codex": {"model": "gpt-5"}}
-    overrides: dict[str, dict[str, str]] = field(default_factory=dict, hash=False, compare=False)
-    lines: dict[str, int] = field(default_factory=dict, hash=False, compare=False)  # key -> line
+    overrides: Mapping[str, Mapping[str, str]] = EMPTY
+    lines: Mapping[str, int] = EMPTY  # frontmatter key -> its line in the file
 
     def model_for(self, harness: str) -> str | None:
         """The model a harness was told to use for this agent, if any."""
         return self.overrides.get(harness, {}).get("model")
 
 
-@dataclass(frozen=True)
-class Plugin:
+class Plugin(NamedTuple):
     name: str
     root: Path
     origin: Origin
@@ -87,8 +86,7 @@ class Plugin:
         return self.shadowed_by is None
 
 
-@dataclass(frozen=True)
-class Catalogue:
+class Catalogue(NamedTuple):
     """What the search path holds: every plugin in order, and what went wrong finding them."""
 
     entries: tuple[SearchEntry, ...]

@@ -7,12 +7,10 @@ problems) and every rule is checked the same way for `status`, `install` and
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skilltool.model import Agent, Problem, Severity, Skill
 
@@ -79,8 +77,7 @@ class Problems:
         return any(p.severity == "error" for p in self.items)
 
 
-@dataclass(frozen=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     data: dict[str, Any]
     lines: dict[str, int]  # key -> line number in the file
     body: str
@@ -396,6 +393,8 @@ def find_manifest(root: Path) -> tuple[Path | None, list[Path]]:
 
 def _json_line(text: str, key: str) -> int | None:
     """The line of a top-level key of a JSON object (not a nested key of the same name)."""
+    import json
+
     depth, index, end = 0, 0, len(text)
     while index < end:
         char = text[index]
@@ -423,6 +422,8 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
     text = _decode(got[0], out)
     if text is None:
         return None, out.items
+    import json
+
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:

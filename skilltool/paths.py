@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skilltool.model import SearchEntry
 
@@ -30,8 +30,7 @@ def bundled_plugins() -> Path:
     return package_data("resources") / "plugins"
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(NamedTuple):
     """A home directory and the XDG locations that go with it."""
 
     path: Path

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from skilltool import markers
 from skilltool.model import Agent, Catalogue, Problem, Skill
@@ -34,8 +33,7 @@ State = Literal[
 Change = Literal["create", "replace", "remove", "none"]
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
     """One decision about one path."""
 
     kind: Literal["link", "file"]
@@ -56,8 +54,7 @@ class Action:
         return self.change != "none"
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     actions: tuple[Action, ...]
     problems: tuple[Problem, ...]
 
@@ -348,14 +345,13 @@ def plan_renderings(
                         reason=note.text,
                     )
                 )
-        actions += _orphans(harness, wanted, force)
+        if harness.root().is_dir():
+            actions += _orphans(harness, wanted, force)
     return Plan(tuple(actions), tuple(problems))
 
 
 def replace_source(action: Action, source: Path) -> Action:
-    from dataclasses import replace
-
-    return replace(action, source=source)
+    return action._replace(source=source)
 
 
 def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:

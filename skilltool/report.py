@@ -6,12 +6,10 @@ happened, so that output can be grepped and compared across runs.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilltool.apply import Outcome
 from skilltool.model import Catalogue, Plugin, Problem
@@ -95,6 +93,8 @@ def action_dict(action: Action, home: Home, outcome: Outcome | None = None) -> d
 
 
 def emit_json(data: object) -> None:
+    import json
+
     json.dump(data, sys.stdout, indent=2, sort_keys=False)
     sys.stdout.write("\n")
 
@@ -120,8 +120,7 @@ def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[st
     return STATUS_WORDS[action.state], action.reason
 
 
-@dataclass(frozen=True)
-class StatusView:
+class StatusView(NamedTuple):
     """What `status` shows: the search path, each plugin, its skills' links, its agents' files."""
 
     catalogue: Catalogue

@@ -6,14 +6,12 @@ one template folder under templates/, one snapshot test and one conformance row.
 
 from __future__ import annotations
 
-import json
-import shlex
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from skilltool import markers
-from skilltool.model import Agent
+from skilltool.model import EMPTY, Agent
 from skilltool.paths import Home, package_data
 
 if TYPE_CHECKING:
@@ -22,8 +20,7 @@ if TYPE_CHECKING:
 CLAUDE_ALIASES = frozenset({"haiku", "sonnet", "opus", "inherit", "default", "opusplan"})
 
 
-@dataclass(frozen=True)
-class Rendering:
+class Rendering(NamedTuple):
     """One file a harness needs for an agent."""
 
     target: Path
@@ -33,21 +30,19 @@ class Rendering:
     placeholders: frozenset[str] = frozenset()  # digests of seeds the harness wrote itself
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     """Something to tell the user about a rendering that is not a file action."""
 
     target: Path
     text: str
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(NamedTuple):
     """How to start the harness as the agent over ACP."""
 
     command: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    env: Mapping[str, str] = EMPTY
+    notes: Sequence[str] = ()
 
 
 class Harness:
@@ -118,6 +113,8 @@ def heading(agent: Agent) -> str:
 
 
 def _yaml_scalar(value: str) -> str:
+    import json
+
     # a JSON string is a valid YAML double-quoted scalar, whatever it holds
     return json.dumps(value, ensure_ascii=False)
 
@@ -127,6 +124,9 @@ _environment: list[jinja2.Environment] = []
 
 def environment() -> jinja2.Environment:
     if not _environment:
+        import json
+        import shlex
+
         import jinja2
 
         env = jinja2.Environment(

@@ -10,9 +10,14 @@ from skilltool.harnesses import Harness, Launch, Note, Rendering
 from skilltool.model import Agent
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
+# (Hermes 0.19's hermes_cli.default_soul: DEFAULT_SOUL_MD, which `hermes profile create` writes,
+# and the two _LEGACY_TEMPLATE_SOULS older installers wrote; compared by digest, no copy kept)
 SEEDED_SOUL = frozenset(
     {
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",  # an empty file
+        "2765a846e1bb371d78d3b93b403dfb0f8d1ba1a9895edb5f608367abfe81194d",  # DEFAULT_SOUL_MD
+        "82fa3438d86f8b95c6e96be89d853c8b561b3e6973ed61c90e70e0231dd24a7e",  # legacy template 1
+        "6bc146a50e8fe3bd555e89a77e93af1f781cece8cf549f0d7a02ee2389811c72",  # legacy template 2
     }
 )
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from skilltool.harnesses import Harness, Launch, Rendering
 from skilltool.model import Agent
 
-PROVIDER_MODEL = re.compile(r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+")
+PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
 
 class OpenCode(Harness):
@@ -20,7 +19,7 @@ class OpenCode(Harness):
         return self.home.config_home / "opencode"
 
     def accepts_model(self, model: str) -> bool:
-        return PROVIDER_MODEL.fullmatch(model) is not None
+        return re.fullmatch(PROVIDER_MODEL, model) is not None
 
     def target(self, agent_name: str) -> Path:
         return self.root() / "agent" / f"{agent_name}.md"
@@ -33,5 +32,7 @@ class OpenCode(Harness):
         return sorted((self.root() / "agent").glob("*.md"))
 
     def launch(self, agent: Agent) -> Launch:
+        import json
+
         config = json.dumps({"default_agent": agent.name}, separators=(",", ":"))
         return Launch(["opencode", "acp"], {"OPENCODE_CONFIG_CONTENT": config})
