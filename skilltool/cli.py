@@ -13,6 +13,7 @@ from skilltool import __version__
 if TYPE_CHECKING:
     from skilltool.commands import Options
 
+
 class Commands(typer.core.TyperGroup):
     """The top-level group: 'skills' is another name for 'plugins'.
 
@@ -222,6 +223,27 @@ def launch_command(
 
     opts = _options(home, skills_dir, json=json, namespace=namespace)
     raise typer.Exit(commands.launch(agent, harness, opts))
+
+
+@app.command("package")
+def package_command(
+    sources: Annotated[
+        list[Path], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
+    ],
+    destdir: Annotated[
+        Path, typer.Option("--destdir", help="The staging root ($DESTDIR, %{buildroot}, $pkgdir).")
+    ],
+    prefix: Annotated[str, typer.Option("--prefix", help="Installation prefix.")] = "/usr",
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+    namespace: NamespaceOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Validate plugins strictly and stage them into DESTDIR/PREFIX/share/NAMESPACE/plugins."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(None, None, dry_run, json, namespace)
+    raise typer.Exit(commands.package(sources, destdir, prefix, strict, opts))
 
 
 def main() -> None:

@@ -268,3 +268,51 @@ def _cross_checks(catalogue: Catalogue) -> list[Problem]:
                         )
                     )
     return found
+
+
+def package(sources: list[Path], destdir: Path, prefix: str, strict: bool, opts: Options) -> int:
+    """The distro build step: validate strictly, then stage (SPEC §7)."""
+    from skilltool import package as staging
+
+    namespace = opts.namespace or paths.DEFAULT_NAMESPACE
+    result = staging.package(
+        sources,
+        Path(os.path.abspath(destdir)),
+        prefix,
+        namespace,
+        dry_run=opts.dry_run,
+        strict=strict,
+    )
+    if opts.json:
+        report.emit_json(
+            {
+                "dry_run": opts.dry_run,
+                "staged": not result.failed and not opts.dry_run,
+                "plugins": [
+                    {
+                        "name": plugin.name,
+                        "source": str(plugin.root),
+                        "dest": str(dest),
+                        "files": [
+                            str(s.path.relative_to(dest))
+                            for s in result.staged
+                            if s.kind != "dir" and dest in s.path.parents
+                        ],
+                    }
+                    for plugin, dest in result.plugins
+                ],
+                "problems": [p.as_dict() for p in result.problems],
+            }
+        )
+    else:
+        for problem in result.problems:
+            say(report.problem_line(problem))
+        prefix_word = "dry-run: " if opts.dry_run else ""
+        if result.failed:
+            errors = sum(p.severity == "error" for p in result.problems)
+            say(f"not staged: {errors} error(s); nothing was written")
+        else:
+            for plugin, dest in result.plugins:
+                count = sum(1 for s in result.staged if s.kind != "dir" and dest in s.path.parents)
+                say(f"{prefix_word}{'staged':<9} {plugin.name} -> {dest} ({count} files)")
+    return FAILED if result.failed or not result.plugins else OK
