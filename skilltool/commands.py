@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -151,14 +152,21 @@ def launch(agent_name: str, harness_name: str, opts: Options) -> int:
     return OK
 
 
-def _run(actions: plan.Plan, catalogue: Catalogue, home: paths.Home, opts: Options) -> int:
-    """Apply (or, with --dry-run, only show) a plan, and report it."""
-    problems = plan.all_problems(catalogue) + list(actions.problems)
-    if opts.dry_run:
-        outcomes = [Outcome(a, True) for a in actions.actions]
-    else:
-        with locked(home.state_dir):
+def _change(opts: Options, remove: bool) -> int:
+    """install or uninstall: find, plan and apply under the home's lock, then report.
+
+    The lock covers the plan too: a run that planned before another finished applying
+    would find that run's links in its way. --dry-run writes nothing, the lock included.
+    """
+    home = opts.where
+    with contextlib.nullcontext() if opts.dry_run else locked(home.state_dir):
+        catalogue = find(home, keep_cache=not opts.dry_run)
+        actions = _install_plan(opts, catalogue, home, remove=remove)
+        if opts.dry_run:
+            outcomes = [Outcome(a, True) for a in actions.actions]
+        else:
             outcomes = apply(actions.actions)
+    problems = plan.all_problems(catalogue) + list(actions.problems)
     if opts.json:
         report.emit_json(
             {
@@ -193,15 +201,11 @@ def _install_plan(opts: Options, catalogue: Catalogue, home: paths.Home, remove:
 
 
 def install(opts: Options) -> int:
-    home = opts.where
-    catalogue = find(home, keep_cache=not opts.dry_run)
-    return _run(_install_plan(opts, catalogue, home, remove=False), catalogue, home, opts)
+    return _change(opts, remove=False)
 
 
 def uninstall(opts: Options) -> int:
-    home = opts.where
-    catalogue = find(home, keep_cache=not opts.dry_run)
-    return _run(_install_plan(opts, catalogue, home, remove=True), catalogue, home, opts)
+    return _change(opts, remove=True)
 
 
 def validate(targets: list[Path], strict: bool, opts: Options) -> int:
