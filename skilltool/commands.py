@@ -101,17 +101,26 @@ def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
     return next((a for a in agents if a.name == name), None)
 
 
-def render(agent_name: str, harness_name: str, opts: Options) -> int:
+def _agent_for(agent_name: str, harness_name: str, opts: Options) -> tuple[Agent, Harness] | None:
+    """The agent of that name on the search path and the harness asked for, or None (said why)."""
     home = opts.where
-    catalogue = find(home)
-    agent = find_agent(catalogue, agent_name)
+    agent = find_agent(find(home), agent_name)
     if agent is None:
         warn(
             f"skilltool: no agent {agent_name!r} on the search path; "
             "'skilltool plugins status' lists them"
         )
-        return FAILED
+        return None
     [harness] = harnesses(home, opts.dir(home), harness_name)
+    return agent, harness
+
+
+def render(agent_name: str, harness_name: str, opts: Options) -> int:
+    found = _agent_for(agent_name, harness_name, opts)
+    if found is None:
+        return FAILED
+    agent, harness = found
+    home = harness.home
     renderings = harness.render(agent)
     for rendering in renderings:
         if len(renderings) > 1:
@@ -125,16 +134,10 @@ def render(agent_name: str, harness_name: str, opts: Options) -> int:
 
 
 def launch(agent_name: str, harness_name: str, opts: Options) -> int:
-    home = opts.where
-    catalogue = find(home)
-    agent = find_agent(catalogue, agent_name)
-    if agent is None:
-        warn(
-            f"skilltool: no agent {agent_name!r} on the search path; "
-            "'skilltool plugins status' lists them"
-        )
+    found = _agent_for(agent_name, harness_name, opts)
+    if found is None:
         return FAILED
-    [harness] = harnesses(home, opts.dir(home), harness_name)
+    agent, harness = found
     how = harness.launch(agent)
     if opts.json:
         report.emit_json(
