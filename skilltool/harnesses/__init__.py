@@ -72,6 +72,10 @@ class Harness:
     def notes(self, agent: Agent) -> list[Note]:
         return []
 
+    def own_skills_dir(self) -> Path | None:
+        """A skills dir of the harness's own, for a harness that does not read ~/.agents/skills."""
+        return None
+
     def owned_places(self) -> list[Path]:
         """Files that may be renderings of this harness, to find ones no agent needs any more."""
         raise NotImplementedError
@@ -144,9 +148,18 @@ def environment() -> jinja2.Environment:
 
 
 def registry() -> dict[str, type[Harness]]:
-    from skilltool.harnesses import codex, hermes, opencode, pi
+    from skilltool.harnesses import claude, codex, copilot, gemini, hermes, opencode, pi
 
-    return {h.name: h for h in (opencode.OpenCode, hermes.Hermes, codex.Codex, pi.Pi)}
+    found = (
+        opencode.OpenCode,
+        hermes.Hermes,
+        codex.Codex,
+        pi.Pi,
+        claude.Claude,
+        gemini.Gemini,
+        copilot.Copilot,
+    )
+    return {h.name: h for h in found}
 
 
-NAMES = ("opencode", "hermes", "codex", "pi")
+NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot")

@@ -16,6 +16,9 @@ HARNESS_DIRS = {
     "hermes": ".hermes/profiles/helper",
     "codex": ".codex",
     "pi": ".pi/agent",
+    "claude": ".claude",
+    "gemini": ".gemini",
+    "copilot": ".copilot",
 }
 TARGETS = {
     "opencode": [".config/opencode/agent/helper.md"],
@@ -23,6 +26,9 @@ TARGETS = {
     "codex": [".codex/skilltool/helper.md", ".codex/skilltool/helper.json",
               ".codex/helper.config.toml"],
     "pi": [".pi/agent/skilltool/helper.md", ".pi/agent/skilltool/helper"],
+    "claude": [".claude/agents/helper.md"],
+    "gemini": [".gemini/agents/helper.md"],
+    "copilot": [".copilot/agents/helper.agent.md"],
 }  # fmt: skip
 
 

@@ -64,7 +64,7 @@ def body_of(relative: str, content: bytes, agent: Agent) -> str:
         instructions = json.loads(text)["developer_instructions"]
     elif relative.endswith(".toml"):
         instructions = tomllib.loads(text)["developer_instructions"]
-    elif "/opencode/" in f"/{relative}":
+    elif text.startswith("---\n"):  # an agent file: frontmatter, then the body as it is
         return text.split("\n---\n", 1)[1]
     else:  # a plain file: the marker line, then the heading
         instructions = text.split("\n", 1)[1]
@@ -212,5 +212,47 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
         "hermes": ("hermes", ["-p", "plugin-author", "acp"], None),
         "codex": ("codex-acp", [], {"CODEX_CONFIG": "{file:~/.codex/skilltool/plugin-author.json}"}),
         "pi": ("pi-acp", [], {"PI_ACP_PI_COMMAND": str(home / ".pi/agent/skilltool/plugin-author")}),
+        "claude": ("claude-agent-acp", [], None),
+        "gemini": ("gemini", ["--acp"], None),
+        "copilot": ("copilot", ["--acp"], None),
     }[harness]  # fmt: skip
     assert (entry["command"], entry["args"], entry.get("env")) == expected
+
+
+def _front(content: bytes) -> dict[str, object]:
+    front = yaml.safe_load(content.decode("utf-8").split("---\n")[1])
+    assert isinstance(front, dict)
+    return front
+
+
+def test_gemini_gets_only_its_schema_keys_and_tool_names(home: Path, tmp_path: Path) -> None:
+    [content] = renderings("gemini", tricky_agent(tmp_path), home).values()
+    front = _front(content)
+    assert set(front) <= {"name", "description", "tools", "model", "kind", "display_name"}
+    assert "skills" not in front
+    assert front["tools"] == ["read_file", "grep_search", "run_shell_command", "web_fetch",
+                              "activate_skill"]  # fmt: skip
+    assert "model" not in front  # 'sonnet' is not a Gemini model
+    override = Agent(
+        "g", Path("/p/agents/g.md"), "d", "b", (), (), None, {"gemini": {"model": "gemini-2.5-pro"}}
+    )
+    [content] = renderings("gemini", override, home).values()
+    assert _front(content)["model"] == "gemini-2.5-pro"
+    assert "tools" not in _front(content)  # nothing to map: no key, never a Claude string
+
+
+def test_copilot_skills_are_always_a_yaml_list(home: Path, tmp_path: Path) -> None:
+    [content] = renderings("copilot", tricky_agent(tmp_path), home).values()
+    front = _front(content)
+    assert front["skills"] == ["pdf-tools"]
+    assert front["tools"] == "Read, Grep, Bash, WebFetch"
+    assert "model" not in front
+
+
+def test_claude_keeps_its_own_format(home: Path, tmp_path: Path) -> None:
+    agent = tricky_agent(tmp_path)
+    [(relative, content)] = renderings("claude", agent, home).items()
+    assert relative == ".claude/agents/tricky.md"
+    assert _front(content) == {"name": "tricky", "description": agent.description,
+                               "tools": "Read, Grep, Bash, WebFetch", "skills": ["pdf-tools"],
+                               "model": "sonnet"}  # fmt: skip
