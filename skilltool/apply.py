@@ -9,13 +9,18 @@ home are serialised by a lock in the user's state directory.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from skilltool.plan import Action, read_link
+
+# every temporary file or link skilltool makes starts so; one a killed run left behind is
+# removed by the next run that writes in that directory
+TEMP_PREFIX = ".skilltool-tmp-"
 
 
 class Outcome(NamedTuple):
@@ -66,7 +71,7 @@ def read_regular(path: Path) -> bytes | None:
 def _temporary(directory: Path, data: bytes, mode: int) -> str:
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(prefix=".skilltool-", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -113,7 +118,7 @@ def _link(action: Action) -> None:
     if action.change == "remove":
         os.unlink(link)
         return
-    tmp = link.parent / f".skilltool-{os.getpid()}-{link.name}"
+    tmp = link.parent / f"{TEMP_PREFIX}{os.getpid()}-{link.name}"
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
     os.symlink(action.source, tmp)
@@ -138,6 +143,74 @@ def _file(action: Action) -> None:
     write_file(target, action.content, action.mode, replace=action.change == "replace")
 
 
+def sweep(directories: Iterable[str | Path]) -> None:
+    """Remove the temporary files and links a killed run left in these directories."""
+    for directory in directories:
+        try:
+            with os.scandir(directory) as it:
+                left = [
+                    e.path
+                    for e in it
+                    if e.name.startswith(TEMP_PREFIX) and not e.is_dir(follow_symlinks=False)
+                ]
+        except OSError:
+            continue
+        for path in left:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def _existing(directory: Path) -> Path:
+    """The directory, or the nearest of its parents that exists (where mkdir must write)."""
+    while not os.path.lexists(directory) and directory != directory.parent:
+        directory = directory.parent
+    return directory
+
+
+def unwritable(actions: Iterable[Action]) -> dict[Path, str]:
+    """The directories an apply of these actions must write in but cannot, and why.
+
+    Checked before anything is written, so that a read-only or locked-down place stops
+    the whole run instead of leaving it half done.
+    """
+    found: dict[Path, str] = {}
+    parents: set[str] = set()
+    checked: set[Path] = set()
+    for action in actions:
+        parent = os.path.dirname(action.target)
+        if not action.writes or parent in parents:
+            continue
+        parents.add(parent)
+        directory = _existing(Path(parent))
+        if directory in checked:
+            continue
+        checked.add(directory)
+        if not os.path.isdir(directory) or os.access(directory, os.W_OK | os.X_OK):
+            continue  # not a directory: the write fails on its own, with its own line
+        try:
+            read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        found[directory] = (
+            "on a read-only file system" if read_only else "not writable (permission denied)"
+        )
+    return found
+
+
+def _failure(err: OSError, target: Path) -> str:
+    """What went wrong writing at `target`, and what to do about it, in one clause."""
+    what = err.strerror or str(err)
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{what}; free some space, then run again"
+    if err.errno == errno.EROFS:
+        return f"{what}; make {target.parent} writable, then run again"
+    if err.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((p for p in target.parents if os.path.lexists(p)), target.parent)
+        if not os.path.isdir(blocker):
+            return f"{blocker} is not a directory; move it away, then run again"
+    return f"{what}; check the permissions of {target.parent}"
+
+
 def _still(action: Action) -> bool:
     """Whether the target is still what the plan saw."""
     if action.state == "missing":
@@ -158,16 +231,14 @@ def carry_out(action: Action) -> Outcome:
             _link(action)
         else:
             _file(action)
-    except FileExistsError:
-        return Outcome(
-            action, False, "something appeared there while skilltool was working; run again"
-        )
     except OSError as err:
-        return Outcome(
-            action, False, f"{err.strerror or err}; check the permissions of {action.target.parent}"
-        )
+        if isinstance(err, FileExistsError) and os.path.lexists(action.target):
+            why = "something appeared there while skilltool was working; run again"
+            return Outcome(action, False, why)
+        return Outcome(action, False, _failure(err, action.target))
     return Outcome(action, True)
 
 
 def apply(actions: tuple[Action, ...]) -> list[Outcome]:
+    sweep(sorted({os.path.dirname(a.target) for a in actions if a.state != "absent"}))
     return [carry_out(action) for action in actions]

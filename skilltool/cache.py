@@ -15,7 +15,8 @@ from typing import Any
 from skilltool import __version__, parse
 from skilltool.model import Agent, Problem, Skill
 
-FORMAT = f"skilltool-parsed-1-{__version__}"
+# bumped whenever what parse says about a file changes, so no stale verdict is served
+FORMAT = f"skilltool-parsed-2-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
@@ -121,10 +122,13 @@ class ParseCache:
 
     def save(self) -> None:
         """Write the cache if this run parsed anything or dropped stale entries."""
-        if self.file is None or self.new == self.old:
+        if self.file is None:
             return
-        from skilltool.apply import write_file
+        from skilltool.apply import sweep, write_file
 
+        sweep([self.file.parent])  # the temporary file of a run killed while saving
+        if self.new == self.old:
+            return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             data = marshal.dumps({"format": FORMAT, "entries": self.new})

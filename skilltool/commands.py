@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool import discover, paths, plan, report
-from skilltool.apply import Outcome, apply, locked
+from skilltool.apply import Outcome, apply, locked, unwritable
 from skilltool.model import Agent, Catalogue, Problem, SearchEntry
 
 if TYPE_CHECKING:
@@ -38,11 +38,11 @@ class Options(NamedTuple):
 
 
 def say(line: str) -> None:
-    sys.stdout.write(line + "\n")
+    sys.stdout.write(report.printable(line) + "\n")
 
 
 def warn(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    sys.stderr.write(report.printable(line) + "\n")
 
 
 def find(home: paths.Home, keep_cache: bool = True) -> Catalogue:
@@ -162,11 +162,24 @@ def _change(opts: Options, remove: bool) -> int:
     would find that run's links in its way. --dry-run writes nothing, the lock included.
     """
     home = opts.where
-    with contextlib.nullcontext() if opts.dry_run else locked(home.state_dir):
+    with contextlib.ExitStack() as held:
+        if not opts.dry_run:
+            try:
+                held.enter_context(locked(home.state_dir))
+            except OSError as err:
+                warn(
+                    f"skilltool: cannot take the lock in {home.show(home.state_dir)} "
+                    f"({err.strerror or err}); nothing was changed: make it writable, "
+                    "or give another --home"
+                )
+                return FAILED
         catalogue = find(home, keep_cache=not opts.dry_run)
         actions = _install_plan(opts, catalogue, home, remove=remove)
+        blocked = {} if opts.dry_run else unwritable(actions.actions)
         if opts.dry_run:
             outcomes = [Outcome(a, True) for a in actions.actions]
+        elif blocked:
+            outcomes = [_not_done(a, blocked, home) for a in actions.actions]
         else:
             outcomes = apply(actions.actions)
     problems = plan.all_problems(catalogue) + list(actions.problems)
@@ -185,6 +198,22 @@ def _change(opts: Options, remove: bool) -> int:
     failed = any(not o.done for o in outcomes)
     invalid = any(p.severity == "error" for p in problems)
     return FAILED if failed or invalid else OK
+
+
+def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -> Outcome:
+    """An action not carried out because a directory of the plan cannot be written in."""
+    if not action.writes:
+        return Outcome(action, True)
+    here = next((d for d in blocked if d in action.target.parents), None)
+    if here is not None:
+        why = f"{home.show(here)} is {blocked[here]}; make it writable, then run again"
+    else:
+        others = ", ".join(home.show(d) for d in blocked)
+        why = (
+            f"not done: nothing is changed while {others} cannot be written in; "
+            "make it writable, then run again"
+        )
+    return Outcome(action, False, why)
 
 
 def harnesses(home: paths.Home, skills_dir: Path, only: str | None) -> list[Harness]:

@@ -7,6 +7,7 @@ marked as shadowed, so that `status` can show them.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,10 +28,11 @@ class Reader(Protocol):
 
 
 def looks_like_plugin(path: Path) -> bool:
+    # os.path, not Path methods: those raise on a directory that cannot be searched
     return (
-        (path / "skills").is_dir()
-        or (path / "agents").is_dir()
-        or any((path / place).is_file() for place in parse.MANIFEST_PLACES)
+        os.path.isdir(path / "skills")
+        or os.path.isdir(path / "agents")
+        or any(os.path.isfile(path / place) for place in parse.MANIFEST_PLACES)
     )
 
 
@@ -51,6 +53,19 @@ def _inside(path: Path, root: Path) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
+def _escapes(path: Path, root: Path) -> bool:
+    """A link that leads outside the plugin: what it points at is not the plugin's to ship."""
+    return os.path.islink(path) and not _inside(path, root)
+
+
+def _outside(path: Path, what: str) -> Problem:
+    return Problem(path, f"a link that leads outside the plugin; put the {what} inside the plugin")
+
+
+def _broken(path: Path, want: str) -> Problem:
+    return Problem(path, f"a broken or looping link; point it at {want}, or remove it")
+
+
 def read_plugin(root: Path, origin: Origin, reader: Reader = parse) -> Plugin:
     """One plugin directory -> a Plugin with every usable skill and agent, and its problems."""
     problems: list[Problem] = []
@@ -60,6 +75,9 @@ def read_plugin(root: Path, origin: Origin, reader: Reader = parse) -> Plugin:
         problems.append(
             Problem(extra, f"ignored: {manifest} is used; remove one", severity="warning")
         )
+    if manifest is not None and (_escapes(manifest, root) or _escapes(manifest.parent, root)):
+        problems.append(_outside(manifest, "manifest"))
+        manifest = None
     if manifest is not None:
         data, found = reader.read_manifest(manifest)
         problems += found
@@ -80,7 +98,12 @@ def read_plugin(root: Path, origin: Origin, reader: Reader = parse) -> Plugin:
 
 def _read_skills(root: Path, problems: list[Problem], reader: Reader) -> list[Skill]:
     skills_dir = root / "skills"
-    if not skills_dir.is_dir():
+    if not os.path.isdir(skills_dir):
+        if os.path.islink(skills_dir):
+            problems.append(_broken(skills_dir, "a directory inside the plugin"))
+        return []
+    if _escapes(skills_dir, root):
+        problems.append(_outside(skills_dir, "skills"))
         return []
     try:
         entries = _entries(skills_dir)
@@ -93,22 +116,22 @@ def _read_skills(root: Path, problems: list[Problem], reader: Reader) -> list[Sk
     for entry in entries:
         directory = skills_dir / entry.name
         if not _is_dir(entry):
-            kind = "a broken or looping link" if entry.is_symlink() else "not a directory"
-            problems.append(
-                Problem(
-                    directory,
-                    f"{kind}; a skill is a directory with a SKILL.md",
-                    severity="warning" if kind == "not a directory" else "error",
+            if entry.is_symlink():
+                problems.append(_broken(directory, "a skill directory inside the plugin"))
+            else:
+                problems.append(
+                    Problem(
+                        directory,
+                        "not a directory; a skill is a directory with a SKILL.md",
+                        severity="warning",
+                    )
                 )
-            )
             continue
         if entry.is_symlink() and not _inside(directory, root):
-            problems.append(
-                Problem(
-                    directory,
-                    "a link that leads outside the plugin; put the skill inside the plugin",
-                )
-            )
+            problems.append(_outside(directory, "skill"))
+            continue
+        if _escapes(directory / parse.SKILL_FILE, root):
+            problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
             continue
         skill, found = reader.read_skill(directory)
         problems += found
@@ -119,7 +142,12 @@ def _read_skills(root: Path, problems: list[Problem], reader: Reader) -> list[Sk
 
 def _read_agents(root: Path, problems: list[Problem], reader: Reader) -> list[Agent]:
     agents_dir = root / "agents"
-    if not agents_dir.is_dir():
+    if not os.path.isdir(agents_dir):
+        if os.path.islink(agents_dir):
+            problems.append(_broken(agents_dir, "a directory inside the plugin"))
+        return []
+    if _escapes(agents_dir, root):
+        problems.append(_outside(agents_dir, "agents"))
         return []
     try:
         entries = _entries(agents_dir)
@@ -135,12 +163,7 @@ def _read_agents(root: Path, problems: list[Problem], reader: Reader) -> list[Ag
             continue
         path = agents_dir / entry.name
         if entry.is_symlink() and not _inside(path, root):
-            problems.append(
-                Problem(
-                    path,
-                    "a link that leads outside the plugin; put the agent file inside the plugin",
-                )
-            )
+            problems.append(_outside(path, "agent file"))
             continue
         agent, found = reader.read_agent(path)
         problems += found
@@ -152,6 +175,7 @@ def _read_agents(root: Path, problems: list[Problem], reader: Reader) -> list[Ag
                     path,
                     f"agent name {agent.name!r} is also used by {seen[agent.name]}; rename one",
                     "name",
+                    agent.lines.get("name"),
                 )
             )
             continue
@@ -163,14 +187,14 @@ def _read_agents(root: Path, problems: list[Problem], reader: Reader) -> list[Ag
 def plugins_in(entry: SearchEntry, reader: Reader = parse) -> tuple[list[Plugin], list[Problem]]:
     """The plugins one search-path entry holds."""
     path = entry.path
-    if not path.exists():
+    if not os.path.exists(path):
         # a missing default location is normal; a missing override is worth a line
         if entry.origin == "argument":
             return [], [Problem(path, "does not exist; give the path of a plugin")]
         if entry.origin == "override":
             return [], [Problem(path, "does not exist", severity="warning")]
         return [], []
-    if not path.is_dir():
+    if not os.path.isdir(path):
         return [], [Problem(path, "is a file, not a plugin directory or a directory of plugins")]
     if looks_like_plugin(path):
         return [read_plugin(path, entry.origin, reader)], []
@@ -193,6 +217,13 @@ def plugins_in(entry: SearchEntry, reader: Reader = parse) -> tuple[list[Plugin]
                     child_path,
                     "is not a directory, so not a plugin; move it away",
                     severity="warning",
+                )
+            )
+        elif not os.access(child_path, os.R_OK | os.X_OK):
+            problems.append(
+                Problem(
+                    child_path,
+                    f"cannot be read ({os.strerror(errno.EACCES)}); check its permissions",
                 )
             )
         elif not looks_like_plugin(child_path):

@@ -7,6 +7,7 @@ problems) and every rule is checked the same way for `status`, `install` and
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +24,7 @@ HARNESS_NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copil
 # a SKILL.md is read only this far: its frontmatter must close within it
 SKILL_READ_LIMIT = 256 * 1024
 AGENT_SIZE_LIMIT = 4 * 1024 * 1024
+MANIFEST_SIZE_LIMIT = 1024 * 1024
 
 SKILL_FIELDS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
@@ -50,6 +52,11 @@ AGENT_FIELDS = frozenset(
     }
 )
 HARNESS_OVERRIDE_FIELDS = frozenset({"model", "profile"})
+
+
+# what cannot stand in one line of output or of a marker: C0/C1 controls, line and
+# paragraph separators, and the lone surrogates that stand for bytes not valid in UTF-8
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def is_safe_name(name: object) -> bool:
@@ -86,7 +93,14 @@ class Frontmatter(NamedTuple):
 
 def kind_of(value: object) -> str:
     """A YAML value's type as a person would name it."""
-    names = {bool: "true/false", int: "number", float: "number", list: "list", dict: "mapping"}
+    names = {
+        bool: "true/false",
+        int: "number",
+        float: "number",
+        str: "string",
+        list: "list",
+        dict: "mapping",
+    }
     return "a " + names.get(type(value), type(value).__name__)
 
 
@@ -123,7 +137,10 @@ def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Fro
     start = 0
     end = text.find("\n")
     if not _is_fence(text[: len(text) if end < 0 else end]):
-        out.add("no frontmatter; start the file with a '---' line, YAML, then '---'", line=1)
+        if text.startswith("---\r"):  # '---' then a bare CR: lines end the classic Mac way
+            out.add("its lines end in a bare CR; save it with LF or CRLF line ends", line=1)
+        else:
+            out.add("no frontmatter; start the file with a '---' line, YAML, then '---'", line=1)
         return None
     while end >= 0:
         start, end = end + 1, text.find("\n", end + 1)
@@ -172,7 +189,7 @@ def _load_mapping(
     lines: dict[str, int] = {}
     _key_lines(node, "", first_line, lines, depth=3)
     if not all(isinstance(k, str) for k in data):
-        out.add("frontmatter keys must be strings", line=first_line)
+        out.add("frontmatter keys must be strings; quote every key", line=first_line)
         return None
     return data, lines
 
@@ -191,19 +208,46 @@ def _key_lines(node: object, prefix: str, first: int, lines: dict[str, int], dep
 
 
 def _read(path: Path, out: Problems, limit: int) -> tuple[bytes, bool] | None:
-    """At most `limit` bytes of a regular file, and whether there was more."""
+    """At most `limit` bytes of a regular file, and whether there was more.
+
+    Opened without blocking and checked to be a regular file first: a FIFO or a device
+    named SKILL.md must not hang a run or feed it without end.
+    """
+    import errno
+    import stat
+
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(limit + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        out.add(f"missing; add a {path.name} with 'name' and 'description' frontmatter")
-        return None
-    except IsADirectoryError:
-        out.add("is a directory, not a file")
+        if os.path.islink(path):
+            out.add("a broken link; point it at a file inside the plugin, or remove it")
+        else:
+            out.add(f"missing; add a {path.name} with 'name' and 'description' frontmatter")
         return None
     except OSError as err:
-        out.add(f"cannot be read ({err.strerror}); check its permissions")
+        if err.errno == errno.ELOOP:
+            out.add("a link that loops back on itself; point it at a file, or remove it")
+        else:
+            out.add(f"cannot be read ({err.strerror}); check its permissions")
         return None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            out.add("is a directory, not a file; replace it with a text file")
+            return None
+        if not stat.S_ISREG(mode):
+            out.add("is not a regular file (a FIFO, socket or device); replace it with a text file")
+            return None
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as err:
+        out.add(f"cannot be read ({err.strerror}); check the file and its disk")
+        return None
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
     return raw[:limit], len(raw) > limit
 
 
@@ -290,6 +334,14 @@ def _string_list(value: object) -> tuple[str, ...] | None:
 def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
     """An agents/<file>.md -> the Agent (None if it cannot be used) and its problems."""
     out = Problems(path)
+    if UNPRINTABLE.search(str(path)):
+        # the path is written into the marker line of every rendering (a comment in a
+        # shell script, YAML, TOML): a line break there would end the comment
+        out.add(
+            "its path holds a line break, a control character or bytes that are not UTF-8, "
+            "and it would be written into every rendering; rename the file or its directory"
+        )
+        return None, out.items
     got = _read(path, out, AGENT_SIZE_LIMIT)
     if got is None:
         return None, out.items
@@ -387,7 +439,7 @@ def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
 
 def find_manifest(root: Path) -> tuple[Path | None, list[Path]]:
     """The manifest used for a plugin, and any others beside it that are ignored."""
-    found = [root / place for place in MANIFEST_PLACES if (root / place).is_file()]
+    found = [root / place for place in MANIFEST_PLACES if os.path.isfile(root / place)]
     return (found[0] if found else None), found[1:]
 
 
@@ -416,8 +468,11 @@ def _json_line(text: str, key: str) -> int | None:
 def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
     """A plugin.json -> its fields (None if it cannot be used) and its problems."""
     out = Problems(path)
-    got = _read(path, out, 1 << 20)
+    got = _read(path, out, MANIFEST_SIZE_LIMIT)
     if got is None:
+        return None, out.items
+    if got[1]:
+        out.add(f"over {MANIFEST_SIZE_LIMIT // (1024 * 1024)} MiB; a manifest must be smaller")
         return None, out.items
     text = _decode(got[0], out)
     if text is None:
@@ -428,6 +483,9 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         out.add(f"invalid JSON: {err.msg}; fix the syntax", line=err.lineno)
+        return None, out.items
+    except RecursionError:
+        out.add("invalid JSON: nested too deeply; flatten it", line=1)
         return None, out.items
     if not isinstance(data, dict):
         out.add('must be a JSON object, e.g. {"name": "my-plugin"}', line=1)

@@ -245,12 +245,15 @@ def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:
 
 
 def _file_state(
-    target: Path, new: bytes | None, placeholders: frozenset[str]
+    target: Path, new: bytes | None, placeholders: frozenset[str], remove: bool = False
 ) -> tuple[State, str, str | None]:
     """What is at a rendering's target: (state, reason, digest of what is there)."""
     from skilltool.apply import digest, read_regular
 
     if not os.path.lexists(target):
+        blocker = None if remove else _not_a_directory(target)
+        if blocker is not None:
+            return "foreign", f"{blocker} is not a directory, so nothing is written there", None
         return "missing", "", None
     if os.path.islink(target):
         return "foreign", "a link, not a file written by skilltool", None
@@ -270,11 +273,22 @@ def _file_state(
     return "stale", "outdated", seen
 
 
+def _not_a_directory(target: Path) -> Path | None:
+    """The parent of a missing target that exists but is not a directory (a file, a link
+    to one, a dangling link), which keeps the target from ever being written."""
+    if os.path.isdir(target.parent):
+        return None
+    for parent in target.parents:
+        if os.path.lexists(parent):
+            return None if os.path.isdir(parent) else parent
+    return None
+
+
 def _file_action(
     harness: str, agent: str, rendering: Rendering, remove: bool, force: bool
 ) -> Action:
     target = rendering.target
-    state, reason, seen = _file_state(target, rendering.content, rendering.placeholders)
+    state, reason, seen = _file_state(target, rendering.content, rendering.placeholders, remove)
     backup = target.with_name(target.name + BACKUP_SUFFIX)
     change: Change = "none"
     if remove:
@@ -311,43 +325,61 @@ def plan_renderings(
     agents, problems = winning_agents(catalogue)
     actions: list[Action] = []
     for harness in harnesses:
-        wanted: set[Path] = set()
-        for agent in agents:
-            why = harness.absent(agent)
-            if why is not None:
-                actions.append(
-                    Action(
-                        "file",
-                        harness.name,
-                        agent.name,
-                        harness.root(),
-                        "absent",
-                        "none",
-                        reason=why,
-                    )
+        try:
+            actions += _harness_actions(harness, agents, remove, force)
+        except OSError as err:  # a directory of the harness that cannot be read: skip it
+            where = Path(err.filename) if err.filename else harness.root()
+            problems.append(
+                Problem(
+                    where,
+                    f"cannot be read ({err.strerror}), so nothing is rendered for "
+                    f"{harness.title}; check its permissions",
                 )
-                continue
-            for rendering in harness.render(agent):
-                wanted.add(rendering.target)
-                action = _file_action(harness.name, agent.name, rendering, remove, force)
-                if action.state == "missing" and remove:
-                    continue
-                actions.append(replace_source(action, agent.path))
-            for note in harness.notes(agent):
-                actions.append(
-                    Action(
-                        "file",
-                        harness.name,
-                        agent.name,
-                        note.target,
-                        "foreign",
-                        "none",
-                        reason=note.text,
-                    )
-                )
-        if harness.root().is_dir():
-            actions += _orphans(harness, wanted, force)
+            )
     return Plan(tuple(actions), tuple(problems))
+
+
+def _harness_actions(
+    harness: Harness, agents: list[Agent], remove: bool, force: bool
+) -> list[Action]:
+    actions: list[Action] = []
+    wanted: set[Path] = set()
+    for agent in agents:
+        why = harness.absent(agent)
+        if why is not None:
+            actions.append(
+                Action(
+                    "file",
+                    harness.name,
+                    agent.name,
+                    harness.root(),
+                    "absent",
+                    "none",
+                    reason=why,
+                )
+            )
+            continue
+        for rendering in harness.render(agent):
+            wanted.add(rendering.target)
+            action = _file_action(harness.name, agent.name, rendering, remove, force)
+            if action.state == "missing" and remove:
+                continue
+            actions.append(replace_source(action, agent.path))
+        for note in harness.notes(agent):
+            actions.append(
+                Action(
+                    "file",
+                    harness.name,
+                    agent.name,
+                    note.target,
+                    "foreign",
+                    "none",
+                    reason=note.text,
+                )
+            )
+    if os.path.isdir(harness.root()):
+        actions += _orphans(harness, wanted, force)
+    return actions
 
 
 def replace_source(action: Action, source: Path) -> Action:

@@ -6,6 +6,7 @@ happened, so that output can be grepped and compared across runs.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilltool.apply import Outcome
 from skilltool.model import Catalogue, Plugin, Problem
+from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
 from skilltool.plan import Action
 
@@ -33,6 +35,20 @@ STATUS_WORDS = {
     "stale": "stale",
     "foreign": "left alone",
 }
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8, as the file system gave it
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return ascii(char)[1:-1]
+
+
+def printable(line: str) -> str:
+    """A line as it can be printed: a name's line breaks, control characters and bytes that
+    are not UTF-8 are shown escaped, so one thing decided stays one line and never fails
+    to encode."""
+    return UNPRINTABLE.sub(_escape, line)
 
 
 def _what(action: Action, home: Home) -> str:
@@ -246,6 +262,6 @@ def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
     document = tomlkit.document()
     document.append("agents", tomlkit.aot())
     document["agents"].append(block)
-    lines += ["# agents.toml", tomlkit.dumps(document).rstrip("\n")]
+    lines += ["# agents.toml", *tomlkit.dumps(document).rstrip("\n").split("\n")]
     lines += [f"# {note}" for note in how.notes]
     return lines
