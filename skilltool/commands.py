@@ -69,24 +69,32 @@ def _problem_lines(problems: list[Problem], opts: Options) -> None:
 
 
 def status(opts: Options) -> int:
+    """The plan an install would carry out, shown as the state of each thing: one code path."""
     home = opts.where
     catalogue = find(home)
     skills_dir = opts.dir(home)
-    links = plan.plan_links(catalogue, skills_dir)
     found = harnesses(home, skills_dir, opts.only)
-    files = plan.plan_renderings(catalogue, found)
-    by_name = {a.name: a for a in links.actions if a.kind == "link"}
+    full = _install_plan(opts, catalogue, home, remove=False, found=found)
+    links = [a for a in full.actions if a.kind == "link"]
     enforced = {
         (h.name, a.name): h.tools_enforced(a)
         for h in found
         for p in catalogue.active
         for a in p.agents
     }
-    view = report.StatusView(catalogue, by_name, list(files.actions), enforced, home, skills_dir)
-    problems = [*catalogue.problems, *links.problems, *files.problems]
+    view = report.StatusView(
+        catalogue,
+        {a.name: a for a in links if a.owner == "skill"},
+        {(a.owner, a.name): a for a in links if a.owner != "skill"},
+        [a for a in full.actions if a.kind == "file"],
+        enforced,
+        home,
+        skills_dir,
+    )
+    problems = [*catalogue.problems, *full.problems]
     if opts.json:
         data = view.as_dict()
-        data["problems"] += [p.as_dict() for p in problems[len(catalogue.problems) :]]
+        data["problems"] += [p.as_dict() for p in full.problems]
         report.emit_json(data)
         return OK
     for line in view.lines():
@@ -224,10 +232,22 @@ def harnesses(home: paths.Home, skills_dir: Path, only: str | None) -> list[Harn
     return [known[name](home, skills_dir) for name in names]
 
 
-def _install_plan(opts: Options, catalogue: Catalogue, home: paths.Home, remove: bool) -> plan.Plan:
+def _install_plan(
+    opts: Options,
+    catalogue: Catalogue,
+    home: paths.Home,
+    remove: bool,
+    found: list[Harness] | None = None,
+) -> plan.Plan:
+    """Links in the skills dir (unless --only), then each harness's own links and files."""
     skills_dir = opts.dir(home)
     parts = [] if opts.only else [plan.plan_links(catalogue, skills_dir, remove=remove)]
-    found = harnesses(home, skills_dir, opts.only)
+    if found is None:
+        found = harnesses(home, skills_dir, opts.only)
+    for harness in found:  # a harness that reads only a skills dir of its own gets links there
+        own = harness.own_skills_dir()
+        if own is not None and harness.root().is_dir():
+            parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
     parts.append(plan.plan_renderings(catalogue, found, remove=remove, force=opts.force))
     return plan.merge(parts)
 

@@ -37,7 +37,7 @@ class Action(NamedTuple):
     """One decision about one path."""
 
     kind: Literal["link", "file"]
-    owner: str  # "skill" for a skills-dir link, else the harness name
+    owner: str  # "skill" for a link in the skills dir, else the harness (its file or its link)
     name: str  # the skill or agent the action is for
     target: Path
     state: State
@@ -149,8 +149,13 @@ class SkillsDir:
         return "stale", f"it points to {dest}", dest
 
 
-def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> Plan:
-    """The links of every winning skill in `skills_dir` (or their removal), and our stale links."""
+def plan_links(
+    catalogue: Catalogue, skills_dir: Path, remove: bool = False, owner: str = "skill"
+) -> Plan:
+    """The links of every winning skill in `skills_dir` (or their removal), and our stale links.
+
+    `owner` is "skill" for the shared skills dir, or the harness whose own skills dir it is.
+    """
     winners, problems = winning_skills(catalogue)
     actions: list[Action] = []
     if os.path.lexists(skills_dir) and not os.path.isdir(skills_dir):
@@ -175,7 +180,7 @@ def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> 
         actions.append(
             Action(
                 "link",
-                "skill",
+                owner,
                 name,
                 skills_dir / name,
                 state,
@@ -194,7 +199,7 @@ def plan_links(catalogue: Catalogue, skills_dir: Path, remove: bool = False) -> 
             actions.append(
                 Action(
                     "link",
-                    "skill",
+                    owner,
                     name,
                     skills_dir / name,
                     state,

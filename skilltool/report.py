@@ -53,7 +53,12 @@ def printable(line: str) -> str:
 
 def _what(action: Action, home: Home) -> str:
     if action.kind == "link":
-        return f"skill {action.name}"
+        # a link in a harness's own skills dir says whose it is
+        return (
+            f"skill {action.name}"
+            if action.owner == "skill"
+            else f"{action.owner:<8} skill {action.name}"
+        )
     return f"{action.owner:<8} {home.show(action.target)}"
 
 
@@ -70,7 +75,7 @@ def action_line(action: Action, home: Home, error: str = "") -> str:
         return f"{'left':<9} {where}: {action.reason}"
     verb = DONE_VERBS[(action.kind, action.change)]
     if action.kind == "link" and action.change != "remove":
-        return f"{verb:<9} skill {action.name} -> {action.source}"
+        return f"{verb:<9} {_what(action, home)} -> {action.source}"
     if action.change == "remove" or action.reason:
         return (
             f"{verb:<9} {_what(action, home)} ({action.reason})"
@@ -140,11 +145,21 @@ class StatusView(NamedTuple):
     """What `status` shows: the search path, each plugin, its skills' links, its agents' files."""
 
     catalogue: Catalogue
-    links: dict[str, Action]
+    links: dict[str, Action]  # skill name -> its link in the skills dir
+    harness_links: dict[tuple[str, str], Action]  # (harness, skill) -> its link there
     files: list[Action]
     enforced: dict[tuple[str, str], bool]  # (harness, agent) -> tools enforced there
     home: Home
     skills_dir: Path
+
+    def _harness_states(self, plugin: Plugin, skill: str) -> dict[str, str]:
+        """How a skill stands in each harness's own skills dir (Claude Code's)."""
+        owners = sorted({owner for owner, _ in self.harness_links})
+        states = {}
+        for owner in owners:
+            links = {n: a for (o, n), a in self.harness_links.items() if o == owner}
+            states[owner] = skill_state(plugin, skill, links)[0]
+        return states
 
     def _files_of(self, agent: str) -> list[Action]:
         return [a for a in self.files if a.name == agent]
@@ -165,6 +180,8 @@ class StatusView(NamedTuple):
             for skill in plugin.skills:
                 state, reason = skill_state(plugin, skill.name, self.links)
                 tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
+                for owner, there in self._harness_states(plugin, skill.name).items():
+                    tail += f"; {owner}: {there}"
                 lines.append(f"  skill   {skill.name:<24} {state}{tail}")
             for agent in plugin.agents:
                 lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
@@ -194,6 +211,7 @@ class StatusView(NamedTuple):
                         "path": str(skill.path),
                         "link": state,
                         "reason": reason or None,
+                        "harness_links": self._harness_states(plugin, skill.name),
                     }
                 )
             agents = []

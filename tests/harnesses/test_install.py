@@ -266,3 +266,27 @@ def test_dry_run_touches_nothing(home: Path, source: Path) -> None:
     assert code == 0
     assert tree(home) == before
     assert lines and all(line.startswith("dry-run: ") for line in lines)
+
+
+def test_claude_gets_each_skill_linked_into_its_own_skills_dir(home: Path, source: Path) -> None:
+    setup(home, "claude")
+    (home / ".claude/skills/mine").mkdir(parents=True)
+    (home / ".claude/skills/mine/SKILL.md").write_text("my own\n")
+    code, lines = skilltool(home, source, "install", "--only", "claude")
+    assert code == 0
+    link = home / ".claude/skills/notes"
+    assert os.readlink(link) == str(source / "skills/notes")
+    assert "linked    claude   skill notes -> " + str(source / "skills/notes") in lines
+    assert not (home / ".agents/skills").exists()  # --only leaves the shared skills dir alone
+    code, lines = skilltool(home, source, "status")
+    assert any(
+        line.split()[:2] == ["skill", "notes"] and "claude: linked" in line for line in lines
+    )
+    (home / ".claude/skills/notes").unlink()
+    (home / ".claude/skills/notes").mkdir()  # someone's own directory of that name
+    code, lines = skilltool(home, source, "install")
+    assert any(line.startswith("left") and ".claude/skills/notes" in line for line in lines)
+    code, lines = skilltool(home, source, "uninstall")
+    assert (home / ".claude/skills/notes").is_dir()
+    assert (home / ".claude/skills/mine/SKILL.md").read_text() == "my own\n"
+    assert not (home / ".claude/agents/helper.md").exists()
