@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering
+from skilltool.harnesses import CLAUDE_ALIASES, Harness, Launch, Rendering
 from skilltool.model import Agent
 
 
@@ -21,7 +21,8 @@ class Claude(Harness):
         return self.root() / "skills"
 
     def accepts_model(self, model: str) -> bool:
-        return True  # the agent's model is a Claude Code value to begin with
+        # Claude Code sends any model as it is: render only what it can serve
+        return model in CLAUDE_ALIASES or model.startswith("claude-")
 
     def render(self, agent: Agent) -> list[Rendering]:
         content = self.template(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance import sandbox
-from tests.conformance.homes import Installed, install_home
+from tests.conformance.homes import SECOND_WAVE, Installed, install_home
 from tests.conformance.support import HARNESSES, PROOFS, VARIABLE, VERSIONS, Proven, record
 
 HERE = Path(__file__).resolve().parent
@@ -76,6 +76,16 @@ def installed(
     """One home per agent, every harness present, after the real `skilltool plugins install`."""
     key: str = request.param
     return install_home(tmp_path_factory.mktemp(f"conformance-{key}"), key)
+
+
+@pytest.fixture(scope="session", params=["bundled", "tricky"])
+def second_wave(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Installed:
+    """One home per agent with ~/.claude, ~/.gemini (settings.json) and ~/.copilot, after the
+    real `skilltool plugins install` (test_claude/gemini/copilot.py use it as `installed`)."""
+    key: str = request.param
+    return install_home(tmp_path_factory.mktemp(f"conformance2-{key}"), key, SECOND_WAVE)
 
 
 def pytest_terminal_summary(

@@ -5,6 +5,11 @@ its source file (not through skilltool's parser): name, description, the body
 exactly as written. An `Installed` is a temporary home where every harness's own
 directory exists (the Hermes profile made by the real `hermes profile create`) and
 the real `skilltool plugins install --home` has run, as a subprocess.
+
+`install_home(root, key)` makes the first wave's directories (OpenCode, Codex, pi,
+Hermes); `install_home(root, key, SECOND_WAVE)` makes ~/.claude, ~/.gemini (with the
+settings.json that points Gemini at an API key and turns its usage statistics off)
+and ~/.copilot instead.
 """
 
 from __future__ import annotations
@@ -27,6 +32,15 @@ REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 DUMP_EXTENSION = HERE / "pi_dump_prompt.ts"
 BUNDLED_PLUGIN = REPO / "resources/plugins/skilltool"
+
+FIRST_WAVE = ("opencode", "codex", "pi", "hermes")
+SECOND_WAVE = ("claude", "gemini", "copilot")
+# ~/.gemini/settings.json for an offline run: API-key auth (GEMINI_API_KEY + the stub's
+# GOOGLE_GEMINI_BASE_URL), no usage statistics
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+}
 
 TIMEOUT = 60.0  # any one harness command
 ACP_TIMEOUT = 90.0  # any one ACP request that asks the stub model
@@ -71,6 +85,8 @@ class AgentCase:
     override: str | None  # SKILLTOOL_PLUGINS, or None for the default search path
     tools: tuple[str, ...] = ()  # Claude tool names, as written
     models: dict[str, str] = field(default_factory=dict)  # harness -> model override
+    model: str | None = None  # the agent's own `model:` (a Claude Code value)
+    agent_skills: tuple[str, ...] = ()  # the agent's `skills:` list, as written
 
     @property
     def instructions(self) -> str:
@@ -102,6 +118,8 @@ def read_case(key: str, source: Path, plugin: Path, override: str | None) -> Age
         override,
         tuple(tools),
         models,
+        front.get("model"),
+        tuple(front.get("skills") or ()),
     )
 
 
@@ -195,6 +213,15 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
         shutil.copy(DUMP_EXTENSION, home / ".pi/agent/extensions" / DUMP_EXTENSION.name)
     if "hermes" in harnesses and sandbox.have("hermes"):
         hermes_profile(home, profile)
+    if "claude" in harnesses:
+        (home / ".claude").mkdir(parents=True, exist_ok=True)
+    if "gemini" in harnesses:
+        (home / ".gemini").mkdir(parents=True, exist_ok=True)
+        settings = home / ".gemini/settings.json"
+        if not settings.exists():
+            settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n", encoding="utf-8")
+    if "copilot" in harnesses:
+        (home / ".copilot").mkdir(parents=True, exist_ok=True)
 
 
 @dataclass
@@ -214,17 +241,55 @@ class Installed:
         return launch(self.home, self.case, self.root, harness)
 
 
-def install_home(root: Path, key: str) -> Installed:
+def install_home(root: Path, key: str, harnesses: tuple[str, ...] = FIRST_WAVE) -> Installed:
+    """A home with each harness's own directory, after the real `skilltool plugins install`."""
     root.mkdir(parents=True, exist_ok=True)
     case = make_case(key, root)
     home = sandbox.make_home(root)
-    harness_dirs(home, case.name, ("opencode", "codex", "pi", "hermes"))
+    harness_dirs(home, case.name, harnesses)
     soul = home / ".hermes/profiles" / case.name / "SOUL.md"
     seeded = soul.read_bytes() if soul.is_file() else None
     done = skilltool(home, case, root, "install")
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     return Installed(case, root, home, output, seeded)
+
+
+# the provenance line skilltool puts in a rendered file, as a YAML comment
+MARKER = re.compile(r"^# rendered by skilltool from (.+) \(sha256:[0-9a-f]{64}\)$")
+
+
+@dataclass(frozen=True)
+class RenderedAgent:
+    """An agent file with YAML frontmatter, as a harness will read it."""
+
+    front: dict[str, Any]  # the frontmatter, parsed
+    lines: list[str]  # the frontmatter's lines, as written
+    body: str  # every character after the closing '---' line, exactly
+
+    def marker(self) -> re.Match[str] | None:
+        """The marker comment line of the frontmatter, if there is one."""
+        for line in self.lines:
+            match = MARKER.match(line)
+            if match:
+                return match
+        return None
+
+
+def rendered_agent(path: Path) -> RenderedAgent:
+    match = _FRONTMATTER.match(text(path))
+    assert match, f"{path}: no frontmatter"
+    front = yaml.safe_load(match.group(1)) or {}
+    assert isinstance(front, dict), f"{path}: frontmatter is not a mapping"
+    return RenderedAgent(front, match.group(1).splitlines(), match.group(2))
+
+
+def with_front_line(path: Path, line: str, target: Path) -> None:
+    """Copy an agent file to `target` with one more frontmatter line right after the
+    opening `---` (a control: the same file with a key the harness should complain about)."""
+    first, rest = text(path).split("\n", 1)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(f"{first}\n{line}\n{rest}".encode())
 
 
 def lines_about(output: str, path: str) -> list[str]:

@@ -73,6 +73,9 @@ def harness_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str,
             "npm_config_offline": "true",  # pi-acp runs `npm view` for an update notice
             "npm_config_update_notifier": "false",
             "NO_UPDATE_NOTIFIER": "1",
+            "DISABLE_AUTOUPDATER": "1",  # Claude Code
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # Claude Code: telemetry, updates
+            "COPILOT_AUTO_UPDATE": "false",
             "NO_COLOR": "1",
             "CI": "true",
         }

@@ -22,6 +22,24 @@ is answered. Use it as a context manager from pytest::
         req = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
         assert "my instructions" in req.text
 
+Two more stubs share the recording and the API (``snapshot``, ``model_requests``,
+``wait_for``, ``Recorded.system_texts``):
+
+- ``AnthropicStub``: the Anthropic Messages API for Claude Code and claude-agent-acp
+  (``ANTHROPIC_BASE_URL=stub.origin``): ``POST /v1/messages`` (SSE when
+  ``"stream": true``), ``POST /v1/messages/count_tokens``, ``GET /v1/models``.
+  Recorded kind ``"messages"``.
+- ``GeminiStub``: the Gemini API for Gemini CLI (``GOOGLE_GEMINI_BASE_URL=stub.origin``):
+  ``POST /v1beta/models/M:generateContent``, ``…:streamGenerateContent`` (SSE with
+  ``?alt=sse``, else a JSON array), ``…:countTokens``, ``…:embedContent``,
+  ``GET /v1beta/models``. Recorded kind ``"generate"``.
+
+A reply may be scripted: ``reply`` is a string or a callable ``(Recorded) -> reply``,
+where a reply is a string (one text part), a dict (one part/content block as the API
+spells it: ``{"functionCall": …}`` for Gemini, ``{"type": "tool_use", …}`` for
+Anthropic), or a list of those. ``Recorded.texts()`` gives every ``"text"`` string in
+a request (system, messages, tool results) for ``in`` checks.
+
 Nothing here needs a network beyond loopback; the server thread is a daemon and is
 shut down on exit.
 """
@@ -34,9 +52,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
-Reply = str | Callable[["Recorded"], str]
+ReplyPart = str | dict[str, Any]
+ReplyValue = ReplyPart | list[ReplyPart]
+Reply = ReplyValue | Callable[["Recorded"], ReplyValue]
+MODEL_KINDS = ("chat", "responses", "messages", "generate")
+Stub = TypeVar("Stub", bound="OpenAIStub")
 
 
 @dataclass
@@ -48,7 +70,7 @@ class Recorded:
     headers: dict[str, str]
     raw: bytes
     json: Any = None
-    kind: str = "other"  # "chat" | "responses" | "models" | "other"
+    kind: str = "other"  # chat | responses | messages | generate | count_tokens | models | other
     time: float = field(default_factory=time.time)
 
     @property
@@ -64,17 +86,44 @@ class Recorded:
         """Every system/developer text the request carries, in order.
 
         Chat: ``messages[].role in (system, developer)``; Responses: ``instructions``
-        and ``input[]`` items with role system/developer.
+        and ``input[]`` items with role system/developer; Anthropic: ``system`` (a
+        string or text blocks); Gemini: ``systemInstruction.parts[].text``.
         """
         out: list[str] = []
         body = self.json if isinstance(self.json, dict) else {}
         if isinstance(body.get("instructions"), str):
             out.append(body["instructions"])
+        if self.kind == "messages" and "system" in body:
+            out.extend(_content_texts(body["system"]))
+        for key in ("systemInstruction", "system_instruction"):
+            instruction = body.get(key)
+            if isinstance(instruction, dict):
+                out.extend(_content_texts(instruction.get("parts")))
+            elif isinstance(instruction, str):
+                out.append(instruction)
         items = body.get("messages") or body.get("input") or []
         if isinstance(items, list):
             for m in items:
                 if isinstance(m, dict) and m.get("role") in ("system", "developer"):
                     out.extend(_content_texts(m.get("content")))
+        return out
+
+    def texts(self) -> list[str]:
+        """Every string value of a ``"text"`` key anywhere in the JSON body, in order."""
+        out: list[str] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    if key == "text" and isinstance(value, str):
+                        out.append(value)
+                    else:
+                        walk(value)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+
+        walk(self.json)
         return out
 
 
@@ -114,17 +163,20 @@ class OpenAIStub:
 
     # -- lifecycle --
 
-    def __enter__(self) -> OpenAIStub:
+    def __enter__(self: Stub) -> Stub:
         self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _handler_base(self) -> type[_Handler]:
+        return _Handler
+
     def start(self) -> None:
         stub = self
 
-        class Handler(_Handler):
+        class Handler(self._handler_base()):  # type: ignore[misc]
             owner = stub
 
         self._server = ThreadingHTTPServer((self._host, self._port), Handler)
@@ -171,8 +223,8 @@ class OpenAIStub:
             return list(self.requests)
 
     def model_requests(self) -> list[Recorded]:
-        """Requests that asked a model for a completion (chat or responses)."""
-        return [r for r in self.snapshot() if r.kind in ("chat", "responses")]
+        """Requests that asked a model for a completion (any API)."""
+        return [r for r in self.snapshot() if r.kind in MODEL_KINDS]
 
     def wait_for(
         self, pred: Callable[[Recorded], bool] | None = None, timeout: float = 30.0
@@ -181,7 +233,7 @@ class OpenAIStub:
 
         Raises TimeoutError after `timeout` seconds.
         """
-        pred = pred or (lambda r: r.kind in ("chat", "responses"))
+        pred = pred or (lambda r: r.kind in MODEL_KINDS)
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -194,8 +246,14 @@ class OpenAIStub:
                     raise TimeoutError(f"no matching request in {timeout}s; saw {seen}")
                 self._cond.wait(timeout=min(left, 0.5))
 
-    def reply_for(self, rec: Recorded) -> str:
+    def reply_for(self, rec: Recorded) -> ReplyValue:
         return self.reply(rec) if callable(self.reply) else self.reply
+
+    def reply_text(self, rec: Recorded) -> str:
+        """The reply as plain text (the OpenAI APIs here answer text only)."""
+        value = self.reply_for(rec)
+        parts = value if isinstance(value, list) else [value]
+        return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in parts)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -224,14 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
                 body = json.loads(data)
             except ValueError:
                 body = None
-        path = self.path.split("?", 1)[0].rstrip("/")
-        kind = "other"
-        if path.endswith("/chat/completions"):
-            kind = "chat"
-        elif path.endswith("/responses"):
-            kind = "responses"
-        elif path.endswith("/models"):
-            kind = "models"
+        kind = self.classify(self.path.split("?", 1)[0].rstrip("/"))
         rec = Recorded(
             method=self.command,
             path=self.path,
@@ -242,6 +293,15 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self.owner._record(rec)
         return rec
+
+    def classify(self, path: str) -> str:
+        if path.endswith("/chat/completions"):
+            return "chat"
+        if path.endswith("/responses"):
+            return "responses"
+        if path.endswith("/models"):
+            return "models"
+        return "other"
 
     def _read_chunked(self) -> bytes:
         out = b""
@@ -312,7 +372,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- chat completions --
 
     def _chat(self, rec: Recorded) -> None:
-        text = self.owner.reply_for(rec)
+        text = self.owner.reply_text(rec)
         model = (rec.json or {}).get("model") or self.owner.model
         usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
         if not rec.streaming:
@@ -357,7 +417,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- responses --
 
     def _responses(self, rec: Recorded) -> None:
-        text = self.owner.reply_for(rec)
+        text = self.owner.reply_text(rec)
         model = (rec.json or {}).get("model") or self.owner.model
         rid, mid = "resp_stub", "msg_stub"
         usage = {
@@ -443,6 +503,222 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
         self._send_sse(events())
+
+
+# -- Anthropic Messages API (Claude Code, claude-agent-acp) ----------------------------------
+
+
+def _parts(value: ReplyValue) -> list[ReplyPart]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+class AnthropicStub(OpenAIStub):
+    """Loopback Anthropic Messages API: ``ANTHROPIC_BASE_URL=stub.base_url`` (no ``/v1``).
+
+    A reply part that is a dict is an Anthropic content block, e.g.
+    ``{"type": "tool_use", "name": "Agent", "input": {...}}`` (``id`` is filled in); a
+    reply holding a ``tool_use`` block ends with ``stop_reason: tool_use``.
+    """
+
+    def __init__(
+        self, reply: Reply = "stub reply", model: str = "claude-sonnet-4-5", **kw: Any
+    ) -> None:
+        super().__init__(reply=reply, model=model, **kw)
+
+    def _handler_base(self) -> type[_Handler]:
+        return _AnthropicHandler
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``: what ANTHROPIC_BASE_URL takes (the client adds /v1)."""
+        return self.origin
+
+
+class _AnthropicHandler(_Handler):
+    def classify(self, path: str) -> str:
+        if path.endswith("/messages/count_tokens"):
+            return "count_tokens"
+        if path.endswith("/messages"):
+            return "messages"
+        if path.endswith("/models"):
+            return "models"
+        return "other"
+
+    def _error(self, status: int, kind: str) -> None:
+        message = f"stub: no route {self.command} {self.path}"
+        self._send_json(status, {"type": "error", "error": {"type": kind, "message": message}})
+
+    def do_GET(self) -> None:
+        rec = self._read()
+        if rec.kind != "models":
+            self._error(404, "not_found_error")
+            return
+        m = self.owner.model
+        model = {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
+        self._send_json(200, {"data": [model], "has_more": False, "first_id": m, "last_id": m})
+
+    def do_POST(self) -> None:
+        rec = self._read()
+        if rec.kind == "messages":
+            self._messages(rec)
+        elif rec.kind == "count_tokens":
+            self._send_json(200, {"input_tokens": 10})
+        else:
+            self._error(404, "not_found_error")
+
+    def _messages(self, rec: Recorded) -> None:
+        blocks: list[dict[str, Any]] = []
+        for n, part in enumerate(_parts(self.owner.reply_for(rec))):
+            if isinstance(part, str):
+                blocks.append({"type": "text", "text": part})
+            else:
+                block = dict(part)
+                if block.get("type") == "tool_use":
+                    block.setdefault("id", f"toolu_stub{len(self.owner.snapshot())}_{n}")
+                    block.setdefault("input", {})
+                blocks.append(block)
+        tool = any(b.get("type") == "tool_use" for b in blocks)
+        stop = "tool_use" if tool else "end_turn"
+        model = (rec.json or {}).get("model") or self.owner.model
+        usage = {"input_tokens": 10, "output_tokens": 2,
+                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}  # fmt: skip
+        message: dict[str, Any] = {
+            "id": f"msg_stub{len(self.owner.snapshot())}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": blocks,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        if not rec.streaming:
+            self._send_json(200, message)
+            return
+
+        def events() -> Iterator[tuple[str | None, Any]]:
+            start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
+            yield "message_start", {"type": "message_start", "message": start}
+            for i, block in enumerate(blocks):
+                if block.get("type") == "text":
+                    opening: dict[str, Any] = {"type": "text", "text": ""}
+                    delta = {"type": "text_delta", "text": block["text"]}
+                elif block.get("type") == "tool_use":
+                    opening = dict(block, input={})
+                    delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+                else:
+                    opening, delta = block, None
+                yield "content_block_start", {"type": "content_block_start", "index": i,
+                                              "content_block": opening}  # fmt: skip
+                if delta is not None:
+                    yield "content_block_delta", {"type": "content_block_delta", "index": i,
+                                                  "delta": delta}  # fmt: skip
+                yield "content_block_stop", {"type": "content_block_stop", "index": i}
+            yield "message_delta", {"type": "message_delta",
+                                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                                    "usage": {"output_tokens": 2}}  # fmt: skip
+            yield "message_stop", {"type": "message_stop"}
+
+        self._send_sse(events())
+
+
+# -- Gemini API (Gemini CLI with an API key) -------------------------------------------------
+
+
+class GeminiStub(OpenAIStub):
+    """Loopback Gemini API: ``GOOGLE_GEMINI_BASE_URL=stub.base_url`` (no ``/v1beta``).
+
+    A reply part that is a dict is a Gemini part, e.g. ``{"functionCall": {"name": …,
+    "args": {…}}}``.
+    """
+
+    def __init__(
+        self, reply: Reply = "stub reply", model: str = "gemini-2.5-pro", **kw: Any
+    ) -> None:
+        super().__init__(reply=reply, model=model, **kw)
+
+    def _handler_base(self) -> type[_Handler]:
+        return _GeminiHandler
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``: what GOOGLE_GEMINI_BASE_URL takes."""
+        return self.origin
+
+
+def gemini_model(rec: Recorded) -> str:
+    """The model a Gemini request names in its path (``…/models/<model>:verb``)."""
+    path = rec.path.split("?", 1)[0]
+    return path.rsplit("/models/", 1)[-1].split(":", 1)[0] if "/models/" in path else ""
+
+
+class _GeminiHandler(_Handler):
+    def classify(self, path: str) -> str:
+        if path.endswith((":generateContent", ":streamGenerateContent")):
+            return "generate"
+        if path.endswith(":countTokens"):
+            return "count_tokens"
+        if path.endswith((":embedContent", ":batchEmbedContents")):
+            return "embed"
+        if path.endswith("/models"):
+            return "models"
+        return "other"
+
+    def _error(self, status: int) -> None:
+        message = f"stub: no route {self.command} {self.path}"
+        self._send_json(
+            status, {"error": {"code": status, "message": message, "status": "NOT_FOUND"}}
+        )
+
+    def do_GET(self) -> None:
+        rec = self._read()
+        if rec.kind != "models":
+            self._error(404)
+            return
+        m = self.owner.model
+        self._send_json(200, {"models": [{"name": f"models/{m}", "displayName": m,
+                                          "supportedGenerationMethods": ["generateContent"]}]})  # fmt: skip
+
+    def do_POST(self) -> None:
+        rec = self._read()
+        path = self.path.split("?", 1)[0]
+        if rec.kind == "generate":
+            self._generate(rec, stream=path.endswith(":streamGenerateContent"))
+        elif rec.kind == "count_tokens":
+            self._send_json(200, {"totalTokens": 10})
+        elif rec.kind == "embed":
+            vector = {"values": [0.0] * 8}
+            body = rec.json if isinstance(rec.json, dict) else {}
+            if path.endswith(":batchEmbedContents"):
+                self._send_json(200, {"embeddings": [vector for _ in body.get("requests") or [0]]})
+            else:
+                self._send_json(200, {"embedding": vector})
+        else:
+            self._error(404)
+
+    def _generate(self, rec: Recorded, stream: bool) -> None:
+        parts = [
+            {"text": p} if isinstance(p, str) else dict(p)
+            for p in _parts(self.owner.reply_for(rec))
+        ]
+        response = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 2,
+                "totalTokenCount": 12,
+            },
+            "modelVersion": gemini_model(rec) or self.owner.model,
+            "responseId": f"stub{len(self.owner.snapshot())}",
+        }
+        if not stream:
+            self._send_json(200, response)
+        elif "alt=sse" in self.path:
+            self._send_sse(iter([(None, response)]))
+        else:
+            self._send_json(200, [response])
 
 
 def _decompress(raw: bytes, enc: str) -> bytes:

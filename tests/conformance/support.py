@@ -22,6 +22,9 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "codex": ("Codex", "codex", ("@agentclientprotocol/codex-acp",)),
     "pi": ("pi", "pi", ("pi-acp",)),
     "hermes": ("Hermes", "hermes", ()),
+    "claude": ("Claude Code", "claude", ("@agentclientprotocol/claude-agent-acp",)),
+    "gemini": ("Gemini CLI", "gemini", ()),
+    "copilot": ("Copilot CLI", "copilot", ()),
 }
 
 Proven = Callable[[str, str], None]
@@ -57,10 +60,15 @@ def version(harness: str) -> str:
         except Exception as err:  # a version is worth no failure
             shown.append(f"{launcher} --version: failed ({err})")
     for package in HARNESSES[harness][2]:
-        manifest = sandbox.harness_cache() / "npm/node_modules" / package / "package.json"
+        # npm/: the first wave's adapters; npm24/: the ones installed with Node 24
+        manifests = [
+            sandbox.harness_cache() / group / "node_modules" / package / "package.json"
+            for group in ("npm", "npm24")
+        ]
         try:
+            manifest = next(m for m in manifests if m.is_file())
             shown.append(f"{package} {json.loads(manifest.read_text())['version']}")
-        except (OSError, ValueError, KeyError):
+        except (StopIteration, OSError, ValueError, KeyError):
             shown.append(f"{package} ?")
     return "; ".join(shown)
 
