@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Rendering
 
 BACKUP_SUFFIX = ".before-skilltool"
+# where an installed skilltool keeps its bundled plugins, whatever the prefix
+BUNDLED_TAIL = os.sep + os.path.join("skilltool", "resources", "plugins")
 
 # what is at a target path now
 State = Literal[
@@ -120,13 +122,17 @@ class SkillsDir:
         skilltool links `<dir>/<skill>` to `<plugin>/skills/<skill>`, where the plugin is a
         search-path entry or a directory inside one. Only a link of that exact shape, into
         a place on the current search path, is ours; a link made by hand to another name,
-        or into a place no longer searched, is left alone.
+        or into a place no longer searched, is left alone. One exception, also read from
+        the link: a link into the plugins bundled with an installed skilltool
+        (`.../skilltool/resources/plugins/...`), so that reinstalling skilltool elsewhere
+        does not strand the links the old copy made.
         """
         skills, base = os.path.split(dest)
         plugin_root, leaf = os.path.split(skills)
         if base != name or leaf != "skills":
             return False
-        return plugin_root in self.bases or os.path.dirname(plugin_root) in self.bases
+        parent = os.path.dirname(plugin_root)
+        return plugin_root in self.bases or parent in self.bases or parent.endswith(BUNDLED_TAIL)
 
     def state(self, name: str, want: str | None) -> tuple[State, str, str | None]:
         """(state, reason, where the link points) for the entry `name`."""

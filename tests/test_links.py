@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result, build_file_tree, plugin_tree, run, skill_md
+from tests.conftest import REPO, Result, build_file_tree, plugin_tree, run, skill_md
 
 Entry = tuple[object, ...]
 
@@ -516,3 +516,23 @@ def test_same_skill_in_two_plugins_at_one_level_first_wins_with_a_warning(
     status = json.loads(run("plugins", "status", "--json", "--home", home).stdout)
     links = {(p["name"], s["name"]): s["link"] for p in status["plugins"] for s in p["skills"]}
     assert links == {("alpha", "pdf-tools"): "linked", ("beta", "pdf-tools"): "not linked"}
+
+
+def test_link_into_an_older_installed_skilltool_is_ours_and_replaced(
+    home: Path, tmp_path: Path
+) -> None:
+    old = (
+        tmp_path
+        / "old-venv/lib/python3.11/site-packages/skilltool/resources/plugins/skilltool/skills"
+    )
+    (home / ".agents/skills").mkdir(parents=True)
+    (home / ".agents/skills/writing-skills").symlink_to(old / "writing-skills")  # that venv is gone
+    (home / ".agents/skills/by-hand").symlink_to(tmp_path / "elsewhere/skills/by-hand")
+    result = install(home)
+    assert result.code == 0
+    assert [line for line in result.lines if "writing-skills" in line] == [
+        f"relinked  skill writing-skills -> {REPO}/resources/plugins/skilltool/skills/writing-skills"
+    ]
+    assert os.readlink(home / ".agents/skills/by-hand") == str(
+        tmp_path / "elsewhere/skills/by-hand"
+    )
