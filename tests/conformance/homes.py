@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,6 +295,29 @@ def with_front_line(path: Path, line: str, target: Path) -> None:
 
 def lines_about(output: str, path: str) -> list[str]:
     return [line for line in output.splitlines() if path in line]
+
+
+def left_alone(
+    home: Path,
+    case: AgentCase,
+    tmp_path: Path,
+    target: Path,
+    shown: str,
+    still_loads: Callable[[], None],
+) -> None:
+    """A user's own file at a target path: `install` says it is left and `install` and
+    `uninstall` keep it byte for byte (mode too); the harness loads it before, between
+    and after."""
+    before = content_and_mode(target)
+    still_loads()
+    for command in ("install", "uninstall"):
+        done = skilltool(home, case, tmp_path, command)
+        assert done.returncode == 0, done.stderr
+        if command == "install":
+            left = re.compile(rf"left\s+{re.escape(shown)}: ")
+            assert any(left.match(line) for line in done.stdout.splitlines()), done.stdout
+        assert content_and_mode(target) == before
+        still_loads()
 
 
 def content_and_mode(path: Path) -> tuple[bytes, int]:

@@ -19,11 +19,9 @@ from tests.conformance.homes import (
     TIMEOUT,
     Installed,
     bundled_case,
-    content_and_mode,
     harness_dirs,
-    lines_about,
+    left_alone,
     rendered_agent,
-    skilltool,
     with_front_line,
 )
 from tests.conformance.sandbox import harness_bin, harness_env, make_home, run
@@ -296,7 +294,6 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
     target = home / ".claude/agents" / f"{case.name}.md"
     target.parent.mkdir(parents=True)
     target.write_bytes(FOREIGN_AGENT.encode("utf-8"))
-    before = content_and_mode(target)
 
     def runs_the_users_agent() -> None:
         with AnthropicStub() as stub:
@@ -305,18 +302,9 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
         assert "My own Claude prompt, not skilltool's. ✓" in request.system_texts()
         assert case.body.strip() not in request.system_texts()
 
-    runs_the_users_agent()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.claude/agents/{case.name}.md")
-    assert said and said[0].startswith("left"), done.stdout
-    assert content_and_mode(target) == before
-    runs_the_users_agent()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(target) == before
-    runs_the_users_agent()
+    left_alone(
+        home, case, tmp_path, target, f"~/.claude/agents/{case.name}.md", runs_the_users_agent
+    )
     proven(
         "claude",
         "a user's own ~/.claude/agents/<name>.md is byte-for-byte untouched by install and "

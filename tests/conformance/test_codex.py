@@ -19,10 +19,8 @@ from tests.conformance.homes import (
     ACP_TIMEOUT,
     Installed,
     bundled_case,
-    content_and_mode,
     harness_dirs,
-    lines_about,
-    skilltool,
+    left_alone,
     text,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
@@ -261,7 +259,6 @@ def test_a_foreign_profile_is_left_alone(tmp_path: Path, proven: Proven) -> None
     harness_dirs(home, case.name, ("codex",))
     target = home / ".codex" / f"{case.name}.config.toml"
     target.write_bytes(FOREIGN_PROFILE.encode("utf-8"))
-    before = content_and_mode(target)
     env = harness_env(home)
 
     def loads_the_users_profile() -> None:
@@ -270,18 +267,9 @@ def test_a_foreign_profile_is_left_alone(tmp_path: Path, proven: Proven) -> None
         assert "My own Codex profile, not skilltool's. ✓" in firsts
         assert case.instructions not in firsts
 
-    loads_the_users_profile()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.codex/{case.name}.config.toml")
-    assert said and said[0].startswith("left"), done.stdout
-    assert content_and_mode(target) == before
-    loads_the_users_profile()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(target) == before
-    loads_the_users_profile()
+    left_alone(
+        home, case, tmp_path, target, f"~/.codex/{case.name}.config.toml", loads_the_users_profile
+    )
     proven(
         "codex",
         "a user's own ~/.codex/<name>.config.toml is byte-for-byte untouched by install and "

@@ -18,11 +18,9 @@ from tests.conformance.homes import (
     TIMEOUT,
     Installed,
     bundled_case,
-    content_and_mode,
     harness_dirs,
-    lines_about,
+    left_alone,
     rendered_agent,
-    skilltool,
     text,
 )
 from tests.conformance.sandbox import DEAD_PROXY, harness_env, make_home, run
@@ -199,7 +197,6 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
     target = home / ".copilot/agents" / f"{case.name}.agent.md"
     target.parent.mkdir(parents=True)
     target.write_bytes(FOREIGN_AGENT.encode("utf-8"))
-    before = content_and_mode(target)
     work = work_dir(tmp_path)
 
     def sends_the_users_prompt() -> None:
@@ -214,18 +211,14 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
         assert "My own Copilot prompt, not skilltool's. ✓" in system
         assert case.body.strip() not in system
 
-    sends_the_users_prompt()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.copilot/agents/{case.name}.agent.md")
-    assert said and said[0].startswith("left"), done.stdout
-    assert content_and_mode(target) == before
-    sends_the_users_prompt()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(target) == before
-    sends_the_users_prompt()
+    left_alone(
+        home,
+        case,
+        tmp_path,
+        target,
+        f"~/.copilot/agents/{case.name}.agent.md",
+        sends_the_users_prompt,
+    )
     proven(
         "copilot",
         "a user's own ~/.copilot/agents/<name>.agent.md is byte-for-byte untouched by install "

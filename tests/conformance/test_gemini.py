@@ -21,11 +21,9 @@ from tests.conformance.homes import (
     TIMEOUT,
     Installed,
     bundled_case,
-    content_and_mode,
     harness_dirs,
-    lines_about,
+    left_alone,
     rendered_agent,
-    skilltool,
     text,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
@@ -244,7 +242,6 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
     target = home / ".gemini/agents" / f"{case.name}.md"
     target.parent.mkdir(parents=True)
     target.write_bytes(FOREIGN_AGENT.encode("utf-8"))
-    before = content_and_mode(target)
 
     def lists_the_users_agent() -> None:
         with GeminiStub() as stub:
@@ -252,18 +249,9 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
             request = stub.wait_for()
         assert f"\n- {case.name} -> The user's own agent\n" in system_text(request)
 
-    lists_the_users_agent()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.gemini/agents/{case.name}.md")
-    assert said and said[0].startswith("left"), done.stdout
-    assert content_and_mode(target) == before
-    lists_the_users_agent()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(target) == before
-    lists_the_users_agent()
+    left_alone(
+        home, case, tmp_path, target, f"~/.gemini/agents/{case.name}.md", lists_the_users_agent
+    )
     proven(
         "gemini",
         "a user's own ~/.gemini/agents/<name>.md is byte-for-byte untouched by install and "

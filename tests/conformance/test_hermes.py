@@ -17,6 +17,7 @@ from tests.conformance.homes import (
     bundled_case,
     content_and_mode,
     harness_dirs,
+    left_alone,
     lines_about,
     skilltool,
     text,
@@ -192,26 +193,16 @@ def test_a_foreign_soul_md_is_left_alone(tmp_path: Path, proven: Proven) -> None
     harness_dirs(home, case.name, ("hermes",))
     soul = home / ".hermes/profiles" / case.name / "SOUL.md"
     soul.write_bytes(FOREIGN_SOUL.encode("utf-8"))
-    before = content_and_mode(soul)
 
     def loads_the_users_soul() -> None:
         prompt = system_prompt(home, case.name)
         assert prompt.startswith(FOREIGN_SOUL.strip())
         assert as_hermes_sees_it(case.body) not in prompt
 
-    loads_the_users_soul()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.hermes/profiles/{case.name}/SOUL.md")
-    assert said and said[0].startswith("left"), done.stdout
-    assert content_and_mode(soul) == before
+    left_alone(
+        home, case, tmp_path, soul, f"~/.hermes/profiles/{case.name}/SOUL.md", loads_the_users_soul
+    )
     assert not soul.with_name("SOUL.md.before-skilltool").exists()
-    loads_the_users_soul()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(soul) == before
-    loads_the_users_soul()
     proven(
         "hermes",
         "a user's own SOUL.md is byte-for-byte untouched by install and uninstall, and Hermes's "

@@ -15,10 +15,8 @@ from tests.conformance.homes import (
     ACP_TIMEOUT,
     Installed,
     bundled_case,
-    content_and_mode,
     harness_dirs,
-    lines_about,
-    skilltool,
+    left_alone,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import OpenAIStub
@@ -159,7 +157,6 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
     target = home / ".config/opencode/agent" / f"{case.name}.md"
     target.parent.mkdir(parents=True)
     target.write_bytes(FOREIGN_AGENT.encode("utf-8"))
-    before = content_and_mode(target)
     env = harness_env(home)
 
     def loads_the_users_agent() -> None:
@@ -167,18 +164,14 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
         assert data["prompt"] == "My own OpenCode prompt, not skilltool's. ✓"
         assert data["description"] == "The user's own agent"
 
-    loads_the_users_agent()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.config/opencode/agent/{case.name}.md")
-    assert said and said[0].startswith("left"), done.stdout
-    assert content_and_mode(target) == before
-    loads_the_users_agent()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(target) == before
-    loads_the_users_agent()
+    left_alone(
+        home,
+        case,
+        tmp_path,
+        target,
+        f"~/.config/opencode/agent/{case.name}.md",
+        loads_the_users_agent,
+    )
     proven(
         "opencode",
         "a user's own ~/.config/opencode/agent/<name>.md is byte-for-byte untouched by install "

@@ -22,10 +22,8 @@ from tests.conformance.homes import (
     TIMEOUT,
     Installed,
     bundled_case,
-    content_and_mode,
     harness_dirs,
-    lines_about,
-    skilltool,
+    left_alone,
     text,
 )
 from tests.conformance.sandbox import harness_env, make_home
@@ -204,7 +202,6 @@ def test_a_foreign_wrapper_is_left_alone(tmp_path: Path, proven: Proven) -> None
     wrapper.write_bytes(FOREIGN_WRAPPER.encode())
     wrapper.chmod(0o755)
     (home / "my-pi-prompt.md").write_bytes(FOREIGN_PROMPT.encode("utf-8"))
-    before = content_and_mode(wrapper)
     dump = tmp_path / "dump.txt"
 
     def starts_pi_with_the_users_prompt() -> None:
@@ -213,18 +210,14 @@ def test_a_foreign_wrapper_is_left_alone(tmp_path: Path, proven: Proven) -> None
         assert "<addendum>\n" + FOREIGN_PROMPT + "\n</addendum>" in prompt
         assert case.body not in prompt
 
-    starts_pi_with_the_users_prompt()
-    done = skilltool(home, case, tmp_path, "install")
-    assert done.returncode == 0, done.stderr
-    said = lines_about(done.stdout, f"~/.pi/agent/skilltool/{case.name}")
-    assert [line for line in said if line.startswith("left")], done.stdout
-    assert content_and_mode(wrapper) == before
-    starts_pi_with_the_users_prompt()
-
-    done = skilltool(home, case, tmp_path, "uninstall")
-    assert done.returncode == 0, done.stderr
-    assert content_and_mode(wrapper) == before
-    starts_pi_with_the_users_prompt()
+    left_alone(
+        home,
+        case,
+        tmp_path,
+        wrapper,
+        f"~/.pi/agent/skilltool/{case.name}",
+        starts_pi_with_the_users_prompt,
+    )
     proven(
         "pi",
         "a user's own wrapper at ~/.pi/agent/skilltool/<name> is byte-for-byte (and mode) "
