@@ -48,19 +48,23 @@ def _in_real_home(path: object) -> bool:
     return full == REAL_HOME or REAL_HOME in full.parents
 
 
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if not _guard["on"]:
-        return
-    paths: tuple[object, ...] = ()
+def written_paths(event: str, args: tuple[Any, ...]) -> tuple[object, ...]:
+    """The paths an audit event writes to, changes or removes (none for a read)."""
     if event == "open":
         path, mode, flags = args
         writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
             isinstance(flags, int) and flags & _WRITE_FLAGS
         )
-        paths = (path,) if writing else ()
-    elif event in _WRITES:
-        paths = tuple(args[i] for i in _WRITES[event] if i < len(args))
-    for path in paths:
+        return (path,) if writing else ()
+    if event in _WRITES:
+        return tuple(args[i] for i in _WRITES[event] if i < len(args))
+    return ()
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _guard["on"]:
+        return
+    for path in written_paths(event, args):
         if _in_real_home(path):
             raise AssertionError(f"a test touched the real home directory: {event} {path}")
 

@@ -17,41 +17,17 @@ from hypothesis import strategies as st
 
 from skilltool import parse
 from skilltool.apply import TEMP_PREFIX
-from tests.conftest import run
+from tests.conftest import run, written_paths
 from tests.hostile.tally import COUNTS
 
-# audit events that change the file system, and which of their arguments are paths
-WRITES = {
-    "os.symlink": (1,),
-    "os.link": (1,),
-    "os.remove": (0,),
-    "os.rmdir": (0,),
-    "os.rename": (0, 1),
-    "os.replace": (0, 1),
-    "os.mkdir": (0,),
-    "os.chmod": (0,),
-    "os.chown": (0,),
-    "os.utime": (0,),
-    "os.truncate": (0,),
-    "shutil.rmtree": (0,),
-}
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# the paths each run being watched wrote to, changed or removed
 _log: list[list[tuple[str, str]]] = []
 
 
 def _record(event: str, args: tuple[Any, ...]) -> None:
     if not _log:
         return
-    found: tuple[object, ...] = ()
-    if event == "open":
-        path, mode, flags = args
-        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & WRITE_FLAGS
-        )
-        found = (path,) if writing else ()
-    elif event in WRITES:
-        found = tuple(args[i] for i in WRITES[event] if i < len(args))
-    for path in found:
+    for path in written_paths(event, args):
         if path is not None and not isinstance(path, int):
             _log[-1].append((event, os.path.abspath(os.fsdecode(path))))
 
