@@ -16,11 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from skilltool.plan import Action, read_link
-
-# every temporary file or link skilltool makes starts so; one a killed run left behind is
-# removed by the next run that writes in that directory
-TEMP_PREFIX = ".skilltool-tmp-"
+from skilltool.plan import TEMP_PREFIX, Action, read_link
 
 
 class Outcome(NamedTuple):

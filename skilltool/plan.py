@@ -7,17 +7,21 @@ plan an apply would carry out: one code path for all of them.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from skilltool import markers
-from skilltool.model import Agent, Catalogue, Problem, Skill
+from skilltool.model import Agent, Catalogue, Plugin, Problem, Skill
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Rendering
 
+Named = TypeVar("Named", Skill, Agent)
 BACKUP_SUFFIX = ".before-skilltool"
+# every temporary file or link skilltool makes starts so; one a killed run left behind is
+# not a rendering: apply.sweep removes it before the next run writes in that directory
+TEMP_PREFIX = ".skilltool-tmp-"
 # where an installed skilltool keeps its bundled plugins, whatever the prefix
 BUNDLED_TAIL = os.sep + os.path.join("skilltool", "resources", "plugins")
 
@@ -70,27 +74,36 @@ def read_link(path: Path) -> str | None:
     return os.path.normpath(os.path.join(path.parent, dest))
 
 
-def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem]]:
-    """Skill name -> the skill linked under it: the first active plugin on the path wins."""
-    winners: dict[str, Skill] = {}
-    owner: dict[str, str] = {}
+def _first_of_each_name(
+    catalogue: Catalogue,
+    members: Callable[[Plugin], tuple[Named, ...]],
+    clash: Callable[[Named, Named, Plugin], Problem],
+) -> tuple[dict[str, Named], list[Problem]]:
+    """Name -> the first skill or agent of that name among the active plugins, in path order;
+    a later one of the same name is a problem (it loses)."""
+    winners: dict[str, tuple[Named, Plugin]] = {}
     problems = []
     for plugin in catalogue.active:
-        for skill in plugin.skills:
-            if skill.name in winners:
-                problems.append(
-                    Problem(
-                        skill.path,
-                        f"skill {skill.name!r} is also in plugin {owner[skill.name]!r} "
-                        f"({winners[skill.name].path}), which comes first on the search path; "
-                        "this one is not linked: rename one of them",
-                        severity="warning",
-                    )
-                )
+        for member in members(plugin):
+            if member.name in winners:
+                problems.append(clash(member, *winners[member.name]))
                 continue
-            winners[skill.name] = skill
-            owner[skill.name] = plugin.name
-    return winners, problems
+            winners[member.name] = (member, plugin)
+    return {name: member for name, (member, _) in winners.items()}, problems
+
+
+def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem]]:
+    """Skill name -> the skill linked under it: the first active plugin on the path wins."""
+
+    def clash(skill: Skill, first: Skill, plugin: Plugin) -> Problem:
+        return Problem(
+            skill.path,
+            f"skill {skill.name!r} is also in plugin {plugin.name!r} ({first.path}), which "
+            "comes first on the search path; this one is not linked: rename one of them",
+            severity="warning",
+        )
+
+    return _first_of_each_name(catalogue, lambda plugin: plugin.skills, clash)
 
 
 class SkillsDir:
@@ -236,22 +249,18 @@ def merge(plans: Iterable[Plan]) -> Plan:
 
 def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:
     """Every agent to render: the first active plugin on the path wins a name."""
-    winners: dict[str, Agent] = {}
-    problems = []
-    for plugin in catalogue.active:
-        for agent in plugin.agents:
-            if agent.name in winners:
-                problems.append(
-                    Problem(
-                        agent.path,
-                        f"agent {agent.name!r} is also defined in {winners[agent.name].path}, "
-                        "which comes first on the search path; this one is not rendered",
-                        "name",
-                        severity="warning",
-                    )
-                )
-                continue
-            winners[agent.name] = agent
+
+    def clash(agent: Agent, first: Agent, plugin: Plugin) -> Problem:
+        return Problem(
+            agent.path,
+            f"agent {agent.name!r} is also defined in {first.path}, which comes first on "
+            "the search path; this one is not rendered",
+            "name",
+            agent.lines.get("name"),
+            severity="warning",
+        )
+
+    winners, problems = _first_of_each_name(catalogue, lambda plugin: plugin.agents, clash)
     return list(winners.values()), problems
 
 
@@ -403,7 +412,7 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
 
     found = []
     for path in harness.owned_places():
-        if path in wanted or os.path.islink(path):
+        if path in wanted or os.path.islink(path) or path.name.startswith(TEMP_PREFIX):
             continue
         data = read_regular(path)
         marker = markers.find(data) if data is not None else None

@@ -290,3 +290,18 @@ def test_claude_gets_each_skill_linked_into_its_own_skills_dir(home: Path, sourc
     assert (home / ".claude/skills/notes").is_dir()
     assert (home / ".claude/skills/mine/SKILL.md").read_text() == "my own\n"
     assert not (home / ".claude/agents/helper.md").exists()
+
+
+@pytest.mark.parametrize("harness", ["pi", "codex", "opencode"])
+def test_a_temporary_file_left_by_a_killed_run_is_swept_not_failed_on(
+    home: Path, source: Path, harness: str
+) -> None:
+    targets = setup(home, harness)
+    skilltool(home, source, "install", "--only", harness)
+    # a run killed between writing its temporary copy and renaming it into place
+    leftover = targets[0].with_name(".skilltool-tmp-abc123")
+    leftover.write_bytes(targets[0].read_bytes())
+    code, lines = skilltool(home, source, "install", "--only", harness)
+    assert code == 0, lines
+    assert all(line.startswith("unchanged") for line in lines), lines
+    assert not leftover.exists()
