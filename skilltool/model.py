@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
-Origin = Literal["user", "system", "bundled", "override", "argument"]
+Origin = Literal["added", "user", "system", "bundled", "override", "argument"]
 Severity = Literal["error", "warning"]
 
 
@@ -46,6 +46,8 @@ class SearchEntry(NamedTuple):
 
     path: Path
     origin: Origin
+    # only these plugins of the entry are used (an added marketplace with --plugin); empty: all
+    only: tuple[str, ...] = ()
 
 
 class Skill(NamedTuple):
@@ -84,6 +86,32 @@ class Plugin(NamedTuple):
     @property
     def active(self) -> bool:
         return self.shadowed_by is None
+
+
+class MarketplaceEntry(NamedTuple):
+    """One plugin a marketplace lists, and where it comes from."""
+
+    name: str
+    # a relative path (a plugin in the marketplace's own tree), or a remote source object
+    # such as {"source": "github", "repo": "owner/repo"}
+    source: str | Mapping[str, Any]
+    strict: bool = True  # False: the entry itself lists the components, no plugin.json needed
+    fields: Mapping[str, Any] = EMPTY  # the whole entry, as written
+    line: int | None = None
+
+    @property
+    def remote(self) -> bool:
+        return not isinstance(self.source, str)
+
+
+class Marketplace(NamedTuple):
+    """A `.claude-plugin/marketplace.json` and the plugins it lists."""
+
+    name: str
+    root: Path  # the directory holding .claude-plugin/
+    manifest: Path
+    plugin_root: str | None  # metadata.pluginRoot: where relative sources start
+    entries: tuple[MarketplaceEntry, ...]
 
 
 class Catalogue(NamedTuple):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skilltool.model import Agent, Problem, Severity, Skill
+from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill
 
 SAFE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 NAME_RULE = "use 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with '-'"
@@ -511,3 +511,60 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
     if out.failed:
         return None, out.items
     return data, out.items
+
+
+MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
+
+
+def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
+    """A .claude-plugin/marketplace.json -> the Marketplace (None if unusable) and its problems."""
+    out = Problems(path)
+    got = _read(path, out, MANIFEST_SIZE_LIMIT)
+    if got is None:
+        return None, out.items
+    if got[1]:
+        out.add(f"over {MANIFEST_SIZE_LIMIT // (1024 * 1024)} MiB; a marketplace must be smaller")
+        return None, out.items
+    text = _decode(got[0], out)
+    if text is None:
+        return None, out.items
+    import json
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        out.add(f"invalid JSON: {err.msg}; fix the syntax", line=err.lineno)
+        return None, out.items
+    except RecursionError:
+        out.add("invalid JSON: nested too deeply; flatten it", line=1)
+        return None, out.items
+    if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
+        out.add('must be a JSON object with a "plugins" list', line=1)
+        return None, out.items
+    root = path.parent.parent
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        out.add('missing; add "name": "<marketplace-name>"', field="name", line=1)
+        name = root.name
+    metadata = data.get("metadata")
+    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    if plugin_root is not None and not isinstance(plugin_root, str):
+        out.add("must be a string", "metadata.pluginRoot", _json_line(text, "metadata"))
+        plugin_root = None
+    entries = []
+    for index, item in enumerate(data["plugins"]):
+        field = f"plugins[{index}]"
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            out.add('must be an object with a "name" string', field, _json_line(text, "plugins"))
+            continue
+        source = item.get("source")
+        if not isinstance(source, (str, dict)):
+            out.add(
+                'must be a relative path ("./plugins/x") or a source object',
+                f"{field}.source",
+                _json_line(text, "plugins"),
+            )
+            continue
+        strict = item.get("strict", True) is not False
+        entries.append(MarketplaceEntry(item["name"], source, strict, item))
+    return Marketplace(name, root, path, plugin_root, tuple(entries)), out.items
