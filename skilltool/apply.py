@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from skilltool.plan import TEMP_PREFIX, Action, read_link
+from skilltool.fs import (
+    TEMP_PREFIX,
+    digest,
+    existing,
+    fsync_dir,
+    read_link,
+    read_regular,
+    sweep,
+    write_file,
+)
+from skilltool.plan import Action
 
 
 class Outcome(NamedTuple):
@@ -25,83 +34,6 @@ class Outcome(NamedTuple):
     action: Action
     done: bool  # the change was made (or there was none to make)
     error: str = ""
-
-
-@contextlib.contextmanager
-def locked(state_dir: Path) -> Iterator[None]:
-    """Hold the home's lock: one install or uninstall at a time."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def digest(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def read_regular(path: Path) -> bytes | None:
-    """The bytes of a regular file, not following a link; None for anything else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _temporary(directory: Path, data: bytes, mode: int) -> str:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return tmp
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_file(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
-    """Write `data` at `path` atomically; without `replace`, fail if anything is there."""
-    tmp = _temporary(path.parent, data, mode)
-    try:
-        if replace:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)  # fails with EEXIST: never clobbers what appeared meanwhile
-            os.unlink(tmp)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
 
 
 def _link(action: Action) -> None:
@@ -128,7 +60,7 @@ def _file(action: Action) -> None:
             os.replace(backup, target)  # the harness's own original comes back in one step
         else:
             os.unlink(target)
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
         return
     assert action.content is not None
     if backup is not None and not os.path.lexists(backup):
@@ -137,30 +69,6 @@ def _file(action: Action) -> None:
             write_file(backup, original, 0o644, replace=False)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_file(target, action.content, action.mode, replace=action.change == "replace")
-
-
-def sweep(directories: Iterable[str | Path]) -> None:
-    """Remove the temporary files and links a killed run left in these directories."""
-    for directory in directories:
-        try:
-            with os.scandir(directory) as it:
-                left = [
-                    e.path
-                    for e in it
-                    if e.name.startswith(TEMP_PREFIX) and not e.is_dir(follow_symlinks=False)
-                ]
-        except OSError:
-            continue
-        for path in left:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-
-
-def _existing(directory: Path) -> Path:
-    """The directory, or the nearest of its parents that exists (where mkdir must write)."""
-    while not os.path.lexists(directory) and directory != directory.parent:
-        directory = directory.parent
-    return directory
 
 
 def unwritable(actions: Iterable[Action]) -> dict[Path, str]:
@@ -177,7 +85,7 @@ def unwritable(actions: Iterable[Action]) -> dict[Path, str]:
         if not action.writes or parent in parents:
             continue
         parents.add(parent)
-        directory = _existing(Path(parent))
+        directory = existing(Path(parent))
         if directory in checked:
             continue
         checked.add(directory)

@@ -124,7 +124,7 @@ class ParseCache:
         """Write the cache if this run parsed anything or dropped stale entries."""
         if self.file is None:
             return
-        from skilltool.apply import sweep, write_file
+        from skilltool.fs import sweep, write_file
 
         sweep([self.file.parent])  # the temporary file of a run killed while saving
         if self.new == self.old:

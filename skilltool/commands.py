@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool import discover, paths, plan, report
-from skilltool.apply import Outcome, apply, locked, unwritable
+from skilltool.apply import Outcome, apply, unwritable
+from skilltool.fs import locked
 from skilltool.model import Agent, Catalogue, Problem, SearchEntry
 
 if TYPE_CHECKING:

@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
+from skilltool import fs
+
 # stands where the marker goes while a rendering is built; never in a finished file
 SLOT = "\x00skilltool-marker\x00"
 PATTERN = re.compile(rb"rendered by skilltool from (.+?) \(sha256:([0-9a-f]{64})\)")
@@ -37,9 +39,7 @@ def stamp(rendered: str, source: Path, escape: bool = False) -> bytes:
     data = rendered.encode("utf-8")
     slot = SLOT.encode("utf-8")
     start = data.index(slot)
-    import hashlib
-
-    digest = hashlib.sha256(_without_line(data, start, start + len(slot))).hexdigest()
+    digest = fs.digest(_without_line(data, start, start + len(slot)))
     text = f"rendered by skilltool from {source} (sha256:{digest})"
     if escape:  # inside a JSON string
         import json
@@ -55,7 +55,5 @@ def find(data: bytes) -> Marker | None:
         return None
     digest = match.group(2).decode("ascii")
     rest = _without_line(data, match.start(), match.end())
-    import hashlib
-
-    intact = hashlib.sha256(rest).hexdigest() == digest
+    intact = fs.digest(rest) == digest
     return Marker(match.group(1).decode("utf-8", "replace"), digest, intact)

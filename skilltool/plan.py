@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from skilltool import markers
+from skilltool.fs import TEMP_PREFIX, digest, read_regular
 from skilltool.model import Agent, Catalogue, Plugin, Problem, Skill
 
 if TYPE_CHECKING:
@@ -19,9 +20,6 @@ if TYPE_CHECKING:
 
 Named = TypeVar("Named", Skill, Agent)
 BACKUP_SUFFIX = ".before-skilltool"
-# every temporary file or link skilltool makes starts so; one a killed run left behind is
-# not a rendering: apply.sweep removes it before the next run writes in that directory
-TEMP_PREFIX = ".skilltool-tmp-"
 # where an installed skilltool keeps its bundled plugins, whatever the prefix
 BUNDLED_TAIL = os.sep + os.path.join("skilltool", "resources", "plugins")
 
@@ -63,15 +61,6 @@ class Action(NamedTuple):
 class Plan(NamedTuple):
     actions: tuple[Action, ...]
     problems: tuple[Problem, ...]
-
-
-def read_link(path: Path) -> str | None:
-    """The destination of a link at `path`, made absolute without following anything else."""
-    try:
-        dest = os.readlink(path)
-    except OSError:
-        return None
-    return os.path.normpath(os.path.join(path.parent, dest))
 
 
 def _first_of_each_name(
@@ -268,8 +257,6 @@ def _file_state(
     target: Path, new: bytes | None, placeholders: frozenset[str], remove: bool = False
 ) -> tuple[State, str, str | None]:
     """What is at a rendering's target: (state, reason, digest of what is there)."""
-    from skilltool.apply import digest, read_regular
-
     if not os.path.lexists(target):
         blocker = None if remove else _not_a_directory(target)
         if blocker is not None:
@@ -408,8 +395,6 @@ def replace_source(action: Action, source: Path) -> Action:
 
 def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
     """Our renderings that no agent on the search path needs any more: removed if unedited."""
-    from skilltool.apply import digest, read_regular
-
     found = []
     for path in harness.owned_places():
         if path in wanted or os.path.islink(path) or path.name.startswith(TEMP_PREFIX):

@@ -59,7 +59,7 @@ class Hermes(Harness):
         """A config.yaml of the user's own that does not list the skills dir: say how to add it."""
         config = self.profile_dir(agent) / "config.yaml"
         from skilltool import markers
-        from skilltool.apply import read_regular
+        from skilltool.fs import read_regular
 
         data = read_regular(config)
         if data is None or markers.find(data) is not None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skilltool import parse
-from skilltool.apply import TEMP_PREFIX
+from skilltool.fs import TEMP_PREFIX
 from tests.conftest import run, written_paths
 from tests.hostile.tally import COUNTS
 

@@ -1,0 +1,128 @@
+"""The file-system primitives everyone uses: reading a regular file or a link safely,
+digests, atomic writes, the home's lock, and sweeping what a killed run left behind.
+
+Nothing here knows about plugins or harnesses; every other module may import it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+# every temporary file or link skilltool makes starts so; one a killed run left behind is
+# not a rendering: `sweep` removes it before the next run writes in that directory
+TEMP_PREFIX = ".skilltool-tmp-"
+
+
+def digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_link(path: Path | str) -> str | None:
+    """The destination of a link at `path`, made absolute without following anything else."""
+    try:
+        dest = os.readlink(path)
+    except OSError:
+        return None
+    return os.path.normpath(os.path.join(os.path.dirname(path), dest))
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file, not following a link; None for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _temporary(directory: Path, data: bytes, mode: int) -> str:
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_file(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
+    """Write `data` at `path` atomically; without `replace`, fail if anything is there."""
+    tmp = _temporary(path.parent, data, mode)
+    try:
+        if replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # fails with EEXIST: never clobbers what appeared meanwhile
+            os.unlink(tmp)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def locked(state_dir: Path) -> Iterator[None]:
+    """Hold the home's lock: one run that changes files at a time."""
+    import fcntl
+
+    state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def sweep(directories: Iterable[str | Path]) -> None:
+    """Remove the temporary files and links a killed run left in these directories."""
+    for directory in directories:
+        try:
+            with os.scandir(directory) as it:
+                left = [
+                    e.path
+                    for e in it
+                    if e.name.startswith(TEMP_PREFIX) and not e.is_dir(follow_symlinks=False)
+                ]
+        except OSError:
+            continue
+        for path in left:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def existing(directory: Path) -> Path:
+    """The directory, or the nearest of its parents that exists (where mkdir must write)."""
+    while not os.path.lexists(directory) and directory != directory.parent:
+        directory = directory.parent
+    return directory
