@@ -55,6 +55,10 @@ def _link(action: Action) -> None:
 
 def _file(action: Action) -> None:
     target, backup = action.target, action.backup
+    if action.keep is not None:  # a hand edit that --force discards: kept beside it first
+        edited = read_regular(target)
+        if edited is not None:
+            write_file(action.keep, edited, 0o644, replace=False)
     if action.change == "remove":
         if backup is not None and read_regular(backup) is not None:
             os.replace(backup, target)  # the harness's own original comes back in one step
@@ -144,5 +148,7 @@ def carry_out(action: Action) -> Outcome:
 
 
 def apply(actions: tuple[Action, ...]) -> list[Outcome]:
-    sweep(sorted({os.path.dirname(a.target) for a in actions if a.state != "absent"}))
+    sweep(
+        sorted({os.path.dirname(a.target) for a in actions if a.state not in ("absent", "unready")})
+    )
     return [carry_out(action) for action in actions]

@@ -1,17 +1,22 @@
-"""The command line: parses options, calls one function of `commands`, exits with its code."""
+"""The command line: parses options, calls one function of `commands`, prints its result or
+its error through `report`, and exits with the code decided in `_run` (or `main`)."""
+
+from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NoReturn
 
 import typer
 import typer.core
 
 from skilltool import __version__
+from skilltool.harnesses import NAMES
 
 if TYPE_CHECKING:
     from skilltool.commands import Options
+    from skilltool.report import Result, Verbosity
 
 
 class Commands(typer.core.TyperGroup):
@@ -35,18 +40,21 @@ app = typer.Typer(
     help="Link Agent Skills and render agents for every coding-agent harness; "
     "never touch a file skilltool did not write.",
 )
-plugins_app = typer.Typer(
-    no_args_is_help=True, help="Find, check, install and remove plugins (also: 'skills')."
-)
+plugins_app = typer.Typer(no_args_is_help=True)
 app.add_typer(plugins_app, name="plugins")
 
 HomeOpt = Annotated[
-    Path | None,
-    typer.Option("--home", help="Act on this home directory instead of $HOME."),
+    str | None,
+    typer.Option(
+        "--home",
+        metavar="PATH",
+        help="Act on this home directory instead of $HOME.",
+        show_default=False,
+    ),
 ]
 DirOpt = Annotated[
-    Path | None,
-    typer.Option("--dir", help="Skills directory (default: ~/.agents/skills)."),
+    str | None,
+    typer.Option("--dir", metavar="PATH", help="Skills directory (default: ~/.agents/skills)."),
 ]
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would happen; touch nothing.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable report on stdout.")]
@@ -58,52 +66,13 @@ NamespaceOpt = Annotated[
         envvar="SKILLTOOL_NAMESPACE",
     ),
 ]
+HARNESS_LIST = ", ".join(NAMES)
 
 
 def _harness_name(value: str | None) -> str | None:
-    from skilltool.harnesses import NAMES
-
     if value is not None and value not in NAMES:
-        raise typer.BadParameter(f"{value!r} is not a harness; use one of {', '.join(NAMES)}")
+        raise typer.BadParameter(f"{value!r} is not a harness; use one of {HARNESS_LIST}")
     return value
-
-
-OnlyOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--only",
-        metavar="HARNESS",
-        callback=_harness_name,
-        help="Render for this harness only, and leave the skills alone.",
-    ),
-]
-ForceOpt = Annotated[
-    bool, typer.Option("--force", help="Also replace or remove renderings edited by hand.")
-]
-HarnessOpt = Annotated[
-    str,
-    typer.Option(
-        "--harness",
-        metavar="HARNESS",
-        callback=_harness_name,
-        help="opencode, hermes, codex or pi.",
-    ),
-]
-AgentArg = Annotated[str, typer.Argument(metavar="AGENT", help="The agent's name.")]
-
-
-def _options(
-    home: Path | None,
-    skills_dir: Path | None = None,
-    dry_run: bool = False,
-    json: bool = False,
-    namespace: str | None = None,
-    force: bool = False,
-    only: str | None = None,
-) -> "Options":
-    from skilltool.commands import Options
-
-    return Options(home, skills_dir, dry_run, json, namespace, force, only)
 
 
 def _version(value: bool) -> None:
@@ -112,16 +81,78 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+VersionOpt = Annotated[
+    bool,
+    typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+]
+OnlyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--only",
+        metavar="HARNESS",
+        callback=_harness_name,
+        help=f"Act for this harness only, and leave the skills alone ({HARNESS_LIST}).",
+    ),
+]
+HarnessOpt = Annotated[
+    str,
+    typer.Option("--harness", metavar="HARNESS", callback=_harness_name, help=HARNESS_LIST + "."),
+]
+AgentArg = Annotated[str, typer.Argument(metavar="AGENT", help="The agent's name.")]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Also show every item that is unchanged.")
+]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Show only problems and the summary line.")
+]
+DiffOpt = Annotated[
+    bool,
+    typer.Option("--diff", help="Show a diff of every rendering that is outdated or edited."),
+]
+
+
+def _options(
+    home: str | None,
+    skills_dir: str | None = None,
+    dry_run: bool = False,
+    json: bool = False,
+    namespace: str | None = None,
+    force: bool = False,
+    only: str | None = None,
+    verbose: bool = False,
+    quiet: bool = False,
+    diff: bool = False,
+) -> Options:
+    from skilltool.commands import Options
+
+    verbosity: Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
+    return Options(home, skills_dir, dry_run, json, namespace, force, only, verbosity, diff)
+
+
+def _run(command: str, as_json: bool, call: Callable[[], Result]) -> NoReturn:
+    """Run one command and print its result or its error: exit codes are decided here."""
+    from skilltool import report
+    from skilltool.errors import SkilltoolError
+
+    try:
+        result = call()
+    except SkilltoolError as err:
+        raise typer.Exit(report.emit_error(command, err, as_json)) from None
+    raise typer.Exit(report.emit(command, result, as_json))
+
+
 @app.callback()
 def main_options(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
-    ] = False,
+    version: VersionOpt = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on failure.")] = False,
 ) -> None:
     if debug:
         os.environ["SKILLTOOL_DEBUG"] = "1"
+
+
+@plugins_app.callback()
+def plugins_options(version: VersionOpt = False) -> None:
+    """Find, check, install and remove plugins (also: 'skills')."""
 
 
 @plugins_app.command("status")
@@ -130,11 +161,15 @@ def status_command(
     skills_dir: DirOpt = None,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    only: OnlyOpt = None,
+    version: VersionOpt = False,
 ) -> None:
-    """Plugins found, their skills and whether each is linked, and their agents."""
+    """Plugins found, their skills and whether each is linked, their agents, and what
+    'install' would do."""
     from skilltool import commands  # imported only when a command runs
 
-    raise typer.Exit(commands.status(_options(home, skills_dir, False, json, namespace)))
+    opts = _options(home, skills_dir, False, json, namespace, only=only)
+    _run("status", json, lambda: commands.status(opts))
 
 
 @plugins_app.command("install")
@@ -145,13 +180,22 @@ def install_command(
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
     only: OnlyOpt = None,
-    force: ForceOpt = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Also replace renderings edited by hand (a copy is kept beside them)."
+        ),
+    ] = False,
+    diff: DiffOpt = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
 ) -> None:
     """Link every skill, then render every agent for every harness present."""
     from skilltool import commands  # imported only when a command runs
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, only)
-    raise typer.Exit(commands.install(opts))
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet, diff)
+    _run("install", json, lambda: commands.install(opts))
 
 
 @plugins_app.command("uninstall")
@@ -162,19 +206,27 @@ def uninstall_command(
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
     only: OnlyOpt = None,
-    force: ForceOpt = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Also remove renderings edited by hand (a copy is kept beside them)."
+        ),
+    ] = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
 ) -> None:
     """Remove only what skilltool made: its links and its unedited renderings."""
     from skilltool import commands  # imported only when a command runs
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, only)
-    raise typer.Exit(commands.uninstall(opts))
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet)
+    _run("uninstall", json, lambda: commands.uninstall(opts))
 
 
 @plugins_app.command("validate")
 def validate_command(
     targets: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Argument(
             metavar="[PATH]...",
             help="Plugins, or directories of plugins (default: the search path).",
@@ -185,12 +237,13 @@ def validate_command(
     home: HomeOpt = None,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
 ) -> None:
     """Check plugins against the rules; exit 1 on any error."""
     from skilltool import commands  # imported only when a command runs
 
     opts = _options(home, None, False, json, namespace)
-    raise typer.Exit(commands.validate(list(targets or []), strict, opts))
+    _run("validate", json, lambda: commands.validate(list(targets or []), strict, opts))
 
 
 @plugins_app.command("render")
@@ -199,14 +252,15 @@ def render_command(
     harness: HarnessOpt,
     home: HomeOpt = None,
     skills_dir: DirOpt = None,
+    json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
 ) -> None:
     """Print an agent's rendering for a harness; write nothing."""
     from skilltool import commands  # imported only when a command runs
 
-    raise typer.Exit(
-        commands.render(agent, harness, _options(home, skills_dir, namespace=namespace))
-    )
+    opts = _options(home, skills_dir, json=json, namespace=namespace)
+    _run("render", json, lambda: commands.render(agent, harness, opts))
 
 
 @plugins_app.command("launch")
@@ -217,41 +271,70 @@ def launch_command(
     skills_dir: DirOpt = None,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
 ) -> None:
     """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
     from skilltool import commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, json=json, namespace=namespace)
-    raise typer.Exit(commands.launch(agent, harness, opts))
+    _run("launch", json, lambda: commands.launch(agent, harness, opts))
 
 
 @app.command("package")
 def package_command(
     sources: Annotated[
-        list[Path], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
+        list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
     ],
     destdir: Annotated[
-        Path, typer.Option("--destdir", help="The staging root ($DESTDIR, %{buildroot}, $pkgdir).")
+        str, typer.Option("--destdir", help="The staging root ($DESTDIR, %{buildroot}, $pkgdir).")
     ],
     prefix: Annotated[str, typer.Option("--prefix", help="Installation prefix.")] = "/usr",
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
     namespace: NamespaceOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
+    version: VersionOpt = False,
 ) -> None:
     """Validate plugins strictly and stage them into DESTDIR/PREFIX/share/NAMESPACE/plugins."""
     from skilltool import commands  # imported only when a command runs
 
     opts = _options(None, None, dry_run, json, namespace)
-    raise typer.Exit(commands.package(sources, destdir, prefix, strict, opts))
+    _run("package", json, lambda: commands.package(sources, destdir, prefix, strict, opts))
+
+
+# the parser's own error type (click's, vendored by newer typer): a usage error
+ParserError: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
+def _usage_error(err: Any) -> int:
+    """A usage error found by the parser: as click words it, or as a JSON error object."""
+    code = int(getattr(err, "exit_code", 2))
+    if "--json" not in sys.argv[1:]:
+        err.show()
+        return code
+    from skilltool import report
+    from skilltool.errors import UsageError
+
+    command = next((a for a in sys.argv[1:] if a in COMMAND_WORDS), "skilltool")
+    failure = UsageError(err.format_message())
+    failure.exit_code = code
+    return report.emit_error(command, failure, as_json=True)
+
+
+COMMAND_WORDS = ("status", "install", "uninstall", "validate", "render", "launch", "package")
 
 
 def main() -> None:
     """Entry point: no traceback reaches the user unless --debug asks for one."""
     try:
-        app()
-    except SystemExit:
-        raise
+        code = app(standalone_mode=False)
+    except ParserError as err:
+        sys.exit(_usage_error(err))
+    except typer.Abort:
+        sys.stderr.write("skilltool: interrupted\n")
+        sys.exit(130)
     except KeyboardInterrupt:
         sys.stderr.write("skilltool: interrupted\n")
         sys.exit(130)
@@ -262,3 +345,4 @@ def main() -> None:
             f"skilltool: error: {type(err).__name__}: {err} (run with --debug for details)\n"
         )
         sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

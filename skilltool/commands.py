@@ -1,57 +1,56 @@
-"""One function per command: find -> read -> plan -> apply -> report. Each returns an exit code."""
+"""One function per command: find -> read -> plan -> apply -> report.
+
+Each returns a `report.Result` (what to print, as text or JSON, and the exit code) or
+raises a `SkilltoolError`; `cli` prints either, in one place.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome, apply, unwritable
+from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Agent, Catalogue, Problem, SearchEntry
+from skilltool.report import Result
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness
-
-OK, FAILED, USAGE = 0, 1, 2
 
 
 class Options(NamedTuple):
     """The options every command that touches files takes."""
 
-    home: Path | None = None
-    skills_dir: Path | None = None
+    home: str | None = None
+    skills_dir: str | None = None
     dry_run: bool = False
     json: bool = False
     namespace: str | None = None
     force: bool = False
     only: str | None = None
+    verbosity: report.Verbosity = "normal"
+    diff: bool = False
 
     @property
     def where(self) -> paths.Home:
         return paths.Home.resolve(self.home, self.namespace)
 
     def dir(self, home: paths.Home) -> Path:
-        return Path(os.path.abspath(self.skills_dir)) if self.skills_dir else home.skills_dir
+        if self.skills_dir is None:
+            return home.skills_dir
+        return paths.named_directory(self.skills_dir, "--dir")
 
 
-def say(line: str) -> None:
-    sys.stdout.write(report.printable(line) + "\n")
-
-
-def warn(line: str) -> None:
-    sys.stderr.write(report.printable(line) + "\n")
-
-
-def find(home: paths.Home, keep_cache: bool = True) -> Catalogue:
+def find(home: paths.Home, warnings: list[str], keep_cache: bool = True) -> Catalogue:
     """The plugins on the search path; files unchanged since the last run are not re-parsed."""
     entries = paths.search_path(home)
     if any(e.origin == "override" for e in entries):
         shown = ":".join(str(e.path) for e in entries)
-        warn(
+        warnings.append(
             f"warning: {paths.OVERRIDE_VARIABLE} is set: plugins are taken only from {shown} "
             "and trusted as if installed; unset it for normal use"
         )
@@ -64,15 +63,16 @@ def find(home: paths.Home, keep_cache: bool = True) -> Catalogue:
     return catalogue
 
 
-def _problem_lines(problems: list[Problem], opts: Options) -> None:
-    for problem in problems:
-        warn(f"problem   {report.problem_line(problem)}")
+def _home_lines(home: paths.Home) -> list[str]:
+    """A first line naming the home, when it is not the real one."""
+    return [] if home.is_real else [f"home      {home.path}"]
 
 
-def status(opts: Options) -> int:
+def status(opts: Options) -> Result:
     """The plan an install would carry out, shown as the state of each thing: one code path."""
     home = opts.where
-    catalogue = find(home)
+    warnings: list[str] = []
+    catalogue = find(home, warnings)
     skills_dir = opts.dir(home)
     found = harnesses(home, skills_dir, opts.only)
     full = _install_plan(opts, catalogue, home, remove=False, found=found)
@@ -92,17 +92,14 @@ def status(opts: Options) -> int:
         home,
         skills_dir,
     )
-    problems = [*catalogue.problems, *full.problems]
-    if opts.json:
-        data = view.as_dict()
-        data["problems"] += [p.as_dict() for p in full.problems]
-        report.emit_json(data)
-        return OK
-    for line in view.lines():
-        say(line)
-    for problem in problems:
-        say(f"problem   {report.problem_line(problem)}")
-    return OK
+    data = view.as_dict()
+    data["home"] = str(home.path)
+    data["problems"] += [p.as_dict() for p in full.problems]
+    data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
+    lines = [*_home_lines(home), *view.lines()]
+    lines += [f"problem   {report.problem_line(p)}" for p in (*catalogue.problems, *full.problems)]
+    lines.append(report.next_step(full.actions))
+    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
 
 
 def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
@@ -110,80 +107,99 @@ def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
     return next((a for a in agents if a.name == name), None)
 
 
-def _agent_for(agent_name: str, harness_name: str, opts: Options) -> tuple[Agent, Harness] | None:
-    """The agent of that name on the search path and the harness asked for, or None (said why)."""
+def _agent_for(
+    agent_name: str, harness_name: str, opts: Options, warnings: list[str]
+) -> tuple[Agent, Harness]:
+    """The agent of that name on the search path and the harness asked for."""
     home = opts.where
-    agent = find_agent(find(home), agent_name)
+    catalogue = find(home, warnings)
+    agent = find_agent(catalogue, agent_name)
     if agent is None:
-        warn(
-            f"skilltool: no agent {agent_name!r} on the search path; "
+        import difflib
+
+        names = [a.name for a in plan.winning_agents(catalogue)[0]]
+        close = difflib.get_close_matches(agent_name, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise SkilltoolError(
+            f"no agent {agent_name!r} on the search path; {hint}"
             "'skilltool plugins status' lists them"
         )
-        return None
     [harness] = harnesses(home, opts.dir(home), harness_name)
     return agent, harness
 
 
-def render(agent_name: str, harness_name: str, opts: Options) -> int:
-    found = _agent_for(agent_name, harness_name, opts)
-    if found is None:
-        return FAILED
-    agent, harness = found
+def render(agent_name: str, harness_name: str, opts: Options) -> Result:
+    warnings: list[str] = []
+    agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     home = harness.home
     renderings = harness.render(agent)
+    data = {
+        "agent": agent.name,
+        "harness": harness.name,
+        "files": [
+            {"target": str(r.target), "mode": r.mode, "content": r.content.decode("utf-8")}
+            for r in renderings
+        ],
+    }
+    raw = b""
     for rendering in renderings:
         if len(renderings) > 1:
-            say(f"==> {home.show(rendering.target)} <==")
-        sys.stdout.flush()
-        sys.stdout.buffer.write(rendering.content)
-        sys.stdout.buffer.flush()
+            raw += f"==> {home.show(rendering.target)} <==\n".encode()
+        raw += rendering.content
         if len(renderings) > 1 and not rendering.content.endswith(b"\n"):
-            say("")
-    return OK
+            raw += b"\n"
+    return Result(OK, data, warnings=tuple(warnings), raw=raw)
 
 
-def launch(agent_name: str, harness_name: str, opts: Options) -> int:
-    found = _agent_for(agent_name, harness_name, opts)
-    if found is None:
-        return FAILED
-    agent, harness = found
+def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
+    warnings: list[str] = []
+    agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     how = harness.launch(agent)
-    if opts.json:
-        report.emit_json(
-            {
-                "agent": agent.name,
-                "harness": harness.name,
-                "command": how.command,
-                "env": how.env,
-                "notes": how.notes,
-            }
+    unwritten = [r.target for r in harness.render(agent) if not _is_current(r.target, r.content)]
+    for target in unwritten:
+        warnings.append(
+            f"warning: {harness.home.show(target)} is not rendered yet (or is outdated); "
+            f"run 'skilltool plugins install --only {harness.name}' first"
         )
-        return OK
-    for line in report.launch_lines(agent.name, harness.name, how):
-        say(line)
-    return OK
+    data = {
+        "agent": agent.name,
+        "harness": harness.name,
+        "command": how.command,
+        "env": dict(how.env),
+        "notes": list(how.notes),
+        "not_rendered": [str(t) for t in unwritten],
+    }
+    lines = report.launch_lines(agent.name, harness.name, how)
+    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
 
 
-def _change(opts: Options, remove: bool) -> int:
+def _is_current(target: Path, content: bytes) -> bool:
+    from skilltool.fs import read_regular
+
+    return read_regular(target) == content
+
+
+def _change(opts: Options, remove: bool) -> Result:
     """install or uninstall: find, plan and apply under the home's lock, then report.
 
     The lock covers the plan too: a run that planned before another finished applying
     would find that run's links in its way. --dry-run writes nothing, the lock included.
     """
     home = opts.where
+    skills_dir = opts.dir(home)
+    warnings: list[str] = []
     with contextlib.ExitStack() as held:
         if not opts.dry_run:
             try:
                 held.enter_context(locked(home.state_dir))
             except OSError as err:
-                warn(
-                    f"skilltool: cannot take the lock in {home.show(home.state_dir)} "
+                raise SkilltoolError(
+                    f"cannot take the lock in {home.show(home.state_dir)} "
                     f"({err.strerror or err}); nothing was changed: make it writable, "
                     "or give another --home"
-                )
-                return FAILED
-        catalogue = find(home, keep_cache=not opts.dry_run)
-        actions = _install_plan(opts, catalogue, home, remove=remove)
+                ) from None
+        catalogue = find(home, warnings, keep_cache=not opts.dry_run)
+        actions = _install_plan(opts, catalogue, home, remove=remove, skills_dir=skills_dir)
         blocked = {} if opts.dry_run else unwritable(actions.actions)
         if opts.dry_run:
             outcomes = [Outcome(a, True) for a in actions.actions]
@@ -192,21 +208,28 @@ def _change(opts: Options, remove: bool) -> int:
         else:
             outcomes = apply(actions.actions)
     problems = plan.all_problems(catalogue) + list(actions.problems)
-    if opts.json:
-        report.emit_json(
-            {
-                "dry_run": opts.dry_run,
-                "actions": [report.action_dict(o.action, home, o) for o in outcomes],
-                "problems": [p.as_dict() for p in problems],
-            }
-        )
-    else:
-        for line in report.outcome_lines(outcomes, home, opts.dry_run):
-            say(line)
-        _problem_lines(problems, opts)
+    found = report.counts(outcomes)
+    lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
+    if opts.diff or opts.dry_run:
+        lines += report.diff_lines(actions.actions, home)
+    lines.append(report.summary_line(found, opts.dry_run))
+    data = {
+        "home": str(home.path),
+        "dry_run": opts.dry_run,
+        "actions": [report.action_dict(o.action, home, o) for o in outcomes],
+        "problems": [p.as_dict() for p in problems],
+        "summary": found,
+    }
     failed = any(not o.done for o in outcomes)
-    invalid = any(p.severity == "error" for p in problems)
-    return FAILED if failed or invalid else OK
+    # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
+    invalid = not remove and any(p.severity == "error" for p in problems)
+    return Result(
+        FAILED if failed or invalid else OK,
+        data,
+        tuple(lines),
+        tuple(f"problem   {report.problem_line(p)}" for p in problems),
+        tuple(warnings),
+    )
 
 
 def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -> Outcome:
@@ -239,9 +262,10 @@ def _install_plan(
     home: paths.Home,
     remove: bool,
     found: list[Harness] | None = None,
+    skills_dir: Path | None = None,
 ) -> plan.Plan:
     """Links in the skills dir (unless --only), then each harness's own links and files."""
-    skills_dir = opts.dir(home)
+    skills_dir = skills_dir or opts.dir(home)
     parts = [] if opts.only else [plan.plan_links(catalogue, skills_dir, remove=remove)]
     if found is None:
         found = harnesses(home, skills_dir, opts.only)
@@ -253,57 +277,56 @@ def _install_plan(
     return plan.merge(parts)
 
 
-def install(opts: Options) -> int:
+def install(opts: Options) -> Result:
     return _change(opts, remove=False)
 
 
-def uninstall(opts: Options) -> int:
+def uninstall(opts: Options) -> Result:
     return _change(opts, remove=True)
 
 
-def validate(targets: list[Path], strict: bool, opts: Options) -> int:
-    home = opts.where
+def validate(targets: list[str], strict: bool, opts: Options) -> Result:
+    warnings: list[str] = []
     if targets:
-        entries = [SearchEntry(Path(os.path.abspath(t)), "argument") for t in targets]
+        entries = [
+            SearchEntry(paths.named_path(t, "a path to validate"), "argument") for t in targets
+        ]
         catalogue = discover.discover(entries)
     else:
-        catalogue = find(home)
+        catalogue = find(opts.where, warnings)
     problems = plan.all_problems(catalogue) + _cross_checks(catalogue)
     if strict:
         problems = [Problem(p.path, p.message, p.field, p.line, "error") for p in problems]
     errors = sum(p.severity == "error" for p in problems)
-    warnings = len(problems) - errors
+    warning_count = len(problems) - errors
     skills = sum(len(p.skills) for p in catalogue.plugins)
     agents = sum(len(p.agents) for p in catalogue.plugins)
     summary = (
         f"checked {len(catalogue.plugins)} plugin(s), {skills} valid skill(s), "
-        f"{agents} valid agent(s): {errors} error(s), {warnings} warning(s)"
+        f"{agents} valid agent(s): {errors} error(s), {warning_count} warning(s)"
     )
-    if opts.json:
-        report.emit_json(
+    empty = not catalogue.plugins
+    if empty:
+        where = ", ".join(targets) if targets else "the search path"
+        summary += f"; no plugin found in {where}: nothing to check"
+    data = {
+        "plugins": [
             {
-                "plugins": [
-                    {
-                        "name": p.name,
-                        "path": str(p.root),
-                        "origin": p.origin,
-                        "skills": [s.name for s in p.skills],
-                        "agents": [a.name for a in p.agents],
-                    }
-                    for p in catalogue.plugins
-                ],
-                "problems": [p.as_dict() for p in problems],
-                "errors": errors,
-                "warnings": warnings,
+                "name": p.name,
+                "path": str(p.root),
+                "origin": p.origin,
+                "skills": [s.name for s in p.skills],
+                "agents": [a.name for a in p.agents],
             }
-        )
-    else:
-        for problem in problems:
-            say(report.problem_line(problem))
-        say(summary)
-    if not catalogue.plugins and targets:
-        return FAILED
-    return FAILED if errors else OK
+            for p in catalogue.plugins
+        ],
+        "problems": [p.as_dict() for p in problems],
+        "errors": errors,
+        "warnings": warning_count,
+    }
+    lines = (*(report.problem_line(p) for p in problems), summary)
+    code = FAILED if errors or (empty and targets) else OK
+    return Result(code, data, lines, warnings=tuple(warnings))
 
 
 def _cross_checks(catalogue: Catalogue) -> list[Problem]:
@@ -327,49 +350,47 @@ def _cross_checks(catalogue: Catalogue) -> list[Problem]:
     return found
 
 
-def package(sources: list[Path], destdir: Path, prefix: str, strict: bool, opts: Options) -> int:
+def package(sources: list[str], destdir: str, prefix: str, strict: bool, opts: Options) -> Result:
     """The distro build step: validate strictly, then stage (SPEC §7)."""
     from skilltool import package as staging
 
+    if not destdir:
+        raise UsageError("--destdir is empty; give the staging directory")
     namespace = opts.namespace or paths.DEFAULT_NAMESPACE
     result = staging.package(
-        sources,
-        Path(os.path.abspath(destdir)),
+        [paths.named_path(s, "a plugin to package") for s in sources],
+        Path(os.path.abspath(os.path.expanduser(destdir))),
         prefix,
         namespace,
         dry_run=opts.dry_run,
         strict=strict,
     )
-    if opts.json:
-        report.emit_json(
+    data = {
+        "dry_run": opts.dry_run,
+        "staged": not result.failed and not opts.dry_run,
+        "plugins": [
             {
-                "dry_run": opts.dry_run,
-                "staged": not result.failed and not opts.dry_run,
-                "plugins": [
-                    {
-                        "name": plugin.name,
-                        "source": str(plugin.root),
-                        "dest": str(dest),
-                        "files": [
-                            str(s.path.relative_to(dest))
-                            for s in result.staged
-                            if s.kind != "dir" and dest in s.path.parents
-                        ],
-                    }
-                    for plugin, dest in result.plugins
+                "name": plugin.name,
+                "source": str(plugin.root),
+                "dest": str(dest),
+                "files": [
+                    str(s.path.relative_to(dest))
+                    for s in result.staged
+                    if s.kind != "dir" and dest in s.path.parents
                 ],
-                "problems": [p.as_dict() for p in result.problems],
             }
-        )
+            for plugin, dest in result.plugins
+        ],
+        "problems": [p.as_dict() for p in result.problems],
+    }
+    lines = [report.problem_line(p) for p in result.problems]
+    prefix_word = "dry-run: " if opts.dry_run else ""
+    if result.failed:
+        errors = sum(p.severity == "error" for p in result.problems)
+        lines.append(f"not staged: {errors} error(s); nothing was written")
     else:
-        for problem in result.problems:
-            say(report.problem_line(problem))
-        prefix_word = "dry-run: " if opts.dry_run else ""
-        if result.failed:
-            errors = sum(p.severity == "error" for p in result.problems)
-            say(f"not staged: {errors} error(s); nothing was written")
-        else:
-            for plugin, dest in result.plugins:
-                count = sum(1 for s in result.staged if s.kind != "dir" and dest in s.path.parents)
-                say(f"{prefix_word}{'staged':<9} {plugin.name} -> {dest} ({count} files)")
-    return FAILED if result.failed or not result.plugins else OK
+        for plugin, dest in result.plugins:
+            count = sum(1 for s in result.staged if s.kind != "dir" and dest in s.path.parents)
+            lines.append(f"{prefix_word}{'staged':<9} {plugin.name} -> {dest} ({count} files)")
+    code = FAILED if result.failed or not result.plugins else OK
+    return Result(code, data, tuple(lines))

@@ -38,11 +38,17 @@ class Home(NamedTuple):
     explicit: bool = False  # given with --home: ignore the real home's XDG variables
 
     @classmethod
-    def resolve(cls, home: Path | None, namespace: str | None = None) -> Home:
+    def resolve(cls, home: str | Path | None, namespace: str | None = None) -> Home:
         ns = namespace or os.environ.get(NAMESPACE_VARIABLE) or DEFAULT_NAMESPACE
         if home is not None:
-            return cls(Path(os.path.abspath(home)), ns, explicit=True)
+            return cls(named_directory(str(home), "--home"), ns, explicit=True)
         return cls(Path(os.path.expanduser("~")), ns)
+
+    @property
+    def is_real(self) -> bool:
+        """Whether this is the user's own home (reports name any other)."""
+        real = os.path.expanduser("~")
+        return not self.explicit or os.path.realpath(self.path) == os.path.realpath(real)
 
     def _xdg(self, variable: str, default: str) -> Path:
         value = None if self.explicit else os.environ.get(variable)
@@ -101,6 +107,28 @@ class Home(NamedTuple):
         return "~" if rest == Path(".") else f"~/{rest}"
 
 
+def named_path(text: str, what: str) -> Path:
+    """A path the user named: `~` expanded, made absolute; one that does not exist (or an
+    empty one) is a usage error, so that nothing is decided from a typo."""
+    from skilltool.errors import UsageError
+
+    if not text:
+        raise UsageError(f"{what} is empty; give a path")
+    path = Path(os.path.abspath(os.path.expanduser(text)))
+    if not os.path.lexists(path):
+        raise UsageError(f"{text} does not exist; check {what}, or create it first")
+    return path
+
+
+def named_directory(text: str, what: str) -> Path:
+    from skilltool.errors import UsageError
+
+    path = named_path(text, what)
+    if not os.path.isdir(path):
+        raise UsageError(f"{text} is not a directory; give a directory for {what}")
+    return path
+
+
 def data_dirs() -> list[Path]:
     # system-wide, so honoured under --home too
     value = os.environ.get("XDG_DATA_DIRS") or "/usr/local/share:/usr/share"
@@ -112,7 +140,15 @@ def override_entries() -> list[SearchEntry] | None:
     value = os.environ.get(OVERRIDE_VARIABLE)
     if value is None:
         return None
-    return [SearchEntry(Path(os.path.abspath(p)), "override") for p in value.split(":") if p]
+    if not value.strip(":"):
+        from skilltool.errors import UsageError
+
+        raise UsageError(f"{OVERRIDE_VARIABLE} is set but empty; unset it, or name plugin folders")
+    # a plugin folder named here that is not there stops the run: taken as empty, it
+    # would have every link and rendering of the missing plugins removed
+    return [
+        SearchEntry(named_path(p, OVERRIDE_VARIABLE), "override") for p in value.split(":") if p
+    ]
 
 
 def search_path(home: Home) -> list[SearchEntry]:

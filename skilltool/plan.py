@@ -32,6 +32,7 @@ State = Literal[
     "foreign",  # not ours: never written, never removed
     "placeholder",  # a seed the harness wrote itself: replaced, the original kept beside it
     "absent",  # the harness is not installed in this home
+    "unready",  # the harness is here, but not set up for this agent (no Hermes profile)
 ]
 # what applying the plan does there
 Change = Literal["create", "replace", "remove", "none"]
@@ -52,6 +53,7 @@ class Action(NamedTuple):
     reason: str = ""
     backup: Path | None = None  # where a replaced harness placeholder is kept
     seen: str | None = None  # what the plan saw there: a link's destination or a file's digest
+    keep: Path | None = None  # a hand-edited file --force replaces is first copied here
 
     @property
     def writes(self) -> bool:
@@ -276,7 +278,9 @@ def _file_state(
     if new is not None and data == new:
         return "current", "", seen
     if not marker.intact:
-        return "edited", "edited by hand since skilltool wrote it (--force replaces it)", seen
+        forced = "removes" if remove else "replaces"
+        why = f"edited by hand since skilltool wrote it (--force {forced} it, keeping a copy)"
+        return "edited", why, seen
     return "stale", "outdated", seen
 
 
@@ -306,6 +310,7 @@ def _file_action(
     elif state in ("stale", "placeholder") or (state == "edited" and force):
         change = "replace"
     keep = backup if state == "placeholder" or (remove and os.path.lexists(backup)) else None
+    edited = _edited_copy(target) if state == "edited" and change != "none" else None
     return Action(
         "file",
         harness,
@@ -319,7 +324,22 @@ def _file_action(
         reason,
         keep,
         seen,
+        edited,
     )
+
+
+EDITED_SUFFIX = ".skilltool-edited"
+
+
+def _edited_copy(target: Path) -> Path:
+    """Where a hand-edited rendering is kept before --force replaces or removes it: a name
+    not yet taken, so that no earlier copy is ever overwritten."""
+    candidate = target.with_name(target.name + EDITED_SUFFIX)
+    number = 1
+    while os.path.lexists(candidate):
+        candidate = target.with_name(f"{target.name}{EDITED_SUFFIX}.{number}")
+        number += 1
+    return candidate
 
 
 def plan_renderings(
@@ -354,16 +374,9 @@ def _harness_actions(
     for agent in agents:
         why = harness.absent(agent)
         if why is not None:
+            state: State = "absent" if not os.path.isdir(harness.root()) else "unready"
             actions.append(
-                Action(
-                    "file",
-                    harness.name,
-                    agent.name,
-                    harness.root(),
-                    "absent",
-                    "none",
-                    reason=why,
-                )
+                Action("file", harness.name, agent.name, harness.root(), state, "none", reason=why)
             )
             continue
         for rendering in harness.render(agent):
@@ -413,12 +426,13 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
                     harness.name,
                     name,
                     path,
-                    "stale",
+                    "stale" if marker.intact else "edited",
                     "remove",
                     Path(marker.source),
                     reason="its agent is gone",
                     backup=keep,
                     seen=digest(data),
+                    keep=None if marker.intact else _edited_copy(path),
                 )
             )
         else:
@@ -431,7 +445,8 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
                     "edited",
                     "none",
                     Path(marker.source),
-                    reason="its agent is gone, but it was edited by hand (--force removes it)",
+                    reason="its agent is gone, but it was edited by hand "
+                    "(--force removes it, keeping a copy)",
                 )
             )
     return found

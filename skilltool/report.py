@@ -10,9 +10,10 @@ import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from skilltool.apply import Outcome
+from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, Plugin, Problem
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
@@ -20,6 +21,86 @@ from skilltool.plan import Action
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Launch
+
+# the version of every JSON document's shape (README, "JSON output"); bumped on a change
+# that could break a reader: a field removed, renamed or given another type
+SCHEMA = 1
+
+
+class Result(NamedTuple):
+    """What one command has to say, before it is printed as text or as JSON."""
+
+    code: int
+    data: dict[str, Any]  # the JSON document (schema and command are added on output)
+    lines: tuple[str, ...] = ()  # stdout, for a person
+    problems: tuple[str, ...] = ()  # stderr, for a person; in the JSON document's data already
+    warnings: tuple[str, ...] = ()  # stderr, whatever the format
+    raw: bytes | None = None  # printed exactly as it is instead of the lines (render)
+
+
+def _painted(line: str) -> str:
+    """The first word in colour: green for a change, yellow for a thing left, red for a failure."""
+    word = line.split(" ", 1)[0]
+    colour = COLOURS.get(word.rstrip(":"))
+    return f"\x1b[{colour}m{word}\x1b[0m{line[len(word) :]}" if colour else line
+
+
+COLOURS = {
+    "linked": "32",
+    "relinked": "32",
+    "wrote": "32",
+    "rewrote": "32",
+    "unlinked": "33",
+    "removed": "33",
+    "left": "33",
+    "skipped": "2",
+    "failed": "31",
+    "problem": "31",
+}
+
+
+def _colour(stream: Any) -> bool:
+    import os
+
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def write_lines(lines: Iterable[str], stream: Any) -> None:
+    colour = _colour(stream)
+    for line in lines:
+        text = printable(line)
+        stream.write((_painted(text) if colour else text) + "\n")
+
+
+def emit(command: str, result: Result, as_json: bool) -> int:
+    """Print a command's result: the only place output is written. Returns its exit code."""
+    if as_json:
+        emit_json({"schema": SCHEMA, "command": command, **result.data})
+    elif result.raw is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result.raw)
+        sys.stdout.buffer.flush()
+    else:
+        write_lines(result.lines, sys.stdout)
+    if not as_json:
+        write_lines(result.problems, sys.stderr)
+    write_lines(result.warnings, sys.stderr)
+    return result.code
+
+
+def emit_error(command: str, err: SkilltoolError, as_json: bool) -> int:
+    """A command that could not run at all: one line, or one JSON error object."""
+    if as_json:
+        error = {"message": err.message, "exit_code": err.exit_code}
+        emit_json({"schema": SCHEMA, "command": command, "error": error})
+    else:
+        # not "skilltool: error:", which stands for a failure of skilltool itself (cli.main)
+        write_lines([f"skilltool: {err.message}"], sys.stderr)
+    return err.exit_code
+
 
 DONE_VERBS = {
     ("link", "create"): "linked",
@@ -67,7 +148,7 @@ def action_line(action: Action, home: Home, error: str = "") -> str:
     where = home.show(action.target)
     if error:
         return f"{'failed':<9} {where}: {error}"
-    if action.state == "absent":
+    if action.state in ("absent", "unready"):
         return f"{'skipped':<9} {action.owner}: {action.reason}"
     if action.change == "none":
         if action.state == "current":
@@ -85,9 +166,108 @@ def action_line(action: Action, home: Home, error: str = "") -> str:
     return f"{verb:<9} {_what(action, home)}"
 
 
-def outcome_lines(outcomes: Iterable[Outcome], home: Home, dry_run: bool) -> list[str]:
+Verbosity = Literal["quiet", "normal", "verbose"]
+
+
+def outcome_lines(
+    outcomes: Iterable[Outcome], home: Home, dry_run: bool, verbosity: Verbosity = "verbose"
+) -> list[str]:
+    """One line per thing decided: changes, things left and failures; `unchanged` lines only
+    when verbose, failures only when quiet; an absent harness once, not once per agent."""
     prefix = "dry-run: " if dry_run else ""
-    return [prefix + action_line(o.action, home, o.error) for o in outcomes]
+    lines, said = [], set()
+    for outcome in outcomes:
+        action = outcome.action
+        if verbosity == "quiet" and outcome.done:
+            continue
+        if (
+            verbosity == "normal"
+            and outcome.done
+            and not action.writes
+            and action.state == "current"
+        ):
+            continue
+        line = action_line(action, home, outcome.error)
+        if action.state in ("absent", "unready"):
+            if line in said:
+                continue
+            said.add(line)
+        lines.append(prefix + line)
+    return lines
+
+
+SUMMARY_WORDS = {
+    ("link", "create"): "linked",
+    ("link", "replace"): "linked",
+    ("link", "remove"): "unlinked",
+    ("file", "create"): "rendered",
+    ("file", "replace"): "rendered",
+    ("file", "remove"): "removed",
+}
+SUMMARY_ORDER = ("linked", "unlinked", "rendered", "removed", "unchanged", "left_alone", "failed")
+
+
+def counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
+    """How many things each word of the summary line stands for, and harnesses absent."""
+    found = dict.fromkeys(SUMMARY_ORDER, 0)
+    absent: set[str] = set()
+    for outcome in outcomes:
+        action = outcome.action
+        if not outcome.done:
+            found["failed"] += 1
+        elif action.state == "absent":
+            absent.add(action.owner)
+        elif action.change != "none":
+            found[SUMMARY_WORDS[(action.kind, action.change)]] += 1
+        elif action.state == "current":
+            found["unchanged"] += 1
+        elif action.state != "unready":
+            found["left_alone"] += 1
+    found["harnesses_absent"] = len(absent)
+    return found
+
+
+def summary_line(found: dict[str, int], dry_run: bool) -> str:
+    """`12 linked, 3 rendered, 2,031 unchanged, 1 left alone: 2 harnesses absent`."""
+    parts = [f"{found[key]:,} {key.replace('_', ' ')}" for key in SUMMARY_ORDER if found[key]]
+    text = ", ".join(parts) or "nothing to do"
+    absent = found["harnesses_absent"]
+    if absent:
+        text += f": {absent} harness{'es' if absent > 1 else ''} absent"
+    return ("dry-run: " if dry_run else "") + text
+
+
+def next_step(actions: Iterable[Action]) -> str:
+    """What `install` would do now, as the closing line of `status`."""
+    found = counts(Outcome(a, True) for a in actions)
+    work = [f"{found[w]:,} {w}" for w in ("linked", "unlinked", "rendered", "removed") if found[w]]
+    if not work:
+        return "next      nothing to install: every skill and rendering is current"
+    return f"next      'skilltool plugins install' would do: {', '.join(work)}"
+
+
+def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
+    """A unified diff of every rendering that would be rewritten: what --force discards."""
+    import difflib
+
+    from skilltool.fs import read_regular
+
+    lines: list[str] = []
+    for action in actions:
+        if action.kind != "file" or action.state not in ("stale", "edited") or not action.content:
+            continue
+        old = read_regular(action.target)
+        if old is None:
+            continue
+        where = home.show(action.target)
+        lines += difflib.unified_diff(
+            old.decode("utf-8", "replace").splitlines(),
+            action.content.decode("utf-8", "replace").splitlines(),
+            f"{where} (on disk)",
+            f"{where} ({'would be written' if action.writes else 'with --force'})",
+            lineterm="",
+        )
+    return lines
 
 
 def problem_line(problem: Problem) -> str:
@@ -127,6 +307,7 @@ FILE_WORDS = {
     "edited": "edited",
     "foreign": "foreign",
     "absent": "harness absent",
+    "unready": "not set up",
     "placeholder": "missing",
 }
 
@@ -166,7 +347,7 @@ class StatusView(NamedTuple):
 
     def _tools_note(self, action: Action) -> str:
         enforced = self.enforced.get((action.owner, action.name), True)
-        return "" if enforced or action.state == "absent" else " (tools not enforced)"
+        return "" if enforced or action.state in ("absent", "unready") else " (tools not enforced)"
 
     def lines(self) -> list[str]:
         show = self.home.show
@@ -190,7 +371,8 @@ class StatusView(NamedTuple):
                     continue
                 for action in self._files_of(agent.name):
                     word = FILE_WORDS[action.state]
-                    where = action.reason if action.state == "absent" else show(action.target)
+                    absent = action.state in ("absent", "unready")
+                    where = action.reason if absent else show(action.target)
                     # the tools note once per harness: it is about the agent, not each file
                     note = "" if action.owner in told else self._tools_note(action)
                     told.add(action.owner)

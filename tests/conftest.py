@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -145,6 +146,19 @@ class Result:
     @property
     def lines(self) -> list[str]:
         return self.stdout.splitlines()
+
+    @property
+    def decided(self) -> list[str]:
+        """The lines of an install or uninstall without its closing summary line."""
+        *lines, summary = self.lines
+        assert SUMMARY.fullmatch(summary), self.stdout
+        return lines
+
+
+# the closing line of install and uninstall: `12 linked, 3 rendered: 2 harnesses absent`
+SUMMARY = re.compile(
+    r"(dry-run: )?(nothing to do|[0-9,]+ [a-z ]+(, [0-9,]+ [a-z ]+)*)(: [0-9]+ harness(es)? absent)?"
+)
 
 
 def run(*args: str | Path, env: Mapping[str, str] | None = None) -> Result:

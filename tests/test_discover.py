@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -121,15 +122,34 @@ def test_same_name_at_one_level_is_deterministic_and_reported(tmp_path: Path) ->
 def test_missing_and_odd_entries_are_reported_not_fatal(tmp_path: Path) -> None:
     build_file_tree(tmp_path / "set", {"stray.txt": "hi", "empty/README": "nothing"})
     plugin_tree(tmp_path / "set", "good", skills=("fine",))
-    result = run(
-        "plugins", "status", env={"SKILLTOOL_PLUGINS": f"{tmp_path / 'missing'}:{tmp_path / 'set'}"}
-    )
+    result = run("plugins", "status", env={"SKILLTOOL_PLUGINS": str(tmp_path / "set")})
     assert result.code == 0
     out = result.stdout
-    assert f"{tmp_path / 'missing'}: does not exist" in out
     assert f"{tmp_path / 'set/stray.txt'}: is not a directory" in out
     assert f"{tmp_path / 'set/empty'}: not a plugin" in out
     assert "plugin    good (override)" in out
+
+
+@pytest.mark.parametrize("command", ["status", "install", "uninstall"])
+def test_a_plugin_folder_named_that_does_not_exist_stops_the_run(
+    home: Path, tmp_path: Path, command: str
+) -> None:
+    """Removal needs evidence: a typo in SKILLTOOL_PLUGINS must not read as 'no plugins'."""
+    plugin_tree(tmp_path / "set", "good", skills=("fine",))
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "set")}
+    assert run("plugins", "install", env=env).code == 0
+    link = home / ".agents/skills/fine"
+    typo = {"SKILLTOOL_PLUGINS": f"{tmp_path / 'missing'}:{tmp_path / 'set'}"}
+    result = run("plugins", command, env=typo)
+    assert result.code == 2
+    assert result.stdout == ""
+    assert (
+        f"skilltool: {tmp_path / 'missing'} does not exist; check SKILLTOOL_PLUGINS"
+        in result.stderr
+    )
+    assert os.readlink(link) == str(tmp_path / "set/good/skills/fine")
+    assert run("plugins", command, env={"SKILLTOOL_PLUGINS": ""}).code == 2
+    assert link.is_symlink()
 
 
 def test_agents_only_plugin_is_a_plugin(tmp_path: Path) -> None:

@@ -62,12 +62,17 @@ def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+def verbose(result: Result) -> Result:
+    """Every line decided, the unchanged ones included, without the summary line."""
+    return Result(result.code, "".join(f"{line}\n" for line in result.decided), result.stderr)
+
+
 def install(home: Path, *args: str | Path) -> Result:
-    return run("plugins", "install", "--home", home, *args)
+    return verbose(run("plugins", "install", "--home", home, "-v", *args))
 
 
 def uninstall(home: Path, *args: str | Path) -> Result:
-    return run("plugins", "uninstall", "--home", home, *args)
+    return verbose(run("plugins", "uninstall", "--home", home, "-v", *args))
 
 
 # --- nothing there ---------------------------------------------------------------------------
@@ -396,10 +401,10 @@ def test_dry_run_install_lines(home: Path, tmp_path: Path, plugins: Path) -> Non
 
 def test_json_gives_the_actions_as_data(home: Path, tmp_path: Path, plugins: Path) -> None:
     _mixed_home(home, tmp_path, plugins)
-    result = install(home, "--json")
+    result = run("plugins", "install", "--home", home, "--json")
     assert result.code == 0
     data = json.loads(result.stdout)
-    assert data["dry_run"] is False
+    assert (data["schema"], data["command"], data["dry_run"]) == (1, "install", False)
     # the second plugin's skill 'stale' is not linked, which is worth a warning only
     assert [(p["path"], p["severity"]) for p in data["problems"]] == [
         (f"{plugins}/zz-old/skills/stale", "warning")
@@ -435,7 +440,7 @@ def test_json_gives_the_actions_as_data(home: Path, tmp_path: Path, plugins: Pat
 def test_json_dry_run_says_so_and_writes_nothing(home: Path, tmp_path: Path, plugins: Path) -> None:
     _mixed_home(home, tmp_path, plugins)
     before = tree(tmp_path)
-    data = json.loads(install(home, "--json", "--dry-run").stdout)
+    data = json.loads(run("plugins", "install", "--home", home, "--json", "--dry-run").stdout)
     assert data["dry_run"] is True
     assert [a["change"] for a in data["actions"]] == ["none", "none", "create", "replace", "remove"]
     assert tree(tmp_path) == before
@@ -444,6 +449,7 @@ def test_json_dry_run_says_so_and_writes_nothing(home: Path, tmp_path: Path, plu
 def test_dir_links_into_another_skills_dir(home: Path, tmp_path: Path, plugins: Path) -> None:
     plugin_tree(plugins, "docs", skills=("pdf-tools",))
     other = tmp_path / "claude-skills"
+    other.mkdir()
     result = install(home, "--dir", other)
     assert result.code == 0
     assert result.lines == [f"linked    skill pdf-tools -> {plugins}/docs/skills/pdf-tools"]
@@ -452,6 +458,20 @@ def test_dir_links_into_another_skills_dir(home: Path, tmp_path: Path, plugins: 
     assert install(home, "--dir", other).lines == ["unchanged skill pdf-tools"]
     assert uninstall(home, "--dir", other).lines == ["unlinked  skill pdf-tools"]
     assert os.listdir(other) == []
+
+
+def test_a_dir_that_does_not_exist_is_a_usage_error_and_nothing_is_touched(
+    home: Path, tmp_path: Path, plugins: Path
+) -> None:
+    plugin_tree(plugins, "docs", skills=("pdf-tools",))
+    before = home_tree(home)
+    result = run("plugins", "install", "--home", home, "--dir", tmp_path / "typo")
+    assert result.code == 2
+    assert result.stderr.strip() == (
+        f"skilltool: {tmp_path}/typo does not exist; check --dir, or create it first"
+    )
+    assert not (tmp_path / "typo").exists()
+    assert home_tree(home) == before
 
 
 def test_skills_dir_that_is_a_link_to_another_directory(

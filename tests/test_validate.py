@@ -207,11 +207,31 @@ def test_skill_dir_without_skill_md_says_it_is_missing(tmp_path: Path) -> None:
     assert "missing" in line or "no SKILL.md" in line
 
 
-def test_missing_path_exits_1_naming_it(tmp_path: Path) -> None:
+def test_missing_path_is_a_usage_error_naming_it(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     result = run("plugins", "validate", missing)
+    assert result.code == 2
+    assert (
+        result.stderr
+        == f"skilltool: {missing} does not exist; check a path to validate, or create it first\n"
+    )
+    failed = run("plugins", "validate", missing, "--json")
+    assert failed.code == 2
+    assert json.loads(failed.stdout) == {
+        "schema": 1,
+        "command": "validate",
+        "error": {
+            "message": f"{missing} does not exist; check a path to validate, or create it first",
+            "exit_code": 2,
+        },
+    }
+
+
+def test_an_empty_folder_says_why_it_fails(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = run("plugins", "validate", tmp_path / "empty")
     assert result.code == 1
-    assert f"{missing}: does not exist" in result.stdout
+    assert result.lines[-1].endswith(f"no plugin found in {tmp_path / 'empty'}: nothing to check")
 
 
 def test_skills_alias_validates_too(tmp_path: Path) -> None:

@@ -23,9 +23,8 @@ def toml_string_table(values: dict[str, str]) -> str:
         multiline = "\n" in value and "\r" not in value and '"""' not in value
         document[key] = tomlkit.string(value, multiline=multiline)
     text = tomlkit.dumps(document)
-    import tomllib
-
-    if tomllib.loads(text) != values:  # a multiline string TOML would read differently
+    # read back by a TOML parser (tomlkit's: tomllib is not in Python 3.10)
+    if tomlkit.parse(text).unwrap() != values:  # a multiline string TOML would read differently
         document = tomlkit.document()
         for key, value in values.items():
             document[key] = tomlkit.string(value)

@@ -174,7 +174,7 @@ def test_case_gives_its_exact_lines_and_spares_the_others(world: Corpus, case: s
         assert f"  problem {line}" in status.lines or f"problem   {line}" in status.lines, line
 
     removed = cli("plugins", "uninstall", "--home", world.home)
-    assert removed.code == entry["install"]
+    assert removed.code == 0  # all of its own removed, whatever the plugins hold
     assert "failed" not in removed.stdout
     world.nothing_left()
     COUNTS["corpus problems"] += len(expected)
@@ -205,7 +205,7 @@ def test_the_whole_corpus_at_once_as_a_user_runs_it(world: Corpus) -> None:
         assert world.rendered(world.roots[case]) == set(corpus.EXPECTED[case]["rendered"]), case
     assert cli("plugins", "status", "--home", world.home).code == 0
     assert cli("plugins", "status", "--json", "--home", world.home).code == 0
-    assert cli("plugins", "uninstall", "--home", world.home).code == 1
+    assert cli("plugins", "uninstall", "--home", world.home).code == 0
     world.nothing_left()
     assert not Path("skilltool-pwned").exists()
 

@@ -144,7 +144,7 @@ def harness_roots(home: Path) -> list[Path]:
     from skilltool.harnesses import registry
     from skilltool.paths import Home
 
-    where = Home.resolve(home)
+    where = Home(home, explicit=True)  # the home may not exist yet
     return [harness(where, home / ".agents/skills").root() for harness in registry().values()]
 
 

@@ -151,8 +151,9 @@ def test_read_only_skills_dir_stops_the_whole_run_before_it_starts(
     result = in_namespace(read_only, home, *skilltool("install", "--home", home), env=env)
     clean(result)
     assert result.code == 1
-    lines = [line for line in result.stdout.splitlines() if not line.startswith("skipped   ")]
+    lines = [line for line in result.decided if not line.startswith("skipped   ")]
     assert len(lines) == SKILLS + 8  # every link and every rendering: none of them made
+    assert result.lines[-1] == f"{SKILLS + 8} failed: 3 harnesses absent"
     reason = "~/.agents/skills is on a read-only file system; make it writable, then run again"
     assert f"failed    ~/.agents/skills/s00: {reason}" in lines
     assert (
@@ -261,7 +262,7 @@ def test_skills_dir_without_write_permission_is_refused_before_anything_is_writt
     reason = "~/.agents/skills is not writable (permission denied); make it writable, then run again"  # fmt: skip
     assert f"failed    ~/.agents/skills/s00: {reason}" in result.lines
     # every change failed, and said so; the only other lines are harnesses not set up here
-    assert all(line.startswith(("failed    ", "skipped   ")) for line in result.lines)
+    assert all(line.startswith(("failed    ", "skipped   ")) for line in result.decided)
     skills.chmod(0o755)
     assert theirs(listing(home)) == before
 
