@@ -71,9 +71,9 @@ def _home_lines(home: paths.Home) -> list[str]:
 def status(opts: Options) -> Result:
     """The plan an install would carry out, shown as the state of each thing: one code path."""
     home = opts.where
+    skills_dir = opts.dir(home)  # checked before anything is read
     warnings: list[str] = []
     catalogue = find(home, warnings)
-    skills_dir = opts.dir(home)
     found = harnesses(home, skills_dir, opts.only)
     full = _install_plan(opts, catalogue, home, remove=False, found=found)
     links = [a for a in full.actions if a.kind == "link"]
@@ -112,6 +112,7 @@ def _agent_for(
 ) -> tuple[Agent, Harness]:
     """The agent of that name on the search path and the harness asked for."""
     home = opts.where
+    skills_dir = opts.dir(home)
     catalogue = find(home, warnings)
     agent = find_agent(catalogue, agent_name)
     if agent is None:
@@ -124,7 +125,7 @@ def _agent_for(
             f"no agent {agent_name!r} on the search path; {hint}"
             "'skilltool plugins status' lists them"
         )
-    [harness] = harnesses(home, opts.dir(home), harness_name)
+    [harness] = harnesses(home, skills_dir, harness_name)
     return agent, harness
 
 

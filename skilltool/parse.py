@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from skilltool.harnesses import NAMES as HARNESS_NAMES
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill
 
 SAFE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 NAME_RULE = "use 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with '-'"
 MANIFEST_PLACES = (".claude-plugin/plugin.json", ".plugin/plugin.json", "plugin.json")
 SKILL_FILE = "SKILL.md"
-HARNESS_NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot")
 
 # a SKILL.md is read only this far: its frontmatter must close within it
 SKILL_READ_LIMIT = 256 * 1024

@@ -73,6 +73,7 @@ def write_lines(lines: Iterable[str], stream: Any) -> None:
     for line in lines:
         text = printable(line)
         stream.write((_painted(text) if colour else text) + "\n")
+    stream.flush()
 
 
 def emit(command: str, result: Result, as_json: bool) -> int:

@@ -161,9 +161,17 @@ SUMMARY = re.compile(
 )
 
 
+def _runner() -> CliRunner:
+    """A runner that keeps stderr apart: click 8.1 (typer 0.15) needs asking, 8.2 always does."""
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        return CliRunner()
+
+
 def run(*args: str | Path, env: Mapping[str, str] | None = None) -> Result:
     """Run the real CLI in this process, the way a user would type it."""
-    result = CliRunner().invoke(
+    result = _runner().invoke(
         app, [str(a) for a in args], env=dict(env or {}), catch_exceptions=False
     )
     return Result(result.exit_code, result.stdout, result.stderr)

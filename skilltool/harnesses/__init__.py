@@ -6,6 +6,7 @@ one template folder under templates/, one snapshot test and one conformance row.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -45,8 +46,8 @@ class Launch(NamedTuple):
     notes: Sequence[str] = ()
 
 
-class Harness:
-    """What every harness module fills in."""
+class Harness(abc.ABC):
+    """What every harness module fills in: the abstract methods, and the class names."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -56,9 +57,9 @@ class Harness:
         self.home = home
         self.skills_dir = skills_dir
 
+    @abc.abstractmethod
     def root(self) -> Path:
         """The harness's own directory: rendering happens only when it exists."""
-        raise NotImplementedError
 
     def absent(self, agent: Agent) -> str | None:
         """Why nothing can be rendered for this agent here, or None when it can."""
@@ -66,8 +67,9 @@ class Harness:
             return f"{self.home.show(self.root())} does not exist (the harness is not set up here)"
         return None
 
+    @abc.abstractmethod
     def render(self, agent: Agent) -> list[Rendering]:
-        raise NotImplementedError
+        """Every file this harness needs for the agent."""
 
     def notes(self, agent: Agent) -> list[Note]:
         return []
@@ -76,12 +78,13 @@ class Harness:
         """A skills dir of the harness's own, for a harness that does not read ~/.agents/skills."""
         return None
 
+    @abc.abstractmethod
     def owned_places(self) -> list[Path]:
         """Files that may be renderings of this harness, to find ones no agent needs any more."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def launch(self, agent: Agent) -> Launch:
-        raise NotImplementedError
+        """How to start the harness as the agent over ACP."""
 
     # helpers for the modules
 
@@ -147,19 +150,22 @@ def environment() -> jinja2.Environment:
     return _environment[0]
 
 
-def registry() -> dict[str, type[Harness]]:
-    from skilltool.harnesses import claude, codex, copilot, gemini, hermes, opencode, pi
-
-    found = (
-        opencode.OpenCode,
-        hermes.Hermes,
-        codex.Codex,
-        pi.Pi,
-        claude.Claude,
-        gemini.Gemini,
-        copilot.Copilot,
-    )
-    return {h.name: h for h in found}
-
-
+# the harness modules, in the order everything is shown and done: the one list of names.
+# Each module defines one Harness subclass whose `name` is the module's name.
 NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot")
+
+
+def registry() -> dict[str, type[Harness]]:
+    """Harness name -> its class, imported from its module (only when a command needs them)."""
+    import importlib
+
+    found: dict[str, type[Harness]] = {}
+    for name in NAMES:
+        module = importlib.import_module(f"skilltool.harnesses.{name}")
+        [harness] = [
+            v
+            for v in vars(module).values()
+            if isinstance(v, type) and issubclass(v, Harness) and v.__module__ == module.__name__
+        ]
+        found[harness.name] = harness
+    return found

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import tomlkit
-import tomllib
 
 from tests.conformance.acp import AcpClient
 from tests.conformance.homes import (
@@ -26,6 +25,7 @@ from tests.conformance.homes import (
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import OpenAIStub
 from tests.conformance.support import Proven, need
+from tests.helpers import toml_loads
 
 pytestmark = pytest.mark.conformance
 
@@ -67,7 +67,7 @@ def developer_texts(items: list[dict[str, Any]]) -> list[list[str]]:
 def rendered(installed: Installed) -> tuple[dict[str, Any], dict[str, Any], str]:
     """The profile (TOML), the session JSON, and the instructions file skilltool wrote."""
     codex_home, name = installed.home / ".codex", installed.case.name
-    profile = tomllib.loads(text(codex_home / f"{name}.config.toml"))
+    profile = toml_loads(text(codex_home / f"{name}.config.toml"))
     session = json.loads(text(codex_home / "skilltool" / f"{name}.json"))
     return profile, session, text(codex_home / "skilltool" / f"{name}.md")
 

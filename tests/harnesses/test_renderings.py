@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-import tomllib
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +17,7 @@ from skilltool.model import Agent
 from skilltool.parse import read_agent
 from skilltool.paths import Home
 from tests.conftest import REPO, build_file_tree, run, scrub
+from tests.helpers import toml_loads
 
 BUNDLED_AGENT = REPO / "resources/plugins/skilltool/agents/plugin-author.md"
 TRICKY = (
@@ -63,7 +63,7 @@ def body_of(relative: str, content: bytes, agent: Agent) -> str:
     if relative.endswith(".json"):
         instructions = json.loads(text)["developer_instructions"]
     elif relative.endswith(".toml"):
-        instructions = tomllib.loads(text)["developer_instructions"]
+        instructions = toml_loads(text)["developer_instructions"]
     elif text.startswith("---\n"):  # an agent file: frontmatter, then the body as it is
         return text.split("\n---\n", 1)[1]
     else:  # a plain file: the marker line, then the heading
@@ -139,7 +139,7 @@ def test_codex_session_config_is_json_with_developer_instructions(
     session = json.loads(files[".codex/skilltool/tricky.json"])
     assert session["model"] == "gpt-5-codex"
     assert "model_instructions_file" not in session
-    profile = tomllib.loads(files[".codex/tricky.config.toml"].decode())
+    profile = toml_loads(files[".codex/tricky.config.toml"].decode())
     assert set(profile) == {"developer_instructions", "model"}
     assert profile["developer_instructions"] == session["developer_instructions"]
 
@@ -206,7 +206,7 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
     assert result.code == 0, result.stderr
     block = result.stdout.split("# agents.toml\n", 1)[1]
     toml_part = "\n".join(line for line in block.splitlines() if not line.startswith("# "))
-    [entry] = tomllib.loads(toml_part)["agents"]
+    [entry] = toml_loads(toml_part)["agents"]
     expected = {
         "opencode": ("opencode", ["acp"], {"OPENCODE_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
         "hermes": ("hermes", ["-p", "plugin-author", "acp"], None),

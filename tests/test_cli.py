@@ -1,0 +1,193 @@
+"""The command line as a user meets it: options, usage errors, JSON on failure, output size."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from skilltool.harnesses import NAMES, registry
+from tests.conftest import agent_md, build_file_tree, plugin_tree, run
+
+COMMANDS = [
+    ("plugins", "status"),
+    ("plugins", "install"),
+    ("plugins", "uninstall"),
+    ("plugins", "validate"),
+    ("plugins", "render", "x", "--harness", "pi"),
+    ("plugins", "launch", "x", "--harness", "pi"),
+    ("package", "x", "--destdir", "d"),
+    ("plugins",),
+    (),
+]
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=lambda w: " ".join(w) or "skilltool")
+def test_version_is_answered_everywhere(words: tuple[str, ...]) -> None:
+    from skilltool import __version__
+
+    result = run(*words, "--version")
+    assert (result.code, result.stdout) == (0, f"skilltool {__version__}\n")
+
+
+def test_the_registry_is_the_one_list_of_harness_names() -> None:
+    assert tuple(registry()) == NAMES
+    assert all(cls.name == name for name, cls in registry().items())
+    for command in ("render", "launch", "install", "uninstall", "status"):
+        text = run("plugins", command, "--help").stdout
+        assert all(name in text for name in NAMES), (command, text)
+    assert "Render" not in run("plugins", "uninstall", "--help").stdout
+    assert "remove renderings edited by hand" in run("plugins", "uninstall", "--help").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--home", ""), "--home is empty; give a path"),
+        (("--home", "/nonexistent/home"), "/nonexistent/home does not exist; check --home"),
+        (("--dir", ""), "--dir is empty; give a path"),
+    ],
+)
+def test_a_home_or_dir_that_is_not_there_is_a_usage_error(
+    home: Path, args: tuple[str, ...], message: str
+) -> None:
+    before = sorted(p.name for p in home.iterdir())
+    for command in ("install", "uninstall", "status"):
+        result = run("plugins", command, *args)
+        assert result.code == 2, result.stdout
+        assert result.stdout == ""
+        assert message in result.stderr
+    assert sorted(p.name for p in home.iterdir()) == before
+    assert not Path("~").exists()
+
+
+def test_a_home_given_with_a_tilde_is_expanded_and_named(home: Path) -> None:
+    (home / "other").mkdir()
+    result = run("plugins", "install", "--home", "~/other", "--dry-run")
+    assert result.code == 0, result.stderr
+    assert result.lines[0] == f"home      {home / 'other'}"
+    assert not Path("~").exists()
+    real = run("plugins", "install", "--home", home, "--dry-run")
+    assert not real.lines[0].startswith("home ")  # the real home needs no naming
+
+
+def test_json_answers_in_json_when_the_command_fails(home: Path, tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a home\n")
+    failed = run("plugins", "install", "--home", a_file, "--json")
+    assert failed.code == 2
+    assert json.loads(failed.stdout) == {
+        "schema": 1,
+        "command": "install",
+        "error": {
+            "message": f"{a_file} is not a directory; give a directory for --home",
+            "exit_code": 2,
+        },
+    }
+    missing = run("plugins", "launch", "nosuch", "--harness", "claude", "--json")
+    assert missing.code == 1
+    error = json.loads(missing.stdout)["error"]
+    assert error["exit_code"] == 1 and "no agent 'nosuch'" in error["message"]
+
+
+def test_render_json_carries_every_file(home: Path) -> None:
+    (home / ".codex").mkdir()
+    result = run("plugins", "render", "plugin-author", "--harness", "codex", "--json")
+    assert result.code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["schema"], data["command"], data["agent"], data["harness"]) == (
+        1,
+        "render",
+        "plugin-author",
+        "codex",
+    )
+    names = [Path(f["target"]).name for f in data["files"]]
+    assert names == ["plugin-author.md", "plugin-author.json", "plugin-author.config.toml"]
+    text = run("plugins", "render", "plugin-author", "--harness", "codex").stdout
+    assert all(f["content"] in text for f in data["files"])
+
+
+def test_a_misspelt_agent_gets_did_you_mean() -> None:
+    result = run("plugins", "launch", "plugin-autor", "--harness", "pi")
+    assert result.code == 1
+    assert "did you mean 'plugin-author'?" in result.stderr
+
+
+def test_launch_warns_when_the_file_it_points_at_is_not_written(home: Path) -> None:
+    (home / ".pi/agent").mkdir(parents=True)
+    before = run("plugins", "launch", "plugin-author", "--harness", "pi")
+    assert before.code == 0
+    assert "is not rendered yet" in before.stderr
+    assert run("plugins", "install", "--only", "pi").code == 0
+    after = run("plugins", "launch", "plugin-author", "--harness", "pi")
+    assert "not rendered" not in after.stderr
+
+
+@pytest.fixture
+def many(tmp_path: Path) -> dict[str, str]:
+    """Forty skills and three agents on the search path, no harness set up."""
+    root = tmp_path / "plugins"
+    for index in range(4):
+        plugin_tree(root, f"p{index}", skills=tuple(f"s{index}-{n}" for n in range(10)))
+    build_file_tree(root / "p0", {f"agents/a{n}.md": agent_md(f"a{n}") for n in range(3)})
+    return {"SKILLTOOL_PLUGINS": str(root)}
+
+
+def test_output_says_what_changed_and_each_absent_harness_once(many: dict[str, str]) -> None:
+    first = run("plugins", "install", env=many)
+    assert first.code == 0
+    assert first.lines[-1] == f"40 linked: {len(NAMES)} harnesses absent"
+    skipped = [line for line in first.lines if line.startswith("skipped")]
+    assert len(skipped) == len(NAMES)  # once per harness, not once per agent
+    again = run("plugins", "install", env=many)
+    assert again.lines == [*skipped, f"40 unchanged: {len(NAMES)} harnesses absent"]
+    quiet = run("plugins", "install", "-q", env=many)
+    assert quiet.lines == [f"40 unchanged: {len(NAMES)} harnesses absent"]
+    verbose = run("plugins", "install", "-v", env=many)
+    assert sum(line.startswith("unchanged skill ") for line in verbose.lines) == 40
+    status = run("plugins", "status", env=many)
+    assert status.lines[-1] == "next      nothing to install: every skill and rendering is current"
+
+
+def test_status_says_what_install_would_do(many: dict[str, str]) -> None:
+    result = run("plugins", "status", env=many)
+    assert result.lines[-1] == "next      'skilltool plugins install' would do: 40 linked"
+    assert json.loads(run("plugins", "status", "--json", env=many).stdout)["install_would"][
+        "linked"
+    ] == 40
+
+
+def test_a_missing_hermes_profile_is_not_an_absent_harness(home: Path) -> None:
+    (home / ".hermes").mkdir()
+    result = run("plugins", "status")
+    [line] = [line for line in result.lines if line.strip().startswith("hermes")]
+    assert "not set up" in line and "hermes profile create plugin-author" in line
+    assert "harness absent" not in line
+    installed = run("plugins", "install")
+    assert installed.lines[-1].endswith(f": {len(NAMES) - 1} harnesses absent")
+
+
+def test_usage_errors_keep_exit_code_2() -> None:
+    assert run("plugins", "render", "plugin-author").code == 2  # no --harness
+    assert run("plugins", "install", "--only", "nope").code == 2
+    assert run("plugins", "nosuch").code == 2
+
+
+def test_the_real_entry_point_answers_usage_errors_in_json(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", "render", "x", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"] == {
+        "message": "Missing option '--harness'.",
+        "exit_code": 2,
+    }
