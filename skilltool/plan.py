@@ -350,10 +350,11 @@ def plan_renderings(
 ) -> Plan:
     """Every rendering of every agent for every harness given, and our renderings no agent needs."""
     agents, problems = winning_agents(catalogue)
+    read = read_places(catalogue)
     actions: list[Action] = []
     for harness in harnesses:
         try:
-            actions += _harness_actions(harness, agents, remove, force)
+            actions += _harness_actions(harness, agents, remove, force, read)
         except OSError as err:  # a directory of the harness that cannot be read: skip it
             where = Path(err.filename) if err.filename else harness.root()
             problems.append(
@@ -366,8 +367,21 @@ def plan_renderings(
     return Plan(tuple(actions), tuple(problems))
 
 
+def read_places(catalogue: Catalogue) -> tuple[str, ...]:
+    """The search-path entries this run could read: only what lived in one of them can be
+    seen to be gone. A folder that is missing (an unmounted disk) proves nothing."""
+    return tuple(os.path.normpath(str(e.path)) for e in catalogue.entries if os.path.isdir(e.path))
+
+
+def _seen_gone(source: str, read: tuple[str, ...]) -> bool:
+    """Whether a rendering's source lived where this run looked (so its absence is known)."""
+    if BUNDLED_TAIL + os.sep in source:  # an installed skilltool's own plugin, as for links
+        return True
+    return any(source.startswith(place.rstrip(os.sep) + os.sep) for place in read)
+
+
 def _harness_actions(
-    harness: Harness, agents: list[Agent], remove: bool, force: bool
+    harness: Harness, agents: list[Agent], remove: bool, force: bool, read: tuple[str, ...] = ()
 ) -> list[Action]:
     actions: list[Action] = []
     wanted: set[Path] = set()
@@ -398,7 +412,7 @@ def _harness_actions(
                 )
             )
     if os.path.isdir(harness.root()):
-        actions += _orphans(harness, wanted, force)
+        actions += _orphans(harness, wanted, force, read)
     return actions
 
 
@@ -406,8 +420,11 @@ def replace_source(action: Action, source: Path) -> Action:
     return action._replace(source=source)
 
 
-def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
-    """Our renderings that no agent on the search path needs any more: removed if unedited."""
+def _orphans(
+    harness: Harness, wanted: set[Path], force: bool, read: tuple[str, ...]
+) -> list[Action]:
+    """Our renderings that no agent on the search path needs any more: removed if unedited,
+    and only when the place their agent lived in was read."""
     found = []
     for path in harness.owned_places():
         if path in wanted or os.path.islink(path) or path.name.startswith(TEMP_PREFIX):
@@ -417,6 +434,10 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool) -> list[Action]:
         if data is None or marker is None:
             continue
         name = Path(marker.source).stem
+        if not _seen_gone(marker.source, read):
+            why = f"its agent {marker.source} is not on a plugin folder read in this run; kept"
+            found.append(Action("file", harness.name, name, path, "stale", "none", reason=why))
+            continue
         backup = path.with_name(path.name + BACKUP_SUFFIX)
         keep = backup if os.path.lexists(backup) else None
         if marker.intact or force:

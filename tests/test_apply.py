@@ -1,0 +1,49 @@
+"""apply: the only writer; what --force discards is kept, and shown first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import agent_md, build_file_tree, run
+
+
+def _edited_home(home: Path, tmp_path: Path) -> tuple[dict[str, str], Path, str]:
+    build_file_tree(tmp_path / "plugins/docs", {"agents/helper.md": agent_md("helper")})
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    (home / ".claude").mkdir()
+    assert run("plugins", "install", "--only", "claude", env=env).code == 0
+    target = home / ".claude/agents/helper.md"
+    edited = target.read_text().replace("You help.", "You help, my way.")
+    target.write_text(edited)
+    return env, target, edited
+
+
+def test_force_keeps_the_hand_edit_beside_it_and_diff_shows_it_first(
+    home: Path, tmp_path: Path
+) -> None:
+    env, target, edited = _edited_home(home, tmp_path)
+    shown = run("plugins", "install", "--only", "claude", "--diff", env=env)
+    assert shown.code == 0
+    assert "-You help, my way." in shown.lines and "+You help." in shown.lines
+    assert target.read_text() == edited  # --diff alone changes nothing
+    forced = run("plugins", "install", "--only", "claude", "--force", env=env)
+    assert forced.code == 0
+    kept = target.with_name("helper.md.skilltool-edited")
+    assert kept.read_text() == edited
+    assert "my way" not in target.read_text()
+    # a second forced edit never overwrites the first copy
+    target.write_text(edited.replace("my way", "another way"))
+    assert run("plugins", "uninstall", "--only", "claude", "--force", env=env).code == 0
+    assert kept.read_text() == edited
+    assert "another way" in target.with_name("helper.md.skilltool-edited.1").read_text()
+    assert not target.exists()
+
+
+def test_dry_run_shows_the_edit_and_writes_nothing(home: Path, tmp_path: Path) -> None:
+    env, target, edited = _edited_home(home, tmp_path)
+    result = run("plugins", "install", "--only", "claude", "--force", "--dry-run", env=env)
+    assert result.code == 0
+    assert any(line.startswith("dry-run: rewrote") for line in result.lines)
+    assert "-You help, my way." in result.lines
+    assert target.read_text() == edited
+    assert not target.with_name("helper.md.skilltool-edited").exists()

@@ -1,0 +1,62 @@
+"""fs: the primitives every writer and reader uses."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skilltool import fs
+
+
+def test_read_regular_refuses_links_fifos_and_directories(tmp_path: Path) -> None:
+    (tmp_path / "file").write_bytes(b"data")
+    (tmp_path / "link").symlink_to(tmp_path / "file")
+    os.mkfifo(tmp_path / "fifo")
+    assert fs.read_regular(tmp_path / "file") == b"data"
+    assert fs.read_regular(tmp_path / "link") is None  # never followed
+    assert fs.read_regular(tmp_path / "fifo") is None  # never blocks
+    assert fs.read_regular(tmp_path) is None
+    assert fs.read_regular(tmp_path / "missing") is None
+
+
+def test_write_file_never_clobbers_without_replace(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    target = tmp_path / "t"
+    fs.write_file(target, b"one", 0o644, replace=False)
+    with pytest.raises(FileExistsError):
+        fs.write_file(target, b"two", 0o644, replace=False)
+    assert target.read_bytes() == b"one"
+    fs.write_file(target, b"three", 0o755, replace=True)
+    assert (target.read_bytes(), target.stat().st_mode & 0o777) == (b"three", 0o755)
+    assert [p.name for p in tmp_path.iterdir()] == ["t"]  # no temporary file left
+
+
+def test_write_file_replaces_a_link_rather_than_writing_through_it(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").write_bytes(b"theirs")
+    (tmp_path / "t").symlink_to(tmp_path / "elsewhere")
+    fs.write_file(tmp_path / "t", b"ours", 0o644, replace=True)
+    assert (tmp_path / "elsewhere").read_bytes() == b"theirs"
+
+
+def test_sweep_removes_only_temporary_files(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    (tmp_path / f"{fs.TEMP_PREFIX}x").write_bytes(b"left by a killed run")
+    (tmp_path / f"{fs.TEMP_PREFIX}dir").mkdir()
+    (tmp_path / "kept").write_bytes(b"")
+    fs.sweep([tmp_path, tmp_path / "missing"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{fs.TEMP_PREFIX}dir", "kept"]
+
+
+def test_read_link_is_absolute_and_follows_nothing(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to("b/../c")
+    assert fs.read_link(tmp_path / "a") == str(tmp_path / "c")
+    assert fs.read_link(tmp_path / "none") is None
+
+
+def test_the_lock_is_taken_in_the_state_dir(tmp_path: Path) -> None:
+    with fs.locked(tmp_path / "state"):
+        assert (tmp_path / "state/lock").is_file()

@@ -1,0 +1,69 @@
+"""report: the only printer: lines, colour, the summary, JSON documents."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from skilltool import report
+from skilltool.apply import Outcome
+from skilltool.errors import UsageError
+from skilltool.plan import Action
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    terminal, pipe = Terminal(), io.StringIO()
+    report.write_lines(["linked    skill x", "left      y: z"], terminal)
+    report.write_lines(["linked    skill x"], pipe)
+    assert terminal.getvalue() == "\x1b[32mlinked\x1b[0m    skill x\n\x1b[33mleft\x1b[0m      y: z\n"
+    assert pipe.getvalue() == "linked    skill x\n"
+    monkeypatch.setenv("NO_COLOR", "1")
+    quiet = Terminal()
+    report.write_lines(["linked    skill x"], quiet)
+    assert quiet.getvalue() == "linked    skill x\n"
+
+
+def _outcome(kind: str, change: str, state: str, owner: str = "skill", done: bool = True) -> Outcome:
+    action = Action(kind, owner, "n", Path("/t"), state, change)  # type: ignore[arg-type]
+    return Outcome(action, done, "" if done else "broken")
+
+
+def test_the_summary_line_counts_what_happened() -> None:
+    outcomes = [
+        *[_outcome("link", "create", "missing")] * 1200,
+        _outcome("file", "replace", "stale", "codex"),
+        _outcome("link", "none", "current"),
+        _outcome("link", "none", "foreign"),
+        _outcome("file", "none", "absent", "pi"),
+        _outcome("file", "none", "absent", "pi"),
+        _outcome("file", "none", "absent", "gemini"),
+        _outcome("file", "create", "missing", "codex", done=False),
+    ]
+    found = report.counts(outcomes)
+    assert report.summary_line(found, dry_run=False) == (
+        "1,200 linked, 1 rendered, 1 unchanged, 1 left alone, 1 failed: 2 harnesses absent"
+    )
+    assert report.summary_line(report.counts([]), dry_run=True) == "dry-run: nothing to do"
+
+
+def test_an_error_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert report.emit_error("install", UsageError("no such home"), as_json=True) == 2
+    assert json.loads(capsys.readouterr().out) == {
+        "schema": report.SCHEMA,
+        "command": "install",
+        "error": {"message": "no such home", "exit_code": 2},
+    }
+
+
+def test_a_name_with_a_line_break_stays_one_line() -> None:
+    assert report.printable("skill a\nb\x1b") == "skill a\\nb\\x1b"
