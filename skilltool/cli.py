@@ -34,7 +34,7 @@ class Commands(typer.core.TyperGroup):
 app = typer.Typer(
     cls=Commands,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     help="Link Agent Skills and render agents for every coding-agent harness; "
