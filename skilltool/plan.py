@@ -74,6 +74,17 @@ def read_link(path: Path) -> str | None:
     return os.path.normpath(os.path.join(path.parent, dest))
 
 
+def gone(path: str) -> bool | None:
+    """Whether nothing is at `path` (True), something is (False), or it cannot be told (None)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return None
+    return False
+
+
 def _first_of_each_name(
     catalogue: Catalogue,
     members: Callable[[Plugin], tuple[Named, ...]],
@@ -115,7 +126,14 @@ class SkillsDir:
     def __init__(self, path: Path, catalogue: Catalogue) -> None:
         self.path = path
         self.root = str(path)
-        self.bases = {os.path.normpath(str(e.path)) for e in catalogue.entries}
+        # the search-path entries read whole this run: a skill gone from one is gone
+        self.read = tuple(os.path.abspath(e).rstrip(os.sep) + os.sep for e in catalogue.read)
+        self.places: set[str] = set()  # folders whose subfolders were read as skills
+        self.paths: set[str] = set()  # skill folders read one by one
+        for plugin in catalogue.plugins:
+            self.places.add(os.path.join(os.path.abspath(plugin.root), "skills"))
+            self.places.update(os.path.abspath(p) for p in plugin.skill_places)
+            self.paths.update(os.path.abspath(p) for p in plugin.skill_paths)
         self.entries: dict[str, os.DirEntry[str]] = {}
         try:
             with os.scandir(path) as it:
@@ -130,22 +148,29 @@ class SkillsDir:
             return None
 
     def is_ours(self, name: str, dest: str) -> bool:
-        """Whether a link can be proven to be one skilltool made.
+        """Whether a link can be proven to be one skilltool made, from the link itself.
 
-        skilltool links `<dir>/<skill>` to `<plugin>/skills/<skill>`, where the plugin is a
-        search-path entry or a directory inside one. Only a link of that exact shape, into
-        a place on the current search path, is ours; a link made by hand to another name,
-        or into a place no longer searched, is left alone. One exception, also read from
-        the link: a link into the plugins bundled with an installed skilltool
-        (`.../skilltool/resources/plugins/...`), so that reinstalling skilltool elsewhere
-        does not strand the links the old copy made.
+        skilltool links `<dir>/<skill>` to a skill folder of the same name that it read this
+        run: one inside a folder it read skills from (`<plugin>/skills`, a folder listed in
+        plugin.json, a skill collection or its category folders) or one named on its own.
+        A link to a folder that is gone is ours when it points inside a search-path entry
+        read whole this run, in one of those shapes (`.../skills/<skill>`, or a collection's).
+        A link made by hand to another name, or into a place no longer searched, is left
+        alone. One exception, also read from the link: a link into the plugins bundled with
+        an installed skilltool (`.../skilltool/resources/plugins/<plugin>/skills/<skill>`), so
+        that reinstalling skilltool elsewhere does not strand the links the old copy made.
         """
-        skills, base = os.path.split(dest)
-        plugin_root, leaf = os.path.split(skills)
-        if base != name or leaf != "skills":
+        parent, base = os.path.split(dest)
+        if base != name:
             return False
-        parent = os.path.dirname(plugin_root)
-        return plugin_root in self.bases or parent in self.bases or parent.endswith(BUNDLED_TAIL)
+        if dest in self.paths or parent in self.places:
+            return True
+        grandparent, leaf = os.path.split(parent)
+        if leaf == "skills" and os.path.dirname(grandparent).endswith(BUNDLED_TAIL):
+            return True
+        if gone(dest) is not True or not dest.startswith(self.read):
+            return False
+        return leaf == "skills" or grandparent in self.places
 
     def state(self, name: str, want: str | None) -> tuple[State, str, str | None]:
         """(state, reason, where the link points) for the entry `name`."""
@@ -160,7 +185,10 @@ class SkillsDir:
             return "foreign", f"a link to {dest}, not one made by skilltool", None
         if dest == want:
             return "current", "", dest
-        if not os.path.isdir(dest):
+        missing = gone(dest)
+        if missing is None:  # cannot be looked at now: no evidence either way
+            return "foreign", f"a link to {dest}, which cannot be read now; left as it is", None
+        if missing or not os.path.isdir(dest):
             return "stale", f"its skill {dest} is gone", dest
         if want is None:
             why = "invalid, or another skill of that name wins"

@@ -6,6 +6,7 @@ happened, so that output can be grepped and compared across runs.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -136,7 +137,8 @@ def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[st
     if not plugin.active:
         return "shadowed", f"by {plugin.shadowed_by}"
     action = links.get(name)
-    if action is None or action.source is None or action.source.parent.parent != plugin.root:
+    mine = {os.path.abspath(s.path) for s in plugin.skills if s.name == name}
+    if action is None or action.source is None or str(action.source) not in mine:
         return "not linked", "another plugin's skill of that name comes first"
     return STATUS_WORDS[action.state], action.reason
 
