@@ -618,7 +618,9 @@ def _directory(
             )
     if skills_here or categories:
         plugins.append(_collection(path, origin, categories, reader, skills_here))
-    else:  # a collection's README and LICENSE are its own; a stray file elsewhere is worth a line
+    elif plugins or origin not in ("argument", "override"):
+        # a collection's README and LICENSE are its own; a path given that holds nothing
+        # gets one line saying what was looked for; a stray file elsewhere is worth a line
         problems += files
     layout: Layout = "directory of plugins" if plugins else "nothing found"
     if plugins and all(p.kind == "skill collection" for p in plugins):

@@ -154,7 +154,7 @@ class SkillsDir:
         run: one inside a folder it read skills from (`<plugin>/skills`, a folder listed in
         plugin.json, a skill collection or its category folders) or one named on its own.
         A link to a folder that is gone is ours when it points inside a search-path entry
-        read whole this run, in one of those shapes (`.../skills/<skill>`, or a collection's).
+        read whole this run: that the folder is gone is then known, not guessed.
         A link made by hand to another name, or into a place no longer searched, is left
         alone. One exception, also read from the link: a link into the plugins bundled with
         an installed skilltool (`.../skilltool/resources/plugins/<plugin>/skills/<skill>`), so
@@ -168,9 +168,7 @@ class SkillsDir:
         grandparent, leaf = os.path.split(parent)
         if leaf == "skills" and os.path.dirname(grandparent).endswith(BUNDLED_TAIL):
             return True
-        if gone(dest) is not True or not dest.startswith(self.read):
-            return False
-        return leaf == "skills" or grandparent in self.places
+        return gone(dest) is True and dest.startswith(self.read)
 
     def state(self, name: str, want: str | None) -> tuple[State, str, str | None]:
         """(state, reason, where the link points) for the entry `name`."""
