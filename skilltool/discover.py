@@ -301,8 +301,8 @@ def _read_files(
         places.append(found)
     for path in parts.listed["skills"]:
         full = _resolve(root, path, "skills", where, problems)
-        if full is None or full in places or full in paths:
-            continue
+        if full is None or full in places or full in paths or full.parent in places:
+            continue  # already read where it is (a list naming skills/<x> one by one)
         if is_skill(full):
             paths.append(full)
         elif os.path.isdir(full):

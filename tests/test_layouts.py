@@ -455,3 +455,18 @@ def test_validate_works_on_each_layout(
         target = request.getfixturevalue(layout)
     result = run("plugins", "validate", target)
     assert result.lines[-1].startswith(counts), result.stdout
+
+
+def test_skills_listed_one_by_one_inside_skills_are_read_once(tmp_path: Path) -> None:
+    listed = ["./skills/deck-context", "./skills/quality-gates"]
+    root = build_file_tree(
+        tmp_path / "deck",
+        {
+            ".claude-plugin/plugin.json": _manifest("deck", skills=listed),
+            "skills/deck-context/SKILL.md": skill_md("deck-context"),
+            "skills/quality-gates/SKILL.md": skill_md("quality-gates"),
+        },
+    )
+    catalogue = _catalogue(root)
+    assert [s.name for s in catalogue.plugins[0].skills] == ["deck-context", "quality-gates"]
+    assert _messages(catalogue) == []
