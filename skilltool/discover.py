@@ -391,14 +391,28 @@ def _read_place(
         if entry.is_symlink() and not _inside(directory, root):
             problems.append(_outside(directory, "skill"))
             continue
-        if not os.path.lexists(directory / parse.SKILL_FILE):
-            deeper = _skill_folders(directory)
-            if deeper:
-                problems.append(_deeper(directory, root, deeper))
-                continue
-            if hidden or quiet:
-                continue
-        skills += _read_skill_dir(directory, root, problems, reader)
+        skills += _read_folder(directory, root, problems, reader, hidden or quiet)
+    return skills
+
+
+def _read_folder(
+    directory: Path, root: Path, problems: list[Problem], reader: Reader, quiet: bool
+) -> list[Skill]:
+    """A folder of a skills place: a skill, or a folder of skills one level deeper (named, not
+    read), or, unless `quiet`, a folder missing its SKILL.md."""
+    found: list[Problem] = []
+    # read first: the usual folder holds a SKILL.md, and this costs it no extra stat
+    skills = [] if quiet else _read_skill_dir(directory, root, found, reader)
+    if not skills and not os.path.lexists(os.path.join(directory, parse.SKILL_FILE)):
+        deeper = _skill_folders(directory)
+        if deeper:
+            problems.append(_deeper(directory, root, deeper))
+            return []
+        if quiet:
+            return []
+    elif quiet:
+        skills = _read_skill_dir(directory, root, found, reader)
+    problems += found
     return skills
 
 
