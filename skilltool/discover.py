@@ -499,7 +499,12 @@ def _entry_root(
         return None
     if not os.path.isdir(full):
         problems.append(
-            Problem(market.manifest, f"{full} is not a directory; fix the path", field, entry.line)
+            Problem(
+                market.manifest,
+                f"{entry.source!r} is not a directory ({full}); fix the path",
+                field,
+                entry.line,
+            )
         )
         return None
     return full
@@ -562,8 +567,13 @@ def _collection(
 def _collection_skills(root: Path, problems: list[Problem], reader: Reader) -> list[Skill]:
     skills = []
     for name in _skill_folders(root):
-        if not name.startswith("."):
-            skills += _read_skill_dir(root / name, root, problems, reader)
+        directory = root / name
+        if name.startswith("."):
+            continue  # named by _hidden_note
+        if _escapes(directory, root):
+            problems.append(_outside(directory, "skill"))
+        else:
+            skills += _read_skill_dir(directory, root, problems, reader)
     return skills
 
 

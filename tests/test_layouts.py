@@ -470,3 +470,14 @@ def test_skills_listed_one_by_one_inside_skills_are_read_once(tmp_path: Path) ->
     catalogue = _catalogue(root)
     assert [s.name for s in catalogue.plugins[0].skills] == ["deck-context", "quality-gates"]
     assert _messages(catalogue) == []
+
+
+def test_a_collection_skill_linked_from_outside_is_refused(tmp_path: Path) -> None:
+    build_file_tree(tmp_path / "elsewhere/theirs", {"SKILL.md": skill_md("theirs")})
+    root = build_file_tree(
+        tmp_path / "mine",
+        {"ours/SKILL.md": skill_md("ours"), "theirs": tmp_path / "elsewhere/theirs"},
+    )
+    catalogue = _catalogue(root)
+    assert _names(catalogue) == {"mine": (["ours"], [])}
+    assert any("leads outside the plugin" in m for m in _messages(catalogue))
