@@ -481,3 +481,13 @@ def test_a_collection_skill_linked_from_outside_is_refused(tmp_path: Path) -> No
     catalogue = _catalogue(root)
     assert _names(catalogue) == {"mine": (["ours"], [])}
     assert any("leads outside the plugin" in m for m in _messages(catalogue))
+
+
+def test_status_lines_name_the_kind_of_each_plugin(collection: Path, tmp_path: Path) -> None:
+    single = build_file_tree(tmp_path / "lone", {"SKILL.md": skill_md("lone")})
+    env = {"SKILLTOOL_PLUGINS": f"{collection}:{single}"}
+    lines = run("plugins", "status", env=env).lines
+    assert f"search    override {collection} (skill collection)" in lines
+    assert f"search    override {single} (single skill)" in lines
+    assert f"plugin    awesome-skills (override, skill collection) {collection}" in lines
+    assert f"plugin    lone (override, single skill) {single}" in lines
