@@ -491,3 +491,9 @@ def test_status_lines_name_the_kind_of_each_plugin(collection: Path, tmp_path: P
     assert f"search    override {single} (single skill)" in lines
     assert f"plugin    awesome-skills (override, skill collection) {collection}" in lines
     assert f"plugin    lone (override, single skill) {single}" in lines
+
+
+def test_an_entry_limited_to_some_plugins_reads_only_those(market: Path) -> None:
+    catalogue = discover.discover([SearchEntry(market, "added", ("pr-tools", "far-away"))])
+    assert [p.name for p in catalogue.plugins] == ["pr-tools"]
+    assert [e.name for _, e in catalogue.not_fetched()] == ["far-away"]
