@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import __version__, parse
-from skilltool.model import Agent, Problem, Skill
+from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill
 
 # bumped whenever what parse says about a file changes, so no stale verdict is served
-FORMAT = f"skilltool-parsed-2-{__version__}"
+FORMAT = f"skilltool-parsed-3-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
@@ -119,6 +119,31 @@ class ParseCache:
                 return data, problems
             self.new[str(path)] = (stamp, (data, _problems_out(problems)))
         return data, problems
+
+    def read_marketplace(self, path: Path) -> tuple[Marketplace | None, list[Problem]]:
+        """A marketplace.json, read on every run that searches its root: kept like the rest."""
+        stamp, hit = self._lookup(path)
+        if hit is not None:
+            fields, rows = hit
+            market = None
+            if fields is not None:
+                name, plugin_root, entries = fields
+                listed = tuple(MarketplaceEntry(*e) for e in entries)
+                market = Marketplace(name, path.parent.parent, path, plugin_root, listed)
+            return market, _problems_in(rows)
+        market, problems = parse.read_marketplace(path)
+        if stamp is not None:
+            fields = None
+            if market is not None:
+                entries = [(e.name, e.source, e.strict, e.fields, e.line) for e in market.entries]
+                fields = (market.name, market.plugin_root, entries)
+            row = (stamp, (fields, _problems_out(problems)))
+            try:
+                marshal.dumps(row)
+            except ValueError:  # holds something marshal cannot store: parse it each time
+                return market, problems
+            self.new[str(path)] = row
+        return market, problems
 
     def save(self) -> None:
         """Write the cache if this run parsed anything or dropped stale entries."""

@@ -31,6 +31,17 @@ def read_link(path: Path | str) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(path), dest))
 
 
+def gone(path: str) -> bool | None:
+    """Whether nothing is at `path` (True), something is (False), or it cannot be told (None)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return None
+    return False
+
+
 def read_regular(path: Path) -> bytes | None:
     """The bytes of a regular file, not following a link; None for anything else."""
     try:

@@ -15,6 +15,20 @@ from typing import Any, Literal, NamedTuple
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 Origin = Literal["added", "user", "system", "bundled", "override", "argument"]
 Severity = Literal["error", "warning"]
+# what a search-path entry was taken for (SPEC §2), as status shows it
+Layout = Literal[
+    "plugin",
+    "directory of plugins",
+    "marketplace",
+    "skill collection",
+    "single skill",
+    "missing",
+    "unreadable",
+    "nothing found",
+]
+# what one plugin is: a plugin directory, an entry of a marketplace, a skill collection
+# (skill folders without a plugin around them) or one skill folder on its own
+PluginKind = Literal["plugin", "marketplace plugin", "skill collection", "single skill"]
 
 
 class Problem(NamedTuple):
@@ -82,6 +96,14 @@ class Plugin(NamedTuple):
     agents: tuple[Agent, ...] = ()
     problems: tuple[Problem, ...] = ()
     shadowed_by: Path | None = None  # root of the plugin of the same name that wins
+    kind: PluginKind = "plugin"
+    marketplace: str | None = None  # the marketplace that lists it, if one does
+    # folders whose subfolders were read as skills (`skills/`, listed folders, a collection)
+    skill_places: tuple[Path, ...] = ()
+    # skill folders named one by one (a component path naming a skill, a single skill)
+    skill_paths: tuple[Path, ...] = ()
+    # command files and folders, for the commands feature (SPEC §10); not rendered yet
+    commands: tuple[Path, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -120,6 +142,12 @@ class Catalogue(NamedTuple):
     entries: tuple[SearchEntry, ...]
     plugins: tuple[Plugin, ...]
     problems: tuple[Problem, ...] = ()
+    layouts: Mapping[Path, Layout] = MappingProxyType(
+        {}
+    )  # search-path entry -> what it was taken for
+    marketplaces: tuple[Marketplace, ...] = ()  # every marketplace read, remote entries too
+    # every directory this run listed and saw whole: the evidence a vanished skill needs
+    read: frozenset[Path] = frozenset()
 
     @property
     def active(self) -> tuple[Plugin, ...]:
@@ -128,3 +156,7 @@ class Catalogue(NamedTuple):
     @property
     def roots(self) -> frozenset[Path]:
         return frozenset(p.root for p in self.plugins)
+
+    def not_fetched(self) -> list[tuple[Marketplace, MarketplaceEntry]]:
+        """The remote entries of every marketplace read: listed, never fetched by a search."""
+        return [(m, e) for m in self.marketplaces for e in m.entries if e.remote]

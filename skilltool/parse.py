@@ -465,28 +465,80 @@ def _json_line(text: str, key: str) -> int | None:
     return None
 
 
-def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """A plugin.json -> its fields (None if it cannot be used) and its problems."""
-    out = Problems(path)
+def _read_json(path: Path, out: Problems, what: str) -> tuple[Any, str] | None:
+    """A JSON file's value and its text, or None with the problem said."""
     got = _read(path, out, MANIFEST_SIZE_LIMIT)
     if got is None:
-        return None, out.items
+        return None
     if got[1]:
-        out.add(f"over {MANIFEST_SIZE_LIMIT // (1024 * 1024)} MiB; a manifest must be smaller")
-        return None, out.items
+        out.add(f"over {MANIFEST_SIZE_LIMIT // (1024 * 1024)} MiB; {what} must be smaller")
+        return None
     text = _decode(got[0], out)
     if text is None:
-        return None, out.items
+        return None
     import json
 
     try:
-        data = json.loads(text)
+        return json.loads(text), text
     except json.JSONDecodeError as err:
         out.add(f"invalid JSON: {err.msg}; fix the syntax", line=err.lineno)
-        return None, out.items
     except RecursionError:
         out.add("invalid JSON: nested too deeply; flatten it", line=1)
+    return None
+
+
+# the component paths of plugin.json (and of a marketplace entry), as Claude Code reads them
+COMPONENT_FIELDS = ("skills", "agents", "commands")
+
+
+def component_paths(value: object) -> list[str] | None:
+    """A component field's paths: one string or a list of strings; None if it is neither."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def component_path_problem(field: str, path: str) -> str | None:
+    """Why Claude Code refuses one component path (it then loads none of the plugin), or None."""
+    if ".." in path.split("/") or path.startswith("/"):
+        return f"{path!r} leaves the plugin; put what it names inside the plugin"
+    if not path.startswith("./"):
+        return f'{path!r} must start with "./" (relative to the plugin root); write "./{path}"'
+    if field == "agents" and not path.endswith(".md"):
+        return f'{path!r} is not an agent file; list each agent file, e.g. "./agents/helper.md"'
+    return None
+
+
+def _component_problems(
+    data: Mapping[str, Any], text: str, out: Problems, where: str = "", at: int | None = None
+) -> None:
+    for key in COMPONENT_FIELDS:
+        if key not in data:
+            continue
+        line = _json_line(text, key) if text else at
+        paths = component_paths(data[key])
+        if paths is None:
+            out.add(f'must be a path or a list of paths, e.g. "./{key}/"', where + key, line)
+            continue
+        for index, item in enumerate(paths):
+            why = component_path_problem(key, item)
+            field = f"{where}{key}[{index}]" if isinstance(data[key], list) else where + key
+            if why is not None:
+                out.add(why, field, line)
+
+
+def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """A plugin.json -> its fields (None if it cannot be used) and its problems.
+
+    A bad component path is a problem of its own: the path is not read, the rest is.
+    """
+    out = Problems(path)
+    got = _read_json(path, out, "a manifest")
+    if got is None:
         return None, out.items
+    data, text = got
     if not isinstance(data, dict):
         out.add('must be a JSON object, e.g. {"name": "my-plugin"}', line=1)
         return None, out.items
@@ -508,7 +560,9 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
         or (isinstance(author, Mapping) and isinstance(author.get("name"), str))
     ):
         out.add('must be an object with a "name" string', "author", _json_line(text, "author"))
-    if out.failed:
+    failed = out.failed
+    _component_problems(data, text, out)
+    if failed:
         return None, out.items
     return data, out.items
 
@@ -516,28 +570,102 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
 MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
 
 
-def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
-    """A .claude-plugin/marketplace.json -> the Marketplace (None if unusable) and its problems."""
-    out = Problems(path)
-    got = _read(path, out, MANIFEST_SIZE_LIMIT)
-    if got is None:
-        return None, out.items
-    if got[1]:
-        out.add(f"over {MANIFEST_SIZE_LIMIT // (1024 * 1024)} MiB; a marketplace must be smaller")
-        return None, out.items
-    text = _decode(got[0], out)
-    if text is None:
-        return None, out.items
+# remote plugin sources Claude Code fetches: kept in the catalogue, listed as not fetched
+REMOTE_SOURCES = ("github", "url", "git-subdir", "npm", "git", "pip")
+
+
+def _item_lines(text: str, key: str) -> list[int]:
+    """The line where each element of the top-level array `key` starts."""
     import json
 
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        out.add(f"invalid JSON: {err.msg}; fix the syntax", line=err.lineno)
+    depth, index, end, found, inside = 0, 0, len(text), [], False
+    expect = False  # the next value at depth 2 starts an element
+    while index < end:
+        char = text[index]
+        if char == '"':
+            value, after = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+            if inside and depth == 2 and expect:
+                found.append(text.count("\n", 0, index) + 1)
+                expect = False
+            if depth == 1 and value == key and text[after:].lstrip().startswith(":"):
+                inside = True
+            index = after
+            continue
+        if char in "{[":
+            if inside and depth == 2 and expect:
+                found.append(text.count("\n", 0, index) + 1)
+                expect = False
+            depth += 1
+            if inside and depth == 2 and char == "[":
+                expect = True
+        elif char in "}]":
+            depth -= 1
+            if inside and depth == 1:
+                return found
+        elif char == "," and inside and depth == 2:
+            expect = True
+        elif inside and depth == 2 and expect and not char.isspace():
+            found.append(text.count("\n", 0, index) + 1)
+            expect = False
+        index += 1
+    return found
+
+
+def _marketplace_entry(
+    item: object, field: str, line: int | None, plugin_root: str | None, out: Problems
+) -> MarketplaceEntry | None:
+    """One element of "plugins": a usable entry, or None with the problem said."""
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        out.add('must be an object with a "name" string', field, line)
+        return None
+    name = item["name"]
+    if not is_safe_name(name):
+        out.add(f"{name!r} is not a valid plugin name; {NAME_RULE}", f"{field}.name", line)
+        return None
+    source = item.get("source")
+    if isinstance(source, str):
+        if not source.startswith("./") and plugin_root is None:
+            out.add(
+                f'{source!r} must start with "./" (relative to the marketplace root), '
+                'or set "metadata.pluginRoot" for bare names',
+                f"{field}.source",
+                line,
+            )
+            return None
+    elif isinstance(source, dict):
+        kind = source.get("source")
+        if kind not in REMOTE_SOURCES:
+            out.add(
+                f"unknown source kind {kind!r}; use one of {', '.join(REMOTE_SOURCES)}",
+                f"{field}.source.source",
+                line,
+            )
+            return None
+    else:
+        out.add(
+            'must be a relative path ("./plugins/x") or a source object',
+            f"{field}.source",
+            line,
+        )
+        return None
+    strict = item.get("strict", True)
+    if not isinstance(strict, bool):
+        out.add("must be true or false", f"{field}.strict", line)
+        return None
+    _component_problems(item, "", out, f"{field}.", line)
+    return MarketplaceEntry(name, source, strict, item, line)
+
+
+def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
+    """A .claude-plugin/marketplace.json -> the Marketplace (None if unusable) and its problems.
+
+    An entry with a problem is left out; the others are used.
+    """
+    out = Problems(path)
+    got = _read_json(path, out, "a marketplace")
+    if got is None:
         return None, out.items
-    except RecursionError:
-        out.add("invalid JSON: nested too deeply; flatten it", line=1)
-        return None, out.items
+    data, text = got
     if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
         out.add('must be a JSON object with a "plugins" list', line=1)
         return None, out.items
@@ -548,23 +676,20 @@ def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
         name = root.name
     metadata = data.get("metadata")
     plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
-    if plugin_root is not None and not isinstance(plugin_root, str):
-        out.add("must be a string", "metadata.pluginRoot", _json_line(text, "metadata"))
+    if plugin_root is not None and (
+        not isinstance(plugin_root, str) or ".." in plugin_root.split("/")
+    ):
+        out.add(
+            'must be a path inside the marketplace, e.g. "./plugins"',
+            "metadata.pluginRoot",
+            _json_line(text, "metadata"),
+        )
         plugin_root = None
+    lines = _item_lines(text, "plugins")
     entries = []
     for index, item in enumerate(data["plugins"]):
-        field = f"plugins[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            out.add('must be an object with a "name" string', field, _json_line(text, "plugins"))
-            continue
-        source = item.get("source")
-        if not isinstance(source, (str, dict)):
-            out.add(
-                'must be a relative path ("./plugins/x") or a source object',
-                f"{field}.source",
-                _json_line(text, "plugins"),
-            )
-            continue
-        strict = item.get("strict", True) is not False
-        entries.append(MarketplaceEntry(item["name"], source, strict, item))
+        line = lines[index] if index < len(lines) else _json_line(text, "plugins")
+        entry = _marketplace_entry(item, f"plugins[{index}]", line, plugin_root, out)
+        if entry is not None:
+            entries.append(entry)
     return Marketplace(name, root, path, plugin_root, tuple(entries)), out.items

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from skilltool import markers
-from skilltool.fs import TEMP_PREFIX, digest, read_regular
+from skilltool.fs import TEMP_PREFIX, digest, gone, read_regular
 from skilltool.model import Agent, Catalogue, Plugin, Problem, Skill
 
 if TYPE_CHECKING:
@@ -106,7 +106,14 @@ class SkillsDir:
     def __init__(self, path: Path, catalogue: Catalogue) -> None:
         self.path = path
         self.root = str(path)
-        self.bases = {os.path.normpath(str(e.path)) for e in catalogue.entries}
+        # the search-path entries read whole this run: a skill gone from one is gone
+        self.read = tuple(os.path.abspath(e).rstrip(os.sep) + os.sep for e in catalogue.read)
+        self.places: set[str] = set()  # folders whose subfolders were read as skills
+        self.paths: set[str] = set()  # skill folders read one by one
+        for plugin in catalogue.plugins:
+            self.places.add(os.path.join(os.path.abspath(plugin.root), "skills"))
+            self.places.update(os.path.abspath(p) for p in plugin.skill_places)
+            self.paths.update(os.path.abspath(p) for p in plugin.skill_paths)
         self.entries: dict[str, os.DirEntry[str]] = {}
         try:
             with os.scandir(path) as it:
@@ -121,22 +128,27 @@ class SkillsDir:
             return None
 
     def is_ours(self, name: str, dest: str) -> bool:
-        """Whether a link can be proven to be one skilltool made.
+        """Whether a link can be proven to be one skilltool made, from the link itself.
 
-        skilltool links `<dir>/<skill>` to `<plugin>/skills/<skill>`, where the plugin is a
-        search-path entry or a directory inside one. Only a link of that exact shape, into
-        a place on the current search path, is ours; a link made by hand to another name,
-        or into a place no longer searched, is left alone. One exception, also read from
-        the link: a link into the plugins bundled with an installed skilltool
-        (`.../skilltool/resources/plugins/...`), so that reinstalling skilltool elsewhere
-        does not strand the links the old copy made.
+        skilltool links `<dir>/<skill>` to a skill folder of the same name that it read this
+        run: one inside a folder it read skills from (`<plugin>/skills`, a folder listed in
+        plugin.json, a skill collection or its category folders) or one named on its own.
+        A link to a folder that is gone is ours when it points inside a search-path entry
+        read whole this run: that the folder is gone is then known, not guessed.
+        A link made by hand to another name, or into a place no longer searched, is left
+        alone. One exception, also read from the link: a link into the plugins bundled with
+        an installed skilltool (`.../skilltool/resources/plugins/<plugin>/skills/<skill>`), so
+        that reinstalling skilltool elsewhere does not strand the links the old copy made.
         """
-        skills, base = os.path.split(dest)
-        plugin_root, leaf = os.path.split(skills)
-        if base != name or leaf != "skills":
+        parent, base = os.path.split(dest)
+        if base != name:
             return False
-        parent = os.path.dirname(plugin_root)
-        return plugin_root in self.bases or parent in self.bases or parent.endswith(BUNDLED_TAIL)
+        if dest in self.paths or parent in self.places:
+            return True
+        grandparent, leaf = os.path.split(parent)
+        if leaf == "skills" and os.path.dirname(grandparent).endswith(BUNDLED_TAIL):
+            return True
+        return gone(dest) is True and dest.startswith(self.read)
 
     def state(self, name: str, want: str | None) -> tuple[State, str, str | None]:
         """(state, reason, where the link points) for the entry `name`."""
@@ -151,7 +163,10 @@ class SkillsDir:
             return "foreign", f"a link to {dest}, not one made by skilltool", None
         if dest == want:
             return "current", "", dest
-        if not os.path.isdir(dest):
+        missing = gone(dest)
+        if missing is None:  # cannot be looked at now: no evidence either way
+            return "foreign", f"a link to {dest}, which cannot be read now; left as it is", None
+        if missing or not os.path.isdir(dest):
             return "stale", f"its skill {dest} is gone", dest
         if want is None:
             why = "invalid, or another skill of that name wins"
@@ -368,9 +383,9 @@ def plan_renderings(
 
 
 def read_places(catalogue: Catalogue) -> tuple[str, ...]:
-    """The search-path entries this run could read: only what lived in one of them can be
-    seen to be gone. A folder that is missing (an unmounted disk) proves nothing."""
-    return tuple(os.path.normpath(str(e.path)) for e in catalogue.entries if os.path.isdir(e.path))
+    """The directories this run listed whole: only what lived in one of them can be seen to
+    be gone. A folder that is missing (an unmounted disk) proves nothing."""
+    return tuple(os.path.normpath(str(path)) for path in sorted(catalogue.read))
 
 
 def _seen_gone(source: str, read: tuple[str, ...]) -> bool:

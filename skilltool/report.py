@@ -6,6 +6,7 @@ happened, so that output can be grepped and compared across runs.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -318,9 +319,22 @@ def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[st
     if not plugin.active:
         return "shadowed", f"by {plugin.shadowed_by}"
     action = links.get(name)
-    if action is None or action.source is None or action.source.parent.parent != plugin.root:
+    mine = {os.path.abspath(s.path) for s in plugin.skills if s.name == name}
+    if action is None or action.source is None or str(action.source) not in mine:
         return "not linked", "another plugin's skill of that name comes first"
     return STATUS_WORDS[action.state], action.reason
+
+
+def fetch_command(plugin: str, marketplace: str) -> str:
+    """The command that brings a remote marketplace entry in (SPEC §9)."""
+    return f"skilltool plugins add {plugin}@{marketplace}"
+
+
+def _kind_note(plugin: Plugin) -> str:
+    """What a plugin was taken for, when it is more than a plugin directory."""
+    if plugin.kind == "marketplace plugin":
+        return f", marketplace {plugin.marketplace}"
+    return "" if plugin.kind == "plugin" else f", {plugin.kind}"
 
 
 class StatusView(NamedTuple):
@@ -353,12 +367,17 @@ class StatusView(NamedTuple):
     def lines(self) -> list[str]:
         show = self.home.show
         lines = [f"skills    {show(self.skills_dir)}"]
-        lines += [f"search    {e.origin:<8} {show(e.path)}" for e in self.catalogue.entries]
+        layouts = self.catalogue.layouts
+        lines += [
+            f"search    {e.origin:<8} {show(e.path)} ({layouts.get(e.path, 'not read')})"
+            for e in self.catalogue.entries
+        ]
         if not self.catalogue.plugins:
             lines.append("no plugins found on the search path")
         for plugin in self.catalogue.plugins:
             shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
-            lines.append(f"plugin    {plugin.name} ({plugin.origin}) {show(plugin.root)}{shadow}")
+            taken = f"{plugin.origin}{_kind_note(plugin)}"
+            lines.append(f"plugin    {plugin.name} ({taken}) {show(plugin.root)}{shadow}")
             for skill in plugin.skills:
                 state, reason = skill_state(plugin, skill.name, self.links)
                 tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
@@ -380,6 +399,11 @@ class StatusView(NamedTuple):
                     lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
+        for market, entry in self.catalogue.not_fetched():
+            lines.append(
+                f"remote    {entry.name} (marketplace {market.name}): not fetched; "
+                f"fetch it with: {fetch_command(entry.name, market.name)}"
+            )
         return lines
 
     def as_dict(self) -> dict[str, Any]:
@@ -427,6 +451,9 @@ class StatusView(NamedTuple):
                     "origin": plugin.origin,
                     "path": str(plugin.root),
                     "manifest": str(plugin.manifest) if plugin.manifest else None,
+                    "kind": plugin.kind,
+                    "marketplace": plugin.marketplace,
+                    "commands": [str(c) for c in plugin.commands],
                     "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
                     "skills": skills,
                     "agents": agents,
@@ -435,11 +462,25 @@ class StatusView(NamedTuple):
             )
         return {
             "search_path": [
-                {"path": str(e.path), "origin": e.origin} for e in self.catalogue.entries
+                {
+                    "path": str(e.path),
+                    "origin": e.origin,
+                    "layout": self.catalogue.layouts.get(e.path, "not read"),
+                }
+                for e in self.catalogue.entries
             ],
             "skills_dir": str(self.skills_dir),
             "plugins": plugins,
             "problems": [p.as_dict() for p in self.catalogue.problems],
+            "not_fetched": [
+                {
+                    "name": entry.name,
+                    "marketplace": market.name,
+                    "source": entry.source if isinstance(entry.source, str) else dict(entry.source),
+                    "command": fetch_command(entry.name, market.name),
+                }
+                for market, entry in self.catalogue.not_fetched()
+            ],
         }
 
 

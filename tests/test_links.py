@@ -556,3 +556,128 @@ def test_link_into_an_older_installed_skilltool_is_ours_and_replaced(
     assert os.readlink(home / ".agents/skills/by-hand") == str(
         tmp_path / "elsewhere/skills/by-hand"
     )
+
+
+# --- skills that live elsewhere than <plugin>/skills ---------------------------------------------
+
+
+def _collection(root: Path) -> Path:
+    return build_file_tree(
+        root,
+        {
+            "pdf-tools/SKILL.md": skill_md("pdf-tools"),
+            "writing/copy-edit/SKILL.md": skill_md("copy-edit"),
+            "README.md": "# my skills\n",
+        },
+    )
+
+
+def test_collection_skills_are_linked_pruned_and_unlinked(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _collection(tmp_path / "my-skills")
+    monkeypatch.setenv("SKILLTOOL_PLUGINS", str(root))
+    assert install(home).lines == [
+        f"linked    skill copy-edit -> {root}/writing/copy-edit",
+        f"linked    skill pdf-tools -> {root}/pdf-tools",
+    ]
+    shutil.rmtree(root / "writing")
+    assert install(home).lines == [
+        "unchanged skill pdf-tools",
+        f"unlinked  skill copy-edit (its skill {root}/writing/copy-edit is gone)",
+    ]
+    assert uninstall(home).lines == ["unlinked  skill pdf-tools"]
+    assert os.listdir(home / ".agents/skills") == []
+
+
+def test_listed_skill_paths_are_ours_and_a_vanished_one_is_pruned(
+    home: Path, plugins: Path
+) -> None:
+    build_file_tree(
+        plugins / "kit",
+        {
+            ".claude-plugin/plugin.json": '{"name": "kit", "skills": ["./lib/single", "./extra"]}',
+            "lib/single/SKILL.md": skill_md("single"),
+            "extra/bundled/SKILL.md": skill_md("bundled"),
+        },
+    )
+    assert install(home).code == 0
+    assert os.readlink(home / ".agents/skills/single") == str(plugins / "kit/lib/single")
+    shutil.rmtree(plugins / "kit/lib")
+    result = install(home)
+    assert f"unlinked  skill single (its skill {plugins}/kit/lib/single is gone)" in result.lines
+    assert uninstall(home).lines == ["unlinked  skill bundled"]
+
+
+def test_a_shared_root_marketplace_entry_dropped_from_the_list_is_unlinked(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def market(skills: list[str]) -> str:
+        entry = {"name": "docs", "source": "./", "strict": False, "skills": skills}
+        return json.dumps({"name": "m", "owner": {"name": "o"}, "plugins": [entry]})
+
+    root = build_file_tree(
+        tmp_path / "m",
+        {
+            ".claude-plugin/marketplace.json": market(["./skills/xlsx", "./skills/docx"]),
+            "skills/xlsx/SKILL.md": skill_md("xlsx"),
+            "skills/docx/SKILL.md": skill_md("docx"),
+        },
+    )
+    monkeypatch.setenv("SKILLTOOL_PLUGINS", str(root))
+    assert install(home).code == 0
+    (root / ".claude-plugin/marketplace.json").write_text(market(["./skills/xlsx"]))
+    result = install(home)
+    assert lines_for(result, "docx") == [
+        f"unlinked  skill docx ({root}/skills/docx is no longer used: "
+        "invalid, or another skill of that name wins)"
+    ]
+    assert os.path.islink(home / ".agents/skills/xlsx")
+
+
+def test_a_search_entry_that_went_missing_removes_nothing(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _collection(tmp_path / "disk/skilltool/plugins")
+    monkeypatch.delenv("SKILLTOOL_PLUGINS", raising=False)
+    monkeypatch.setenv("XDG_DATA_DIRS", str(tmp_path / "disk"))
+    assert install(home).code == 0
+
+    def into_disk() -> dict[str, Entry]:  # the bundled plugin's links come and go as usual
+        found = tree(home / ".agents/skills")
+        return {k: v for k, v in found.items() if str(tmp_path / "disk") in str(v[1])}
+
+    before = into_disk()
+    assert len(before) == 2
+    (tmp_path / "disk").rename(tmp_path / "unmounted")  # nothing says its skills are gone
+    for command in (install, uninstall):
+        result = command(home)
+        assert result.code == 0
+        # no skill of those names, and links it cannot prove its own
+        assert [line for line in result.lines if str(tmp_path) in line] == []
+        assert into_disk() == before
+    # named on the command line instead, a missing folder stops the run before anything
+    monkeypatch.setenv("SKILLTOOL_PLUGINS", f"{tmp_path / 'disk'}")
+    assert run("plugins", "install", "--home", home).code == 2
+    assert into_disk() == before
+
+
+def test_a_link_into_a_marketplace_off_the_path_is_left_alone(
+    home: Path, tmp_path: Path, plugins: Path
+) -> None:
+    entry = {"name": "docs", "source": "./", "strict": False, "skills": ["./skills/xlsx"]}
+    old = build_file_tree(
+        tmp_path / "old-market",
+        {
+            ".claude-plugin/marketplace.json": json.dumps({"name": "m", "plugins": [entry]}),
+            "skills/xlsx/SKILL.md": skill_md("xlsx"),
+        },
+    )
+    plugin_tree(plugins, "docs", skills=("xlsx",))
+    build_file_tree(home, {".agents/skills/xlsx": old / "skills/xlsx"})
+    for command in (install, uninstall):
+        [line] = lines_for(command(home), "xlsx")
+        assert line == (
+            f"left      ~/.agents/skills/xlsx: a link to {old}/skills/xlsx, "
+            "not one made by skilltool"
+        )

@@ -57,9 +57,9 @@ def test_status_lines_show_every_state(lived_in: Path, tmp_path: Path) -> None:
     system = "<tmp>/system/skilltool/plugins"
     expected = [
         "skills    ~/.agents/skills",
-        f"search    user     {user}",
-        f"search    system   {system}",
-        "search    bundled  <repo>/resources/plugins",
+        f"search    user     {user} (directory of plugins)",
+        f"search    system   {system} (directory of plugins)",
+        "search    bundled  <repo>/resources/plugins (directory of plugins)",
         f"plugin    docs (user) {user}/docs",
         "  skill   pdf-tools                linked",
         "  skill   notes                    left alone: a directory, not a link made by skilltool",

@@ -1,0 +1,180 @@
+"""Claude Code reads plugin layouts as skilltool's search does: component paths in plugin.json,
+hidden and nested folders (`claude plugin validate --json`, "provides"), and a marketplace
+with shared, strict:false, pluginRoot and strict entries (added, installed, and listed in the
+`init` event of `claude -p`). Offline: a fake key, a dead loopback API, a throwaway home."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltool import discover
+from skilltool.model import Catalogue, SearchEntry
+from tests.conformance.homes import TIMEOUT
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.support import Proven, need
+from tests.conftest import agent_md, build_file_tree, skill_md
+
+pytestmark = pytest.mark.conformance
+
+Tree = dict[str, str | bytes | Path]
+
+
+@pytest.fixture(autouse=True)
+def _claude() -> None:
+    need("claude")
+
+
+def _env(home: Path) -> dict[str, str]:
+    keys = {
+        "ANTHROPIC_API_KEY": "sk-ant-fake",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",  # nothing listens: the init event comes first
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+    }
+    return harness_env(home, keys)
+
+
+def _found(path: Path) -> Catalogue:
+    return discover.discover([SearchEntry(path, "argument")])
+
+
+def provides(home: Path, plugin: Path) -> dict[str, set[str]]:
+    """What `claude plugin validate --json` says Claude Code takes from a plugin, by kind,
+    each as the last part of its id (`plugin:sub:name` -> `name`)."""
+    done = run(["claude", "plugin", "validate", "--json", str(plugin)], _env(home), home, TIMEOUT)
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert report["success"], done.stdout
+    return {kind: {i.rsplit(":", 1)[-1] for i in ids} for kind, ids in report["provides"].items()}
+
+
+def _plugin_tree(root: Path) -> Path:
+    listed = {"skills": ["./extra", "./lib/single"], "agents": ["./roles/listed.md"]}
+    tree: Tree = {
+        ".claude-plugin/plugin.json": json.dumps({"name": "paths", "version": "1.0.0", **listed}),
+        "skills/default-one/SKILL.md": skill_md("default-one"),
+        "skills/.curated/shelved/SKILL.md": skill_md("shelved"),
+        "skills/topic/nested/SKILL.md": skill_md("nested"),
+        "extra/from-folder/SKILL.md": skill_md("from-folder"),
+        "lib/single/SKILL.md": skill_md("single"),
+        "agents/in-default.md": agent_md("in-default"),
+        "roles/listed.md": agent_md("listed"),
+        "roles/unlisted.md": agent_md("unlisted"),
+    }
+    return build_file_tree(root, tree)
+
+
+def test_component_paths_are_read_as_claude_code_reads_them(tmp_path: Path, proven: Proven) -> None:
+    home = make_home(tmp_path)
+    plugin = _plugin_tree(tmp_path / "paths")
+    claude = provides(home, plugin)
+    [found] = _found(plugin).plugins
+    assert (
+        {s.name for s in found.skills}
+        == claude["skills"]
+        == {
+            "default-one",
+            "from-folder",
+            "single",
+        }
+    )
+    assert {a.name for a in found.agents} == claude["agents"] == {"listed"}
+    proven(
+        "claude",
+        'plugin.json "skills" adds to skills/, "agents" replaces agents/; skills one folder '
+        "deeper (skills/.curated/x, skills/topic/x) are not loaded: skilltool reads the same",
+    )
+
+
+def test_agents_in_subfolders_and_hidden_ones_are_read_as_claude_code_reads_them(
+    tmp_path: Path, proven: Proven
+) -> None:
+    home = make_home(tmp_path)
+    plugin = build_file_tree(
+        tmp_path / "nested",
+        {
+            ".claude-plugin/plugin.json": '{"name": "nested", "version": "1.0.0"}',
+            "agents/top.md": agent_md("top"),
+            "agents/backend/api-designer.md": agent_md("api-designer"),
+            "agents/.drafts/draft.md": agent_md("draft"),
+        },
+    )
+    [found] = _found(plugin).plugins
+    assert {a.name for a in found.agents} == provides(home, plugin)["agents"]
+    proven("claude", "agents/ is read with its subfolders, hidden ones too: skilltool does so")
+
+
+def _marketplace_tree(root: Path) -> Path:
+    entries = [
+        {
+            "name": "docs",
+            "source": "./",
+            "strict": False,
+            "skills": ["./skills/xlsx"],
+            "agents": ["./roles/writer.md"],
+        },
+        {"name": "brand", "source": "./", "strict": False, "skills": ["./skills/brand"]},
+        {"name": "kit", "source": "./kit", "skills": ["./more"]},
+        {"name": "bare", "source": "bare"},
+        {"name": "remote", "source": {"source": "github", "repo": "acme/remote"}},
+    ]
+    market = {
+        "name": "layouts-test",
+        "owner": {"name": "skilltool tests"},
+        "metadata": {"pluginRoot": "./plugins"},
+        "plugins": entries,
+    }
+    tree: Tree = {
+        ".claude-plugin/marketplace.json": json.dumps(market, indent=2),
+        "skills/xlsx/SKILL.md": skill_md("xlsx"),
+        "skills/brand/SKILL.md": skill_md("brand"),
+        "skills/not-listed/SKILL.md": skill_md("not-listed"),
+        "agents/root-agent.md": agent_md("root-agent"),
+        "roles/writer.md": agent_md("writer"),
+        "kit/.claude-plugin/plugin.json": '{"name": "kit", "agents": ["./roles/kit-agent.md"]}',
+        "kit/skills/kit-skill/SKILL.md": skill_md("kit-skill"),
+        "kit/more/kit-extra/SKILL.md": skill_md("kit-extra"),
+        "kit/roles/kit-agent.md": agent_md("kit-agent"),
+        "kit/agents/replaced.md": agent_md("replaced"),
+        "plugins/bare/skills/bare-skill/SKILL.md": skill_md("bare-skill"),
+    }
+    return build_file_tree(root, tree)
+
+
+def _claude_loads(home: Path, market: Path, names: list[str]) -> dict[str, dict[str, set[str]]]:
+    """Plugin -> {"skills", "agents"} Claude Code lists once the marketplace's are installed."""
+    env = _env(home)
+    done = run(["claude", "plugin", "marketplace", "add", str(market)], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in names:
+        done = run(["claude", "plugin", "install", f"{name}@layouts-test"], env, home, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = run(["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"], env, home, TIMEOUT)  # fmt: skip
+    event = json.loads(done.stdout.splitlines()[0])
+    loaded: dict[str, dict[str, set[str]]] = {n: {"skills": set(), "agents": set()} for n in names}
+    for kind in ("skills", "agents"):
+        for item in event[kind]:
+            plugin, _, rest = item.partition(":")
+            if plugin in loaded:
+                loaded[plugin][kind].add(rest.rsplit(":", 1)[-1])
+    return loaded
+
+
+def test_a_marketplace_is_read_as_claude_code_installs_it(tmp_path: Path, proven: Proven) -> None:
+    home = make_home(tmp_path)
+    market = _marketplace_tree(tmp_path / "market")
+    catalogue = _found(market)
+    ours = {
+        p.name: {"skills": {s.name for s in p.skills}, "agents": {a.name for a in p.agents}}
+        for p in catalogue.plugins
+    }
+    assert sorted(ours) == ["bare", "brand", "docs", "kit"]
+    assert [e.name for _, e in catalogue.not_fetched()] == ["remote"]
+    assert _claude_loads(home, market, sorted(ours)) == ours
+    proven(
+        "claude",
+        "marketplace: strict:false skill lists replace skills/, agent lists add to agents/; "
+        "a strict entry's lists join plugin.json's; pluginRoot serves bare names only",
+    )
