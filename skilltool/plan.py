@@ -156,11 +156,11 @@ class SkillsDir:
         if entry is None:
             return "missing", "", None
         if not entry.is_symlink():
-            kind = "a directory" if entry.is_dir() else "a file"
-            return "foreign", f"{kind}, not a link made by skilltool", None
+            return "foreign", _foreign_entry(entry), None
         dest = self.dest(name)
         if dest is None or not self.is_ours(name, dest):
-            return "foreign", f"a link to {dest}, not one made by skilltool", None
+            why = f"a link to {dest}, not one made by skilltool; remove it to link this skill"
+            return "foreign", why, None
         if dest == want:
             return "current", "", dest
         missing = gone(dest)
@@ -172,6 +172,18 @@ class SkillsDir:
             why = "invalid, or another skill of that name wins"
             return "stale", f"{dest} is no longer used: {why}", dest
         return "stale", f"it points to {dest}", dest
+
+
+def _foreign_entry(entry: os.DirEntry[str]) -> str:
+    """What is in the way of a link, said so that a person knows what to do with it."""
+    if not entry.is_dir():
+        return "a file, not a link made by skilltool; move it away to link this skill"
+    if os.path.isfile(os.path.join(entry.path, "SKILL.md")):
+        return (
+            "a directory, not a link made by skilltool: a skill installed by hand or by another "
+            "tool; keep it, or remove it to link the plugin's skill of that name"
+        )
+    return "a directory, not a link made by skilltool; move it away to link this skill"
 
 
 def plan_links(

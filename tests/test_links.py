@@ -288,9 +288,7 @@ def test_anything_else_is_left_alone_by_install_and_uninstall(
         assert result.code == 0, result.stderr
         [line] = lines_for(result, "pdf-tools")
         assert line.startswith(f"left      ~/.agents/skills/pdf-tools: {reason}")
-        assert line.endswith("not a link made by skilltool") or line.endswith(
-            "not one made by skilltool"
-        )
+        assert line.endswith(("to link this skill", "the plugin's skill of that name"))
         after = tree(home / ".agents/skills")
         after.pop(str(home / ".agents/skills/docx"), None)
         assert after == before, command.__name__
@@ -392,7 +390,9 @@ def test_dry_run_install_lines(home: Path, tmp_path: Path, plugins: Path) -> Non
     docs = plugins / "docs/skills"
     assert result.lines == [
         "dry-run: unchanged skill current",
-        "dry-run: left      ~/.agents/skills/foreign: a directory, not a link made by skilltool",
+        "dry-run: left      ~/.agents/skills/foreign: a directory, not a link made by skilltool: "
+        "a skill installed by hand or by another tool; keep it, or remove it to link the "
+        "plugin's skill of that name",
         f"dry-run: linked    skill missing -> {docs}/missing",
         f"dry-run: relinked  skill stale -> {docs}/stale",
         f"dry-run: unlinked  skill pruned (its skill {plugins}/removed/skills/pruned is gone)",
@@ -679,5 +679,18 @@ def test_a_link_into_a_marketplace_off_the_path_is_left_alone(
         [line] = lines_for(command(home), "xlsx")
         assert line == (
             f"left      ~/.agents/skills/xlsx: a link to {old}/skills/xlsx, "
-            "not one made by skilltool"
+            "not one made by skilltool; remove it to link this skill"
         )
+
+
+def test_a_skill_another_tool_installed_is_named_as_such_with_what_to_do(
+    home: Path, plugins: Path
+) -> None:
+    plugin_tree(plugins, "docs", skills=("pdf-tools",))
+    build_file_tree(home, {".agents/skills/pdf-tools/SKILL.md": skill_md("pdf-tools")})
+    [line] = lines_for(install(home), "pdf-tools")
+    assert line == (
+        "left      ~/.agents/skills/pdf-tools: a directory, not a link made by skilltool: "
+        "a skill installed by hand or by another tool; keep it, or remove it to link the "
+        "plugin's skill of that name"
+    )

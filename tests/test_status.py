@@ -62,7 +62,7 @@ def test_status_lines_show_every_state(lived_in: Path, tmp_path: Path) -> None:
         "search    bundled  <repo>/resources/plugins (directory of plugins)",
         f"plugin    docs (user) {user}/docs",
         "  skill   pdf-tools                linked",
-        "  skill   notes                    left alone: a directory, not a link made by skilltool",
+        "  skill   notes                    left alone: a directory, not a link made by skilltool; move it away to link this skill",
         f"  agent   helper                   {user}/docs/agents/helper.md",
         f"plugin    docs (system) {system}/docs shadowed by {user}/docs",
         "  skill   old-skill                shadowed: by <tmp>/home/.local/share/skilltool/plugins/docs",
