@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome, apply, locked, unwritable
 from skilltool.model import Agent, Catalogue, Problem, SearchEntry
+from skilltool.parse import SKILL_FILE
 
 if TYPE_CHECKING:
-    from skilltool.harnesses import Harness
+    from skilltool.harnesses import Harness, Verdict
 
 OK, FAILED, USAGE = 0, 1, 2
 
@@ -278,6 +279,7 @@ def validate(targets: list[Path], strict: bool, opts: Options) -> int:
         f"checked {len(catalogue.plugins)} plugin(s), {skills} valid skill(s), "
         f"{agents} valid agent(s): {errors} error(s), {warnings} warning(s)"
     )
+    verdicts = _verdicts(catalogue, harnesses(home, opts.dir(home), None))
     if opts.json:
         report.emit_json(
             {
@@ -292,17 +294,79 @@ def validate(targets: list[Path], strict: bool, opts: Options) -> int:
                     for p in catalogue.plugins
                 ],
                 "problems": [p.as_dict() for p in problems],
+                "verdicts": [v.as_dict() for v in verdicts],
                 "errors": errors,
                 "warnings": warnings,
             }
         )
     else:
-        for problem in problems:
-            say(report.problem_line(problem))
+        for line in _validate_lines(problems, verdicts):
+            say(line)
         say(summary)
     if not catalogue.plugins and targets:
         return FAILED
     return FAILED if errors else OK
+
+
+class ItemVerdicts(NamedTuple):
+    """What each harness does with one skill or agent that skilltool links or renders."""
+
+    kind: str  # "skill" or "agent"
+    name: str
+    file: Path  # the SKILL.md or the agent file: where its problems point
+    by_harness: dict[str, tuple[str, Verdict | None]]  # harness -> (title, verdict)
+
+    @property
+    def refused(self) -> bool:
+        return any(v is not None and v.skips for _, v in self.by_harness.values())
+
+    def line(self) -> str:
+        from skilltool.harnesses import verdict_line
+
+        return verdict_line(dict(self.by_harness.values()))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "path": str(self.file),
+            "summary": self.line(),
+            "harnesses": {
+                name: {"loads": v is None or not v.skips, "note": v.why if v else None}
+                for name, (_, v) in self.by_harness.items()
+            },
+        }
+
+
+def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
+    """Per-harness verdicts on every skill and agent of the active plugins."""
+    items = []
+    for plugin in catalogue.active:
+        for skill in plugin.skills:
+            by = {h.name: (h.title, h.skill_verdict(skill)) for h in found}
+            items.append(ItemVerdicts("skill", skill.name, skill.path / SKILL_FILE, by))
+        for agent in plugin.agents:
+            by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
+            items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+    return items
+
+
+def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
+    """Each problem in one line; after the problems of a skill or agent, what each harness
+    does with it; then the verdicts of items with no problem that some harness refuses."""
+    by_file = {v.file: v for v in verdicts}
+    lines, told = [], set()
+    for index, problem in enumerate(problems):
+        lines.append(report.problem_line(problem))
+        last = index + 1 == len(problems) or problems[index + 1].path != problem.path
+        item = by_file.get(problem.path)
+        if last and item is not None and item.file not in told:
+            told.add(item.file)
+            lines.append(f"{item.file}: verdict: {item.line()}")
+    lines += [
+        f"{v.file}: verdict: {v.line()}" for v in verdicts if v.refused and v.file not in told
+    ]
+    return lines
 
 
 def _cross_checks(catalogue: Catalogue) -> list[Problem]:

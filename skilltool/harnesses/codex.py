@@ -6,8 +6,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, heading
-from skilltool.model import Agent
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, heading, named
+from skilltool.model import Agent, Skill
+from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 
 def instructions(agent: Agent) -> str:
@@ -39,6 +40,11 @@ class Codex(Harness):
 
     def root(self) -> Path:
         return self.home.env("CODEX_HOME", self.home.path / ".codex")
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if len(skill.description) > SKILL_DESCRIPTION_LIMIT:
+            return Verdict(False, f"cut its description to {SKILL_DESCRIPTION_LIMIT} characters")
+        return named(skill)
 
     def session_file(self, agent_name: str) -> Path:
         return self.root() / "skilltool" / f"{agent_name}.json"

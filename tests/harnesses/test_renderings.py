@@ -245,7 +245,8 @@ def test_copilot_skills_are_always_a_yaml_list(home: Path, tmp_path: Path) -> No
     [content] = renderings("copilot", tricky_agent(tmp_path), home).values()
     front = _front(content)
     assert front["skills"] == ["pdf-tools"]
-    assert front["tools"] == "Read, Grep, Bash, WebFetch"
+    # a list: Copilot would split a string inside `Agent(a, b)` at its comma
+    assert front["tools"] == ["Read", "Grep", "Bash", "WebFetch"]
     assert "model" not in front
 
 
