@@ -77,18 +77,15 @@ def status(opts: Options) -> int:
     found = harnesses(home, skills_dir, opts.only)
     full = _install_plan(opts, catalogue, home, remove=False, found=found)
     links = [a for a in full.actions if a.kind == "link"]
-    enforced = {
-        (h.name, a.name): h.tools_enforced(a)
-        for h in found
-        for p in catalogue.active
-        for a in p.agents
+    tools = {
+        (h.name, a.name): h.tools_note(a) for h in found for p in catalogue.active for a in p.agents
     }
     view = report.StatusView(
         catalogue,
         {a.name: a for a in links if a.owner == "skill"},
         {(a.owner, a.name): a for a in links if a.owner != "skill"},
         [a for a in full.actions if a.kind == "file"],
-        enforced,
+        tools,
         home,
         skills_dir,
     )

@@ -806,3 +806,33 @@ def test_manifest_name_line_is_the_top_level_key(tmp_path: Path) -> None:
     text = '{\n  "author": {"name": "Jane"},\n  "name": "My Plugin"\n}\n'
     data, [problem] = _manifest(tmp_path, text)
     assert (problem.line, problem.field) == (3, "name")
+
+
+# --- the parse cache --------------------------------------------------------------------------
+
+
+def test_the_parse_cache_gives_back_every_field_a_fresh_parse_gives(tmp_path: Path) -> None:
+    from skilltool.cache import ParseCache
+
+    agent_path = tmp_path / "agents/helper.md"
+    agent_path.parent.mkdir()
+    agent_path.write_text(
+        GENERATED_AGENT.replace("color: blue\n", "color: blue\ncreated: 2026-01-31\n"),
+        encoding="utf-8",
+    )
+    skill_dir = tmp_path / "skills/pdf-tools"
+    skill_dir.mkdir(parents=True)
+    (skill_dir / "SKILL.md").write_text(
+        "---\nname: Pdf Tools\ndescription: Use: PDFs\nargument-hint: [file]\n---\n"
+    )
+    file = tmp_path / "cache/parsed.marshal"
+    first = ParseCache(file)
+    fresh = (first.read_agent(agent_path), first.read_skill(skill_dir))
+    first.save()
+    second = ParseCache(file)
+    assert second.old  # read from the file, not parsed again
+    cached = (second.read_agent(agent_path), second.read_skill(skill_dir))
+    assert cached == fresh
+    (agent, _), (skill, _) = cached
+    assert agent is not None and agent.repaired and agent.fields["created"] == "2026-01-31"
+    assert skill is not None and skill.repaired and skill.declared == "Pdf Tools"

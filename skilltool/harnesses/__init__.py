@@ -102,6 +102,10 @@ class Harness:
             return Verdict(False, "give it its default tools (its tool list is not enforced)")
         return None
 
+    def tools_note(self, agent: Agent) -> str | None:
+        """What `status` says of the agent's tools here, when they are not as written."""
+        return None if self.tools_enforced(agent) else "tools not enforced"
+
     def notes(self, agent: Agent) -> list[Note]:
         return []
 

@@ -52,6 +52,14 @@ class Gemini(Harness):
         # a tool with no Gemini name is dropped (narrowing), and none mapped gives none
         return True
 
+    def tools_note(self, agent: Agent) -> str | None:
+        missing = [t for t in agent.tools if t not in TOOL_NAMES]
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return "no tools: none of its tools has a Gemini name"
+        return f"without {', '.join(missing)}: no Gemini name"
+
     def tools_verdict(self, agent: Agent) -> Verdict | None:
         missing = [t for t in agent.tools if t not in TOOL_NAMES]
         if not missing:

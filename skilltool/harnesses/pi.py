@@ -58,6 +58,14 @@ class Pi(Harness):
     def tools_enforced(self, agent: Agent) -> bool:
         return True  # --tools or --no-tools: never more than the agent's list
 
+    def tools_note(self, agent: Agent) -> str | None:
+        missing = [t for t in agent.tools if t not in TOOL_NAMES]
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return "no tools: none of its tools has a pi name"
+        return f"without {', '.join(missing)}: no pi name"
+
     def tools_verdict(self, agent: Agent) -> Verdict | None:
         missing = [t for t in agent.tools if t not in TOOL_NAMES]
         if not missing:
