@@ -283,8 +283,12 @@ def _load_mapping(
             return None
         how = "its leading tabs as spaces: indent with spaces"
         if repaired:
-            keys = ", ".join(f"'{k}'" for k in dict.fromkeys(repaired))
-            how = f"the value of {keys} in double quotes: quote it yourself"
+            keys = [f"'{k}'" for k in dict.fromkeys(repaired)]
+            if len(keys) == 1:
+                how = f"the value of {keys[0]} in double quotes: quote it yourself"
+            else:
+                listed = f"{', '.join(keys[:-1])} and {keys[-1]}"
+                how = f"the values of {listed} in double quotes: quote them yourself"
         out.add(
             f"frontmatter is not valid YAML ({failed.message}); Claude Code reads it with {how}",
             line=line,
