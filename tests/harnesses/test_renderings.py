@@ -352,3 +352,36 @@ def test_no_mapped_tool_gives_no_tools_in_pi_and_gemini(home: Path, tmp_path: Pa
     plain = agent._replace(tools=())
     assert b"--no-tools" not in renderings("pi", plain, home)[".pi/agent/skilltool/a"]
     assert "tools" not in _front(renderings("gemini", plain, home)[".gemini/agents/a.md"])
+
+
+# what a YAML frontmatter value can be, text with the characters that need quoting included
+yaml_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(st.sampled_from(list("ab: #'\"\\\n\t{}[]*&!|>%@`-✓")), max_size=12),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text("abc-_", min_size=1, max_size=4), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    description=st.text(st.sampled_from(list("ab: #'\"\\\n{}✓")), min_size=1, max_size=20),
+    extra=st.dictionaries(st.sampled_from(["effort", "color", "hooks", "x-y", "maxTurns"]), yaml_values, max_size=4),
+)  # fmt: skip
+def test_claude_rendering_reads_back_every_key_whatever_it_holds(
+    description: str, extra: dict[str, object], home: Path
+) -> None:
+    fields = {"name": "gen", "description": description, **extra}
+    agent = Agent("gen", Path("/p/agents/gen.md"), description, "b\n", fields=fields)
+    [content] = renderings("claude", agent, home).values()
+    front = _front(content)
+    assert front == fields
