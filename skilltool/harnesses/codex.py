@@ -3,6 +3,7 @@ replacing it) in a session-config JSON for the ACP adapter, and in a `--profile`
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -34,6 +35,14 @@ def toml_string_table(values: dict[str, str]) -> str:
     return text
 
 
+# what `codex --profile` takes (0.171: "pass a plain name such as `work`"; a dot is refused)
+PROFILE_NAME = r"[A-Za-z0-9_-]+"
+
+
+def has_profile(agent: Agent) -> bool:
+    return re.fullmatch(PROFILE_NAME, agent.name) is not None
+
+
 class Codex(Harness):
     name = "codex"
     title = "Codex"
@@ -46,6 +55,11 @@ class Codex(Harness):
             return Verdict(False, f"cut its description to {SKILL_DESCRIPTION_LIMIT} characters")
         return named(skill)
 
+    def agent_verdict(self, agent: Agent) -> Verdict | None:
+        if not has_profile(agent):
+            return Verdict(False, "take it over ACP only ('codex --profile' refuses the name)")
+        return super().agent_verdict(agent)
+
     def session_file(self, agent_name: str) -> Path:
         return self.root() / "skilltool" / f"{agent_name}.json"
 
@@ -56,17 +70,22 @@ class Codex(Harness):
         profile: dict[str, str] = {"developer_instructions": text}
         if model:
             profile["model"] = model
-        return [
+        found = [
             Rendering(directory / f"{agent.name}.md", self.template("instructions.md.j2", agent)),
             Rendering(
                 self.session_file(agent.name),
                 self.template("session.json.j2", agent, instructions=text, model=model),
             ),
-            Rendering(
-                self.root() / f"{agent.name}.config.toml",
-                self.template("profile.toml.j2", agent, table=toml_string_table(profile)),
-            ),
         ]
+        if has_profile(agent):  # a profile of another name would be a file nothing reads
+            table = toml_string_table(profile)
+            found.append(
+                Rendering(
+                    self.root() / f"{agent.name}.config.toml",
+                    self.template("profile.toml.j2", agent, table=table),
+                )
+            )
+        return found
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"
@@ -81,7 +100,7 @@ class Codex(Harness):
             {"CODEX_CONFIG": f"{{file:{session}}}"},
             [
                 f'in a shell: CODEX_CONFIG="$(cat {quoted})" codex-acp',
-                f"in a terminal: codex --profile {agent.name}",
+                *([f"in a terminal: codex --profile {agent.name}"] if has_profile(agent) else []),
                 "codex-acp comes from the npm package @agentclientprotocol/codex-acp",
             ],
         )

@@ -137,7 +137,8 @@ def test_agent_names_gemini_and_hermes_cannot_take_are_not_rendered_there(
     agent, _ = read_agent(root / f"agents/{name}.md")
     assert agent is not None
     found = harnesses(home)
-    assert {h.name for h in found if h.agent_verdict(agent) is not None} == refused_by  # type: ignore[attr-defined]
+    skipped = {h.name for h in found if (v := h.agent_verdict(agent)) is not None and v.skips}  # type: ignore[attr-defined]
+    assert skipped == refused_by
     for directory in (".gemini", f".hermes/profiles/{name.lower()}", ".config/opencode"):
         (home / directory).mkdir(parents=True)
     result = run("plugins", "install", "--home", home, env={"SKILLTOOL_PLUGINS": str(root)})
@@ -177,3 +178,22 @@ def test_status_says_when_an_agent_gets_no_tools(tmp_path: Path, home: Path) -> 
     assert gemini.endswith("(no tools: none of its tools has a Gemini name)"), lines
     assert not next(line for line in lines if line.strip().startswith("claude ")).endswith(")")
     assert b"--no-tools" in (home / ".pi/agent/skilltool/scout").read_bytes()
+
+
+def test_a_dotted_agent_name_gets_no_codex_profile(tmp_path: Path, home: Path) -> None:
+    # Codex 0.171: `codex --profile my.agent` is "invalid --profile value"; the ACP session
+    # config (CODEX_CONFIG) does not depend on the name
+    root = build_file_tree(tmp_path / "p", {"agents/my.agent.md": agent_md("my.agent")})
+    (home / ".codex").mkdir(exist_ok=True)
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    assert run("plugins", "install", "--home", home, env=env).code == 0
+    assert (home / ".codex/skilltool/my.agent.json").is_file()
+    assert not (home / ".codex/my.agent.config.toml").exists()
+    launch = json.loads(
+        run("plugins", "launch", "my.agent", "--harness", "codex", "--json", env=env).stdout
+    )
+    assert not any("--profile" in note for note in launch["notes"])
+    agent, _ = read_agent(root / "agents/my.agent.md")
+    assert agent is not None
+    [codex] = [h for h in harnesses(home) if h.name == "codex"]  # type: ignore[attr-defined]
+    assert "over ACP only" in codex.agent_verdict(agent).why
