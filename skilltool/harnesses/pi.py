@@ -90,7 +90,9 @@ class Pi(Harness):
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"
-        return sorted(p for p in directory.glob("*") if p.name == p.stem or p.suffix == ".md")
+        # every file: a wrapper is named by the agent, which may hold a dot ('my.agent');
+        # one without skilltool's marker is never touched
+        return sorted(directory.glob("*"))
 
     def launch(self, agent: Agent) -> Launch:
         wrapper = str(self.wrapper(agent.name))

@@ -197,3 +197,15 @@ def test_a_dotted_agent_name_gets_no_codex_profile(tmp_path: Path, home: Path) -
     assert agent is not None
     [codex] = [h for h in harnesses(home) if h.name == "codex"]  # type: ignore[attr-defined]
     assert "over ACP only" in codex.agent_verdict(agent).why
+
+
+def test_the_renderings_of_a_removed_dotted_agent_are_pruned(tmp_path: Path, home: Path) -> None:
+    root = build_file_tree(tmp_path / "p", {"agents/my.agent.md": agent_md("my.agent")})
+    (home / ".pi/agent").mkdir(parents=True)
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    assert run("plugins", "install", "--home", home, env=env).code == 0
+    wrapper = home / ".pi/agent/skilltool/my.agent"
+    assert wrapper.is_file() and (home / ".pi/agent/skilltool/my.agent.md").is_file()
+    (root / "agents/my.agent.md").unlink()
+    assert run("plugins", "install", "--home", home, env=env).code == 0
+    assert sorted(os.listdir(home / ".pi/agent/skilltool")) == []
