@@ -530,46 +530,40 @@ def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
     if description is not None:
         # Claude Code turns each literal \n of an agent's description into a line break
         description = description.replace("\\n", "\n")
-    tools: tuple[str, ...] = ()
-    raw_tools = fm.data.get("tools")
-    if isinstance(raw_tools, str):
-        tools = split_tools(raw_tools)
-    elif raw_tools is not None:
-        listed = _string_list(raw_tools)
-        if listed is None:
-            out.add(
-                "must be a comma-separated string or a list of strings",
-                "tools",
-                fm.lines.get("tools"),
-            )
-        tools = listed or ()
-    skills: tuple[str, ...] = ()
-    if "skills" in fm.data:
-        listed = _string_list(fm.data["skills"])
-        if listed is None:
-            out.add(
-                "must be a YAML list, e.g. 'skills: [pdf-tools]'", "skills", fm.lines.get("skills")
-            )
-        skills = listed or ()
+    tools, skills = _agent_tools(fm, out), _agent_skills(fm, out)
     model = _text(fm, out, "model", required=False, limit=200)
     overrides = _overrides(fm, out)
     _unknown_keys(fm, out, AGENT_FIELDS, "agent")
     if out.failed or description is None or not isinstance(name, str):
         return None, out.items
     agent = Agent(
-        name,
-        path,
-        description,
-        fm.body,
-        tools,
-        skills,
-        model,
-        overrides,
-        fm.lines,
-        fm.data,
+        name, path, description, fm.body, tools, skills, model, overrides, fm.lines, fm.data,
         fm.repaired,
-    )
+    )  # fmt: skip
     return agent, out.items
+
+
+def _agent_tools(fm: Frontmatter, out: Problems) -> tuple[str, ...]:
+    value = fm.data.get("tools")
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return split_tools(value)
+    listed = _string_list(value)
+    if listed is None:
+        rule = "must be a comma-separated string or a list of strings"
+        out.add(rule, "tools", fm.lines.get("tools"))
+    return listed or ()
+
+
+def _agent_skills(fm: Frontmatter, out: Problems) -> tuple[str, ...]:
+    if "skills" not in fm.data:
+        return ()
+    listed = _string_list(fm.data["skills"])
+    if listed is None:
+        rule = "must be a YAML list, e.g. 'skills: [pdf-tools]'"
+        out.add(rule, "skills", fm.lines.get("skills"))
+    return listed or ()
 
 
 def split_tools(text: str) -> tuple[str, ...]:
