@@ -460,20 +460,27 @@ def _skill_name(fm: Frontmatter, out: Problems, folder: str) -> None:
     name = fm.data.get("name")
     line = fm.lines.get("name", fm.start)
     if name is None:
-        out.add(f"missing; add 'name: {folder}'", field="name", line=line)
+        # Claude Code, Codex, pi and Copilot CLI name it by its folder; OpenCode and Gemini skip it
+        out.add(
+            f"missing; add 'name: {folder}' (the Agent Skills rules want one); "
+            f"it goes by its folder, {folder!r}",
+            "name",
+            line,
+            "warning",
+        )
     elif not isinstance(name, str):
         out.add(f"must be a string, not {kind_of(name)}; quote the value", "name", line)
     elif not is_safe_name(name):
         out.add(
-            f"{name!r} breaks the Agent Skills rules ({NAME_RULE}); linked as {folder!r}",
+            f"{name!r} breaks the Agent Skills rules ({NAME_RULE}); "
+            f"it goes by its folder, {folder!r}",
             "name",
             line,
             "warning",
         )
     elif name != folder:
         out.add(
-            f"{name!r} differs from its directory {folder!r}; linked as {folder!r}: "
-            "make them equal",
+            f"{name!r} differs from its directory {folder!r}, which it goes by; make them equal",
             "name",
             line,
             "warning",

@@ -116,7 +116,10 @@ def test_skill_name_that_is_not_a_string_is_an_error(tmp_path: Path, name: str) 
 def test_skill_name_warning_says_the_rule_and_the_name_it_is_linked_as(tmp_path: Path) -> None:
     [problem] = _skill_problems(tmp_path, "---\nname: pdf--tools\ndescription: d\n---\n", "pdf")
     assert "'pdf--tools' breaks the Agent Skills rules" in problem.message
-    assert "a-z, 0-9 and single hyphens" in problem.message and "linked as 'pdf'" in problem.message
+    assert (
+        "a-z, 0-9 and single hyphens" in problem.message
+        and "goes by its folder, 'pdf'" in problem.message
+    )
 
 
 def test_skill_name_different_from_its_directory_is_linked_by_the_directory(
@@ -127,7 +130,7 @@ def test_skill_name_different_from_its_directory_is_linked_by_the_directory(
     assert isinstance(skill, Skill) and skill.name == "pdf-tools" and skill.declared == "pdf"
     assert found == [(4, "name", "warning")]
     [problem] = parse.read_skill(tmp_path / "skills/pdf-tools")[1]
-    assert "'pdf'" in problem.message and "linked as 'pdf-tools'" in problem.message
+    assert "'pdf'" in problem.message and "'pdf-tools', which it goes by" in problem.message
 
 
 @pytest.mark.parametrize("dirname", ["My Skill", ".hidden", "-dash", "a$b"])
@@ -139,10 +142,14 @@ def test_skill_directory_that_cannot_stand_in_a_path_is_refused(
     assert (None, None, "error") in found
 
 
-def test_skill_without_name_is_an_error_that_suggests_the_directory(tmp_path: Path) -> None:
+def test_skill_without_name_is_a_warning_that_suggests_the_directory(tmp_path: Path) -> None:
+    # Claude Code, Codex, pi and Copilot CLI load it by its folder; OpenCode and Gemini skip it
     [problem] = _skill_problems(tmp_path, "---\ndescription: d\n---\n", dirname="pdf-tools")
-    assert (problem.line, problem.field) == (1, "name")
-    assert "name: pdf-tools" in problem.message
+    assert (problem.line, problem.field, problem.severity) == (1, "name", "warning")
+    assert (
+        "name: pdf-tools" in problem.message
+        and "goes by its folder, 'pdf-tools'" in problem.message
+    )
 
 
 # --- skills: the other fields ---------------------------------------------------------------

@@ -74,6 +74,8 @@ class Gemini(Harness):
         return None
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if "name" not in skill.fields:
+            return Verdict(True, "no name")
         return named(skill)  # its own line parser reads what YAML refuses
 
     def render(self, agent: Agent) -> list[Rendering]:

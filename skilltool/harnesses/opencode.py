@@ -22,6 +22,8 @@ class OpenCode(Harness):
         return re.fullmatch(PROVIDER_MODEL, model) is not None
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if "name" not in skill.fields:
+            return Verdict(True, "no name")
         return named(skill)  # it repairs frontmatter as Claude Code does, and loads the rest
 
     def target(self, agent_name: str) -> Path:

@@ -193,7 +193,20 @@ def test_opencode_lists_every_rendering(world: World, tmp_path: Path, proven: Pr
     listing = out.read_text(encoding="utf-8")
     listed = set(re.findall(r"^(\S+) \((?:primary|subagent|all)\)$", listing, re.M))
     assert set(world.agents) <= listed, listing[-2000:]
-    proven("opencode", f"`opencode agent list` (exit 0) lists all {len(world.agents)} renderings of the Claude-style agents")  # fmt: skip
+    skills = tmp_path / "skills.json"
+    argv = ["sh", "-c", 'exec opencode debug skill > "$0"', str(skills)]
+    assert run(argv, harness_env(world.home), world.home, timeout=TIMEOUT).returncode == 0
+    locations = [s["location"] for s in json.loads(skills.read_text(encoding="utf-8"))]
+    folders = {
+        Path(location).parent.name for location in locations if location.endswith("/SKILL.md")
+    }
+    assert compared(folders) == world.loads("opencode"), locations
+    proven(
+        "opencode",
+        f"`opencode agent list` (exit 0) lists all {len(world.agents)} renderings of the "
+        "Claude-style agents; `opencode debug skill` lists the skill variants validate says it "
+        "loads (not the one without a name)",
+    )
 
 
 def test_gemini_loads_the_renderings_and_its_skills_match_the_verdicts(

@@ -29,6 +29,7 @@ VARIANTS = {
     "dotted.name": "---\nname: dotted.name\ndescription: Dotted. Use in tests.\n---\nBody.\n",
     "list-hint": "---\nname: list-hint\ndescription: Hint. Use in tests.\n"
     "argument-hint: [file]\n---\nBody.\n",
+    "no-name": "---\ndescription: No name at all. Use in tests.\n---\nBody.\n",
 }
 # the harnesses that skip each variant (None: every one loads it), from the table
 SKIPPED_BY = {
@@ -41,6 +42,7 @@ SKIPPED_BY = {
     "hidden": set(),
     "dotted.name": set(),
     "list-hint": {"copilot"},
+    "no-name": {"opencode", "gemini"},
 }
 
 
