@@ -63,13 +63,24 @@ class ParseCache:
         path = directory / parse.SKILL_FILE
         stamp, hit = self._lookup(path)
         if hit is not None:
-            skill = Skill(hit[0], directory, hit[1]) if hit[0] is not None else None
-            return skill, _problems_in(hit[2])
+            fields, rows = hit
+            skill = Skill(fields[0], directory, *fields[1:]) if fields is not None else None
+            return skill, _problems_in(rows)
         skill, problems = parse.read_skill(directory)
         if stamp is not None:
-            row = (skill.name, skill.description) if skill else (None, None)
-            self.new[str(path)] = (stamp, (*row, _problems_out(problems)))
+            row = None
+            if skill is not None:
+                row = (skill.name, skill.description, dict(skill.fields), skill.repaired)
+            self._keep(path, stamp, (row, _problems_out(problems)))
         return skill, problems
+
+    def _keep(self, path: Path, stamp: Stamp, value: Any) -> None:
+        """Cache a parse, unless it holds what marshal cannot store (a `!!timestamp` value)."""
+        try:
+            marshal.dumps(value)
+        except ValueError:
+            return
+        self.new[str(path)] = (stamp, value)
 
     def read_agent(self, path: Path) -> tuple[Agent | None, list[Problem]]:
         stamp, hit = self._lookup(path)
@@ -77,7 +88,7 @@ class ParseCache:
             fields, rows = hit
             agent = None
             if fields is not None:
-                name, description, body, tools, skills, model, overrides, lines = fields
+                name, description, body, tools, skills, model, overrides, lines, *rest = fields
                 agent = Agent(
                     name,
                     path,
@@ -88,6 +99,7 @@ class ParseCache:
                     model,
                     overrides,
                     lines,
+                    *rest,
                 )
             return agent, _problems_in(rows)
         agent, problems = parse.read_agent(path)
@@ -103,8 +115,10 @@ class ParseCache:
                     agent.model,
                     {k: dict(v) for k, v in agent.overrides.items()},
                     dict(agent.lines),
+                    dict(agent.fields),
+                    agent.repaired,
                 )
-            self.new[str(path)] = (stamp, (fields, _problems_out(problems)))
+            self._keep(path, stamp, (fields, _problems_out(problems)))
         return agent, problems
 
     def read_manifest(self, path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
@@ -113,11 +127,7 @@ class ParseCache:
             return hit[0], _problems_in(hit[1])
         data, problems = parse.read_manifest(path)
         if stamp is not None:
-            try:
-                marshal.dumps(data)
-            except ValueError:  # holds something marshal cannot store: parse it each time
-                return data, problems
-            self.new[str(path)] = (stamp, (data, _problems_out(problems)))
+            self._keep(path, stamp, (data, _problems_out(problems)))
         return data, problems
 
     def read_marketplace(self, path: Path) -> tuple[Marketplace | None, list[Problem]]:

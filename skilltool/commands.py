@@ -16,10 +16,11 @@ from skilltool.apply import Outcome, apply, unwritable
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Agent, Catalogue, Problem, SearchEntry
+from skilltool.parse import SKILL_FILE
 from skilltool.report import Result
 
 if TYPE_CHECKING:
-    from skilltool.harnesses import Harness
+    from skilltool.harnesses import Harness, Verdict
 
 
 class Options(NamedTuple):
@@ -77,18 +78,15 @@ def status(opts: Options) -> Result:
     found = harnesses(home, skills_dir, opts.only)
     full = _install_plan(opts, catalogue, home, remove=False, found=found)
     links = [a for a in full.actions if a.kind == "link"]
-    enforced = {
-        (h.name, a.name): h.tools_enforced(a)
-        for h in found
-        for p in catalogue.active
-        for a in p.agents
+    tools = {
+        (h.name, a.name): h.tools_note(a) for h in found for p in catalogue.active for a in p.agents
     }
     view = report.StatusView(
         catalogue,
         {a.name: a for a in links if a.owner == "skill"},
         {(a.owner, a.name): a for a in links if a.owner != "skill"},
         [a for a in full.actions if a.kind == "file"],
-        enforced,
+        tools,
         home,
         skills_dir,
     )
@@ -310,24 +308,89 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
     if empty:
         where = ", ".join(targets) if targets else "the search path"
         summary += f"; no plugin found in {where}: nothing to check"
+    home = opts.where
+    verdicts = _verdicts(catalogue, harnesses(home, home.skills_dir, None))
     data = {
         "plugins": [
             {
                 "name": p.name,
                 "path": str(p.root),
                 "origin": p.origin,
+                "kind": p.kind,
                 "skills": [s.name for s in p.skills],
                 "agents": [a.name for a in p.agents],
             }
             for p in catalogue.plugins
         ],
         "problems": [p.as_dict() for p in problems],
+        "verdicts": [v.as_dict() for v in verdicts],
         "errors": errors,
         "warnings": warning_count,
     }
-    lines = (*(report.problem_line(p) for p in problems), summary)
+    lines = (*_validate_lines(problems, verdicts), summary)
     code = FAILED if errors or (empty and targets) else OK
     return Result(code, data, lines, warnings=tuple(warnings))
+
+
+class ItemVerdicts(NamedTuple):
+    """What each harness does with one skill or agent that skilltool links or renders."""
+
+    kind: str  # "skill" or "agent"
+    name: str
+    file: Path  # the SKILL.md or the agent file: where its problems point
+    by_harness: dict[str, tuple[str, Verdict | None]]  # harness -> (title, verdict)
+
+    @property
+    def refused(self) -> bool:
+        return any(v is not None and v.skips for _, v in self.by_harness.values())
+
+    def line(self) -> str:
+        from skilltool.harnesses import verdict_line
+
+        return verdict_line(dict(self.by_harness.values()))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "path": str(self.file),
+            "summary": self.line(),
+            "harnesses": {
+                name: {"loads": v is None or not v.skips, "note": v.why if v else None}
+                for name, (_, v) in self.by_harness.items()
+            },
+        }
+
+
+def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
+    """Per-harness verdicts on every skill and agent of the active plugins."""
+    items = []
+    for plugin in catalogue.active:
+        for skill in plugin.skills:
+            by = {h.name: (h.title, h.skill_verdict(skill)) for h in found}
+            items.append(ItemVerdicts("skill", skill.name, skill.path / SKILL_FILE, by))
+        for agent in plugin.agents:
+            by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
+            items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+    return items
+
+
+def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
+    """Each problem in one line; after the problems of a skill or agent, what each harness
+    does with it; then the verdicts of items with no problem that some harness refuses."""
+    by_file = {v.file: v for v in verdicts}
+    lines, told = [], set()
+    for index, problem in enumerate(problems):
+        lines.append(report.problem_line(problem))
+        last = index + 1 == len(problems) or problems[index + 1].path != problem.path
+        item = by_file.get(problem.path)
+        if last and item is not None and item.file not in told:
+            told.add(item.file)
+            lines.append(f"{item.file}: verdict: {item.line()}")
+    lines += [
+        f"{v.file}: verdict: {v.line()}" for v in verdicts if v.refused and v.file not in told
+    ]
+    return lines
 
 
 def _cross_checks(catalogue: Catalogue) -> list[Problem]:

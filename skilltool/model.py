@@ -65,9 +65,18 @@ class SearchEntry(NamedTuple):
 
 
 class Skill(NamedTuple):
-    name: str
+    name: str  # its directory's name: what it is linked as
     path: Path  # the skill's directory, as found on the search path
     description: str
+    # every frontmatter key as read ('name' as written, which may differ from `name`)
+    fields: Mapping[str, Any] = EMPTY
+    repaired: bool = False  # the frontmatter is not valid YAML; read as Claude Code repairs it
+
+    @property
+    def declared(self) -> str | None:
+        """The frontmatter's `name`, when it is a string."""
+        name = self.fields.get("name")
+        return name if isinstance(name, str) else None
 
 
 class Agent(NamedTuple):
@@ -81,6 +90,9 @@ class Agent(NamedTuple):
     # per-harness settings from the 'harnesses:' key, e.g. {"codex": {"model": "gpt-5"}}
     overrides: Mapping[str, Mapping[str, str]] = EMPTY
     lines: Mapping[str, int] = EMPTY  # frontmatter key -> its line in the file
+    # every frontmatter key as read, for the harness that reads the agent's own format
+    fields: Mapping[str, Any] = EMPTY
+    repaired: bool = False  # the frontmatter is not valid YAML; read as Claude Code repairs it
 
     def model_for(self, harness: str) -> str | None:
         """The model a harness was told to use for this agent, if any."""

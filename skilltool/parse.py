@@ -18,6 +18,13 @@ from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Sever
 
 SAFE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 NAME_RULE = "use 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with '-'"
+# what may reach a file path as one component: no separator, no leading '.' or '-'
+# (hidden, '..', an option), no space or shell character; capitals, '.' and '_' are fine
+SAFE_COMPONENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+COMPONENT_RULE = (
+    "use 1-64 characters of letters, digits, '.', '_' and '-', starting with a letter, "
+    "a digit or '_'"
+)
 MANIFEST_PLACES = (".claude-plugin/plugin.json", ".plugin/plugin.json", "plugin.json")
 SKILL_FILE = "SKILL.md"
 
@@ -26,9 +33,32 @@ SKILL_READ_LIMIT = 256 * 1024
 AGENT_SIZE_LIMIT = 4 * 1024 * 1024
 MANIFEST_SIZE_LIMIT = 1024 * 1024
 
+# the Agent Skills fields, then Claude Code's own skill fields (code.claude.com/docs, skills)
 SKILL_FIELDS = frozenset(
-    {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+    {
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+        "when_to_use",
+        "argument-hint",
+        "arguments",
+        "disable-model-invocation",
+        "user-invocable",
+        "model",
+        "effort",
+        "context",
+        "agent",
+        "hooks",
+        "paths",
+        "shell",
+        "version",
+    }
 )
+SKILL_DESCRIPTION_LIMIT = 1024  # the Agent Skills rule: Copilot CLI skips a longer one
+AGENT_DESCRIPTION_LIMIT = 64 * 1024  # no harness limits it; a sanity bound only
 # the Claude Code subagent keys, plus skilltool's own 'harnesses'
 AGENT_FIELDS = frozenset(
     {
@@ -60,7 +90,15 @@ UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def is_safe_name(name: object) -> bool:
+    """A name by the Agent Skills rules: lower-case letters, digits, single hyphens."""
     return isinstance(name, str) and 0 < len(name) <= 64 and SAFE_NAME.fullmatch(name) is not None
+
+
+def is_safe_component(name: object) -> bool:
+    """A name that can stand as one component of a file path (SPEC §3), whatever else it is."""
+    return (
+        isinstance(name, str) and 0 < len(name) <= 64 and SAFE_COMPONENT.fullmatch(name) is not None
+    )
 
 
 class Problems:
@@ -89,6 +127,7 @@ class Frontmatter(NamedTuple):
     lines: dict[str, int]  # key -> line number in the file
     body: str
     start: int  # line number of the opening '---'
+    repaired: bool = False  # not valid YAML: read as Claude Code repairs it
 
 
 def kind_of(value: object) -> str:
@@ -155,31 +194,108 @@ def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Fro
     parsed = _load_mapping(yaml_text, out, first_line=2)
     if parsed is None:
         return None
-    data, key_lines = parsed
-    return Frontmatter(data, key_lines, body, 1)
+    data, key_lines, repaired = parsed
+    return Frontmatter(data, key_lines, body, 1, repaired)
 
 
-def _load_mapping(
-    text: str, out: Problems, first_line: int
-) -> tuple[dict[str, Any], dict[str, int]] | None:
+# Claude Code's repair of frontmatter that is not valid YAML (observed in 2.1.332): a
+# top-level 'key: value' line whose unquoted value holds one of these is double-quoted
+CLAUDE_REPAIR_LINE = re.compile(r"([A-Za-z_-]+):\s+(.+)")
+CLAUDE_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+
+
+def claude_repair(text: str) -> tuple[str, tuple[str, ...]]:
+    """The frontmatter as Claude Code retries it when YAML fails, and the keys it quoted."""
+    lines, quoted = [], []
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip("\t"))
+        line = "  " * indent + line[indent:]  # leading tabs become spaces
+        # JavaScript's '.' stops at a CR: a CRLF line is never matched, so never quoted
+        match = CLAUDE_REPAIR_LINE.fullmatch(line) if "\r" not in line else None
+        if match is not None:
+            key, value = match.groups()
+            wrapped = value[0] == value[-1] and value[0] in "\"'" and len(value) > 1
+            if not wrapped and CLAUDE_SPECIAL.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{escaped}"'
+                quoted.append(key)
+        lines.append(line)
+    return "\n".join(lines), tuple(quoted)
+
+
+def _loader() -> Any:
+    """The safe loader, reading timestamps as the strings written (as YAML 1.2 parsers do):
+    a date then renders back as written, and the parse cache can store it."""
+    if not _LOADER:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        loader: Any = type("FrontmatterLoader", (base,), {})
+        loader.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in base.yaml_implicit_resolvers.items()
+        }
+        _LOADER.append(loader)
+    return _LOADER[0]
+
+
+_LOADER: list[Any] = []
+
+
+class YamlError(NamedTuple):
+    message: str
+    line: int | None  # 0-based, within the YAML text
+
+
+def _parse_yaml(text: str) -> tuple[Any, Any] | YamlError:
+    """(data, root node) of one YAML document, or what went wrong."""
     import yaml
 
-    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(text)
+    loader = _loader()(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        line = first_line + mark.line if mark else None
-        what = err.problem or err.context or "syntax error"
-        out.add(f"invalid YAML: {what}; fix the frontmatter syntax", line=line)
-        return None
+        if err.problem == "could not find expected ':'" and err.context_mark:
+            mark = err.context_mark  # found at the next line: the line without a key is the one
+        return YamlError(err.problem or err.context or "syntax error", mark.line if mark else None)
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as err:
-        out.add(f"invalid YAML: {err}; fix the frontmatter syntax", line=first_line)
-        return None
+        return YamlError(str(err), 0)
     finally:
         loader.dispose()
+    return data, node
+
+
+def _load_mapping(
+    text: str, out: Problems, first_line: int
+) -> tuple[dict[str, Any], dict[str, int], bool] | None:
+    """The frontmatter mapping, its key lines, and whether it was read as Claude Code repairs it."""
+    parsed = _parse_yaml(text)
+    was_repaired = False
+    if isinstance(parsed, YamlError):
+        failed = parsed
+        retry, repaired = claude_repair(text)
+        parsed = _parse_yaml(retry) if retry != text else failed
+        line = first_line + failed.line if failed.line is not None else None
+        if isinstance(parsed, YamlError) or not isinstance(parsed[0], dict):
+            out.add(f"invalid YAML: {failed.message}; fix the frontmatter syntax", line=line)
+            return None
+        how = "its leading tabs as spaces: indent with spaces"
+        if repaired:
+            keys = [f"'{k}'" for k in dict.fromkeys(repaired)]
+            if len(keys) == 1:
+                how = f"the value of {keys[0]} in double quotes: quote it yourself"
+            else:
+                listed = f"{', '.join(keys[:-1])} and {keys[-1]}"
+                how = f"the values of {listed} in double quotes: quote them yourself"
+        out.add(
+            f"frontmatter is not valid YAML ({failed.message}); Claude Code reads it with {how}",
+            line=line,
+            severity="warning",
+        )
+        was_repaired = True
+    data, node = parsed
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -191,7 +307,7 @@ def _load_mapping(
     if not all(isinstance(k, str) for k in data):
         out.add("frontmatter keys must be strings; quote every key", line=first_line)
         return None
-    return data, lines
+    return data, lines, was_repaired
 
 
 def _key_lines(node: object, prefix: str, first: int, lines: dict[str, int], depth: int) -> None:
@@ -283,7 +399,12 @@ def _unknown_keys(fm: Frontmatter, out: Problems, known: frozenset[str], kind: s
 
 
 def read_skill(directory: Path) -> tuple[Skill | None, list[Problem]]:
-    """A skill directory -> the Skill (None if it cannot be used) and its problems."""
+    """A skill directory -> the Skill (None if it cannot be used) and its problems.
+
+    A skill is linked under its directory's name; a `name` that breaks the Agent Skills
+    rules is a warning (the harnesses still load it), a directory name that cannot stand
+    in a path is an error.
+    """
     path = directory / SKILL_FILE
     out = Problems(path)
     got = _read(path, out, SKILL_READ_LIMIT)
@@ -293,22 +414,30 @@ def read_skill(directory: Path) -> tuple[Skill | None, list[Problem]]:
     fm = split_frontmatter(raw, out, truncated)
     if fm is None:
         return None, out.items
-    name = fm.data.get("name")
-    name_line = fm.lines.get("name", fm.start)
-    if name is None:
-        out.add(f"missing; add 'name: {directory.name}'", field="name", line=name_line)
-    elif not is_safe_name(name):
-        out.add(f"{name!r} is not a valid skill name; {NAME_RULE}", field="name", line=name_line)
-    elif name != directory.name:
+    if not is_safe_component(directory.name):
+        out.add(f"its directory name {directory.name!r} cannot be linked; {COMPONENT_RULE}")
+    else:
+        _skill_name(fm, out, directory.name)
+    description = _text(fm, out, "description", required=True, limit=1 << 20)
+    if description is not None and len(description) > SKILL_DESCRIPTION_LIMIT:
         out.add(
-            f"{name!r} differs from its directory {directory.name!r}; make them equal",
-            field="name",
-            line=name_line,
+            f"{len(description)} characters, over the Agent Skills limit of "
+            f"{SKILL_DESCRIPTION_LIMIT}; shorten it",
+            "description",
+            fm.lines.get("description"),
+            "warning",
         )
-    description = _text(fm, out, "description", required=True, limit=1024)
     _text(fm, out, "license", required=False, limit=1 << 20)
     _text(fm, out, "compatibility", required=False, limit=500)
-    _text(fm, out, "allowed-tools", required=False, limit=1 << 20)
+    _allowed_tools(fm, out)
+    if isinstance(fm.data.get("argument-hint"), list):
+        out.add(
+            "a list; Copilot CLI refuses the skill: write it as one string, "
+            "e.g. 'argument-hint: \"[file] [format]\"'",
+            "argument-hint",
+            fm.lines.get("argument-hint"),
+            "warning",
+        )
     metadata = fm.data.get("metadata")
     if metadata is not None and not (
         isinstance(metadata, dict)
@@ -318,11 +447,55 @@ def read_skill(directory: Path) -> tuple[Skill | None, list[Problem]]:
             "must map strings to strings; quote every key and value",
             field="metadata",
             line=fm.lines.get("metadata"),
+            severity="warning",
         )
     _unknown_keys(fm, out, SKILL_FIELDS, "skill")
     if out.failed or description is None:
         return None, out.items
-    return Skill(directory.name, directory, description), out.items
+    return Skill(directory.name, directory, description, fm.data, fm.repaired), out.items
+
+
+def _skill_name(fm: Frontmatter, out: Problems, folder: str) -> None:
+    """The Agent Skills rules for `name`: broken ones are warnings, the skill keeps its folder."""
+    name = fm.data.get("name")
+    line = fm.lines.get("name", fm.start)
+    if name is None:
+        # Claude Code, Codex, pi and Copilot CLI name it by its folder; OpenCode and Gemini skip it
+        out.add(
+            f"missing; add 'name: {folder}' (the Agent Skills rules want one); "
+            f"it goes by its folder, {folder!r}",
+            "name",
+            line,
+            "warning",
+        )
+    elif not isinstance(name, str):
+        out.add(f"must be a string, not {kind_of(name)}; quote the value", "name", line)
+    elif not is_safe_name(name):
+        out.add(
+            f"{name!r} breaks the Agent Skills rules ({NAME_RULE}); "
+            f"it goes by its folder, {folder!r}",
+            "name",
+            line,
+            "warning",
+        )
+    elif name != folder:
+        out.add(
+            f"{name!r} differs from its directory {folder!r}, which it goes by; make them equal",
+            "name",
+            line,
+            "warning",
+        )
+
+
+def _allowed_tools(fm: Frontmatter, out: Problems) -> None:
+    value = fm.data.get("allowed-tools")
+    if value is None or isinstance(value, str) or _string_list(value) is not None:
+        return
+    out.add(
+        "must be a string or a list of strings, e.g. 'allowed-tools: Read, Grep'",
+        "allowed-tools",
+        fm.lines.get("allowed-tools"),
+    )
 
 
 def _string_list(value: object) -> tuple[str, ...] | None:
@@ -353,42 +526,67 @@ def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
     if fm is None:
         return None, out.items
     name = fm.data.get("name", path.stem)
-    if not is_safe_name(name):
+    if not is_safe_component(name):
         source = "name" if "name" in fm.data else "file name"
         out.add(
-            f"{name!r} is not a valid agent name ({source}); {NAME_RULE}",
+            f"{name!r} cannot be a file name ({source}); {COMPONENT_RULE}",
             "name",
             fm.lines.get("name", fm.start),
         )
-    description = _text(fm, out, "description", required=True, limit=1024)
-    tools: tuple[str, ...] = ()
-    raw_tools = fm.data.get("tools")
-    if isinstance(raw_tools, str):
-        tools = tuple(t.strip() for t in raw_tools.split(",") if t.strip())
-    elif raw_tools is not None:
-        listed = _string_list(raw_tools)
-        if listed is None:
-            out.add(
-                "must be a comma-separated string or a list of strings",
-                "tools",
-                fm.lines.get("tools"),
-            )
-        tools = listed or ()
-    skills: tuple[str, ...] = ()
-    if "skills" in fm.data:
-        listed = _string_list(fm.data["skills"])
-        if listed is None:
-            out.add(
-                "must be a YAML list, e.g. 'skills: [pdf-tools]'", "skills", fm.lines.get("skills")
-            )
-        skills = listed or ()
+    description = _text(fm, out, "description", required=True, limit=AGENT_DESCRIPTION_LIMIT)
+    if description is not None:
+        # Claude Code turns each literal \n of an agent's description into a line break
+        description = description.replace("\\n", "\n")
+    tools, skills = _agent_tools(fm, out), _agent_skills(fm, out)
     model = _text(fm, out, "model", required=False, limit=200)
     overrides = _overrides(fm, out)
     _unknown_keys(fm, out, AGENT_FIELDS, "agent")
     if out.failed or description is None or not isinstance(name, str):
         return None, out.items
-    agent = Agent(name, path, description, fm.body, tools, skills, model, overrides, fm.lines)
+    agent = Agent(
+        name, path, description, fm.body, tools, skills, model, overrides, fm.lines, fm.data,
+        fm.repaired,
+    )  # fmt: skip
     return agent, out.items
+
+
+def _agent_tools(fm: Frontmatter, out: Problems) -> tuple[str, ...]:
+    value = fm.data.get("tools")
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return split_tools(value)
+    listed = _string_list(value)
+    if listed is None:
+        rule = "must be a comma-separated string or a list of strings"
+        out.add(rule, "tools", fm.lines.get("tools"))
+    return listed or ()
+
+
+def _agent_skills(fm: Frontmatter, out: Problems) -> tuple[str, ...]:
+    if "skills" not in fm.data:
+        return ()
+    listed = _string_list(fm.data["skills"])
+    if listed is None:
+        rule = "must be a YAML list, e.g. 'skills: [pdf-tools]'"
+        out.add(rule, "skills", fm.lines.get("skills"))
+    return listed or ()
+
+
+def split_tools(text: str) -> tuple[str, ...]:
+    """A tools string as Claude Code splits it: at commas and blanks outside parentheses,
+    so `Bash(git log:*)` and `Agent(a, b)` stay one entry each."""
+    found, depth, start = [], 0, 0
+    for index, char in enumerate(text + ","):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and (char == "," or char.isspace()):
+            if text[start:index].strip():
+                found.append(text[start:index].strip())
+            start = index + 1
+    return tuple(found)
 
 
 def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:

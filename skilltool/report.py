@@ -309,7 +309,7 @@ FILE_WORDS = {
     "edited": "edited",
     "foreign": "foreign",
     "absent": "harness absent",
-    "unready": "not set up",
+    "unready": "skipped",
     "placeholder": "missing",
 }
 
@@ -344,7 +344,8 @@ class StatusView(NamedTuple):
     links: dict[str, Action]  # skill name -> its link in the skills dir
     harness_links: dict[tuple[str, str], Action]  # (harness, skill) -> its link there
     files: list[Action]
-    enforced: dict[tuple[str, str], bool]  # (harness, agent) -> tools enforced there
+    # (harness, agent) -> how its tool list fares there, e.g. "gives it no tools"; None: as written
+    tools: dict[tuple[str, str], str | None]
     home: Home
     skills_dir: Path
 
@@ -361,8 +362,8 @@ class StatusView(NamedTuple):
         return [a for a in self.files if a.name == agent]
 
     def _tools_note(self, action: Action) -> str:
-        enforced = self.enforced.get((action.owner, action.name), True)
-        return "" if enforced or action.state in ("absent", "unready") else " (tools not enforced)"
+        note = self.tools.get((action.owner, action.name))
+        return "" if note is None or action.state in ("absent", "unready") else f" ({note})"
 
     def lines(self) -> list[str]:
         show = self.home.show
@@ -432,7 +433,8 @@ class StatusView(NamedTuple):
                             "state": FILE_WORDS[a.state],
                             "target": str(a.target),
                             "reason": a.reason or None,
-                            "tools_enforced": self.enforced.get((a.owner, a.name), True),
+                            "tools_enforced": self.tools.get((a.owner, a.name)) is None,
+                            "tools": self.tools.get((a.owner, a.name)),
                         }
                         for a in self._files_of(agent.name)
                     ]

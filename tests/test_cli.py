@@ -163,7 +163,7 @@ def test_a_missing_hermes_profile_is_not_an_absent_harness(home: Path) -> None:
     (home / ".hermes").mkdir()
     result = run("plugins", "status")
     [line] = [line for line in result.lines if line.strip().startswith("hermes")]
-    assert "not set up" in line and "hermes profile create plugin-author" in line
+    assert "skipped" in line and "hermes profile create plugin-author" in line
     assert "harness absent" not in line
     installed = run("plugins", "install")
     assert installed.lines[-1].endswith(f": {len(NAMES) - 1} harnesses absent")

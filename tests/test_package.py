@@ -129,10 +129,12 @@ def test_only_plugin_content_with_normalised_modes(tmp_path: Path) -> None:
 
 def test_invalid_plugin_stops_the_build_and_writes_nothing(tmp_path: Path) -> None:
     good = plugin_tree(tmp_path / "src", "good", skills=("fine",))
-    bad = build_file_tree(tmp_path / "src/bad", {"skills/broken/SKILL.md": skill_md("Broken")})
+    bad = build_file_tree(
+        tmp_path / "src/bad", {"skills/broken/SKILL.md": skill_md("broken", "''")}
+    )
     code, out = stage(good, bad, "--destdir", tmp_path / "root")
     assert code == 1
-    assert f"{bad}/skills/broken/SKILL.md:2: name: 'Broken' is not a valid skill name" in out
+    assert f"{bad}/skills/broken/SKILL.md:3: description: is empty" in out
     assert not (tmp_path / "root").exists()
 
 

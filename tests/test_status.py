@@ -30,7 +30,7 @@ def lived_in(home: Path, tmp_path: Path) -> Path:
         user / "broken",
         {
             "skills/good-one/SKILL.md": skill_md("good-one"),
-            "skills/bad/SKILL.md": skill_md("Bad_Name"),
+            "skills/bad/SKILL.md": skill_md("bad", "''"),
         },
     )
     build_file_tree(
@@ -70,9 +70,8 @@ def test_status_lines_show_every_state(lived_in: Path, tmp_path: Path) -> None:
         "  skill   writing-skills           not linked",
         f"plugin    broken (user) {user}/broken",
         "  skill   good-one                 not linked",
-        "  problem <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:2: "
-        "name: 'Bad_Name' is not a valid skill name; use 1-64 characters of a-z, 0-9 and "
-        "single hyphens, not starting or ending with '-'",
+        "  problem <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
+        "description: is empty; write what it is and when to use it",
     ]
     assert [line for line in expected if line not in lines] == []
     # the broken plugin's invalid skill is not offered, only reported

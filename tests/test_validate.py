@@ -49,7 +49,13 @@ def _warning_tree(root: Path) -> Path:
 def _problem_lines(stdout: str) -> list[str]:
     *problems, summary = stdout.splitlines()
     assert SUMMARY.match(summary), summary
-    return problems
+    return [line for line in problems if ": verdict: " not in line]
+
+
+def _verdict_lines(stdout: str) -> dict[str, str]:
+    """File -> what each harness does with it, from the lines `validate` adds to problems."""
+    pairs = (line.split(": verdict: ", 1) for line in stdout.splitlines() if ": verdict: " in line)
+    return dict(pairs)
 
 
 def test_clean_plugin_passes(tmp_path: Path) -> None:
@@ -85,13 +91,19 @@ def test_errors_exit_1_and_each_is_one_line_with_path_line_and_field(tmp_path: P
         (reviewer, 5, "skills"),
         (reviewer, 6, "model"),
     }
-    assert [line for line in lines if line.endswith("(warning)")] == [
-        f"{docx}:5: shiny: not a skill field; remove it (known: allowed-tools, compatibility, "
-        "description, license, metadata, name) (warning)"
-    ]
+    warned = {line.split(": ", 2)[1] for line in lines if line.endswith("(warning)")}
+    assert warned == {"name", "metadata", "shiny"}
+    assert f"{docx}:5: shiny: not a skill field; remove it (known: " in result.stdout
     assert result.lines[-1] == (
-        "checked 1 plugin(s), 1 valid skill(s), 1 valid agent(s): 9 error(s), 1 warning(s)"
+        "checked 1 plugin(s), 2 valid skill(s), 1 valid agent(s): 6 error(s), 4 warning(s)"
     )
+    # the skill with a name that breaks the rules is linked, and said where it loads
+    verdicts = _verdict_lines(result.stdout)
+    assert verdicts == {
+        str(root / "skills/Bad-Name/SKILL.md"): (
+            "loads everywhere; pi warns that its name breaks the Agent Skills rules"
+        )
+    }
 
 
 def test_error_report_snapshot(tmp_path: Path, snapshot: SnapshotAssertion) -> None:
@@ -106,7 +118,7 @@ def test_error_report_json_snapshot(tmp_path: Path, snapshot: SnapshotAssertion)
     result = run("plugins", "validate", "--json", root)
     assert result.code == 1
     data = json.loads(scrub(result.stdout, tmp_path))
-    assert (data["errors"], data["warnings"]) == (9, 1)
+    assert (data["errors"], data["warnings"]) == (6, 4)
     assert data == snapshot
 
 
@@ -115,25 +127,25 @@ def test_warnings_pass_unless_strict(tmp_path: Path) -> None:
     result = run("plugins", "validate", root)
     assert result.code == 0
     lines = _problem_lines(result.stdout)
-    assert len(lines) == 3
+    assert len(lines) == 2
     assert all(PROBLEM_LINE.match(line) and line.endswith(" (warning)") for line in lines)
-    assert result.lines[-1].endswith(": 0 error(s), 3 warning(s)")
+    assert result.lines[-1].endswith(": 0 error(s), 2 warning(s)")
 
     strict = run("plugins", "validate", "--strict", root)
     assert strict.code == 1
     strict_lines = _problem_lines(strict.stdout)
     assert strict_lines == [line.removesuffix(" (warning)") for line in lines]
-    assert strict.lines[-1].endswith(": 3 error(s), 0 warning(s)")
+    assert strict.lines[-1].endswith(": 2 error(s), 0 warning(s)")
 
 
 def test_strict_json_counts_warnings_as_errors(tmp_path: Path) -> None:
     root = _warning_tree(tmp_path)
     data = json.loads(run("plugins", "validate", "--json", root).stdout)
-    assert (data["errors"], data["warnings"]) == (0, 3)
+    assert (data["errors"], data["warnings"]) == (0, 2)
     result = run("plugins", "validate", "--json", "--strict", root)
     assert result.code == 1
     data = json.loads(result.stdout)
-    assert (data["errors"], data["warnings"]) == (3, 0)
+    assert (data["errors"], data["warnings"]) == (2, 0)
     assert {p["severity"] for p in data["problems"]} == {"error"}
 
 
@@ -157,12 +169,12 @@ def test_without_path_the_bundled_plugin_passes_strict(home: Path) -> None:
 
 def test_without_path_the_search_path_is_validated(home: Path) -> None:
     build_file_tree(
-        home / ".local/share/skilltool/plugins/mine", {"skills/bad/SKILL.md": skill_md("Bad")}
+        home / ".local/share/skilltool/plugins/mine", {"skills/bad/SKILL.md": skill_md("bad", "''")}
     )
     result = run("plugins", "validate")
     assert result.code == 1
     skill = home / ".local/share/skilltool/plugins/mine/skills/bad/SKILL.md"
-    assert result.lines[0].startswith(f"{skill}:2: name: 'Bad' is not a valid skill name")
+    assert result.lines[0].startswith(f"{skill}:3: description: is empty")
     assert result.lines[-1].startswith("checked 2 plugin(s), ")
 
 

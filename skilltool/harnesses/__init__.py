@@ -12,13 +12,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from skilltool import markers
-from skilltool.model import EMPTY, Agent
+from skilltool.model import EMPTY, Agent, Skill
 from skilltool.paths import Home, package_data
 
 if TYPE_CHECKING:
     import jinja2
 
-CLAUDE_ALIASES = frozenset({"haiku", "sonnet", "opus", "inherit", "default", "opusplan"})
+# the model aliases Claude Code 2.1.332 resolves ('default' is sent as it is, and fails)
+CLAUDE_ALIASES = frozenset({"haiku", "sonnet", "opus", "fable", "best", "inherit", "opusplan"})
+CLAUDE_LONG_CONTEXT = frozenset({"sonnet", "opus", "fable"})  # also as '<alias>[1m]'
+
+
+class Verdict(NamedTuple):
+    """What one harness does with a skill or agent that is not plain: skips it, or loads it
+    in a way the user should know of."""
+
+    skips: bool
+    # skipped: why ("no description"); loaded: what it does, a verb in its base form
+    # ("cut its description to 1024 characters"), said of one harness or several
+    why: str
 
 
 class Rendering(NamedTuple):
@@ -65,11 +77,36 @@ class Harness(abc.ABC):
         """Why nothing can be rendered for this agent here, or None when it can."""
         if not self.root().is_dir():
             return f"{self.home.show(self.root())} does not exist (the harness is not set up here)"
-        return None
+        return self.refusal(agent)
 
     @abc.abstractmethod
     def render(self, agent: Agent) -> list[Rendering]:
         """Every file this harness needs for the agent."""
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        """Whether this harness loads a linked skill as written (None) or not."""
+        return None
+
+    def agent_verdict(self, agent: Agent) -> Verdict | None:
+        """Whether this harness loads skilltool's rendering of the agent as written (None)."""
+        why = self.refusal(agent)
+        if why is not None:
+            return Verdict(True, why)
+        return self.tools_verdict(agent)
+
+    def refusal(self, agent: Agent) -> str | None:
+        """Why this harness cannot take the agent at all (nothing is rendered), or None."""
+        return None
+
+    def tools_verdict(self, agent: Agent) -> Verdict | None:
+        """How the agent's tool list fares here, when not as written."""
+        if not self.tools_enforced(agent):
+            return Verdict(False, "give it its default tools (its tool list is not enforced)")
+        return None
+
+    def tools_note(self, agent: Agent) -> str | None:
+        """What `status` says of the agent's tools here, when they are not as written."""
+        return None if self.tools_enforced(agent) else "tools not enforced"
 
     def notes(self, agent: Agent) -> list[Note]:
         return []
@@ -112,6 +149,45 @@ class Harness(abc.ABC):
             .render(agent=agent, marker=markers.SLOT, harness=self, **extra)
         )
         return markers.stamp(text, agent.path, escape=name.endswith(".json.j2"))
+
+
+def named(skill: Skill, shown: str | None = None, extra: str = "") -> Verdict | None:
+    """For a harness that names a skill by its frontmatter: a verdict when that differs from
+    the directory it is linked as."""
+    declared = skill.declared
+    if declared is None or declared == skill.name:
+        return None
+    return Verdict(False, f"name it {shown or repr(declared)}{extra}")
+
+
+def verdict_line(verdicts: Mapping[str, Verdict | None]) -> str:
+    """'loads everywhere', or e.g. 'OpenCode and Codex load it; pi skips it: no description'.
+
+    `verdicts` maps each harness's title to its verdict, in the registry's order."""
+    loads = [title for title, v in verdicts.items() if v is None or not v.skips]
+    if all(v is None for v in verdicts.values()):
+        return "loads everywhere"
+    parts = []
+    if len(loads) == len(verdicts):
+        parts.append("loads everywhere")
+    elif loads:
+        parts.append(f"{_titles(loads)} load{'s' if len(loads) == 1 else ''} it")
+    by_reason: dict[tuple[bool, str], list[str]] = {}
+    for title, verdict in verdicts.items():
+        if verdict is not None:
+            by_reason.setdefault((verdict.skips, verdict.why), []).append(title)
+    for (skips, why), titles in by_reason.items():
+        one = len(titles) == 1
+        if skips:
+            parts.append(f"{_titles(titles)} skip{'s' if one else ''} it: {why}")
+        else:
+            verb, _, rest = why.partition(" ")
+            parts.append(f"{_titles(titles)} {verb}{'s' if one else ''} {rest}")
+    return "; ".join(parts)
+
+
+def _titles(titles: Sequence[str]) -> str:
+    return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} and {titles[-1]}"
 
 
 def heading(agent: Agent) -> str:

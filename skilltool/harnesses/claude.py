@@ -3,13 +3,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from skilltool.harnesses import CLAUDE_ALIASES, Harness, Launch, Rendering
+from skilltool.harnesses import CLAUDE_ALIASES, CLAUDE_LONG_CONTEXT, Harness, Launch, Rendering
 from skilltool.model import Agent
+
+# keys the template writes itself, and skilltool's own, which Claude Code would warn about
+WRITTEN = frozenset({"name", "description", "tools", "skills", "model", "harnesses"})
+
+
+def other_keys(fields: Mapping[str, Any]) -> str:
+    """Every other key of the source frontmatter with its value, as YAML lines."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    rest = {k: v for k, v in fields.items() if k not in WRITTEN}
+    if not rest:
+        return ""
+    text: str = yaml.dump(
+        rest,
+        Dumper=dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=1 << 30,
+    )
+    return text
 
 
 class Claude(Harness):
+    """Claude Code reads the agent's own format: every key of the source is kept."""
+
     name = "claude"
     title = "Claude Code"
     enforces_tools = True
@@ -22,11 +48,18 @@ class Claude(Harness):
 
     def accepts_model(self, model: str) -> bool:
         # Claude Code sends any model as it is: render only what it can serve
+        base = model.removesuffix("[1m]")
+        if base != model:
+            return base in CLAUDE_LONG_CONTEXT
         return model in CLAUDE_ALIASES or model.startswith("claude-")
 
     def render(self, agent: Agent) -> list[Rendering]:
         content = self.template(
-            "agent.md.j2", agent, tools=", ".join(agent.tools), model=self.model(agent)
+            "agent.md.j2",
+            agent,
+            tools=", ".join(agent.tools),
+            model=self.model(agent),
+            other=other_keys(agent.fields),
         )
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
 

@@ -3,11 +3,13 @@ replacing it) in a session-config JSON for the ACP adapter, and in a `--profile`
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, heading
-from skilltool.model import Agent
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, heading, named
+from skilltool.model import Agent, Skill
+from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 
 def instructions(agent: Agent) -> str:
@@ -32,12 +34,30 @@ def toml_string_table(values: dict[str, str]) -> str:
     return text
 
 
+# what `codex --profile` takes (0.171: "pass a plain name such as `work`"; a dot is refused)
+PROFILE_NAME = r"[A-Za-z0-9_-]+"
+
+
+def has_profile(agent: Agent) -> bool:
+    return re.fullmatch(PROFILE_NAME, agent.name) is not None
+
+
 class Codex(Harness):
     name = "codex"
     title = "Codex"
 
     def root(self) -> Path:
         return self.home.env("CODEX_HOME", self.home.path / ".codex")
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if len(skill.description) > SKILL_DESCRIPTION_LIMIT:
+            return Verdict(False, f"cut its description to {SKILL_DESCRIPTION_LIMIT} characters")
+        return named(skill)
+
+    def agent_verdict(self, agent: Agent) -> Verdict | None:
+        if not has_profile(agent):
+            return Verdict(False, "take it over ACP only ('codex --profile' refuses the name)")
+        return super().agent_verdict(agent)
 
     def session_file(self, agent_name: str) -> Path:
         return self.root() / "skilltool" / f"{agent_name}.json"
@@ -49,17 +69,22 @@ class Codex(Harness):
         profile: dict[str, str] = {"developer_instructions": text}
         if model:
             profile["model"] = model
-        return [
+        found = [
             Rendering(directory / f"{agent.name}.md", self.template("instructions.md.j2", agent)),
             Rendering(
                 self.session_file(agent.name),
                 self.template("session.json.j2", agent, instructions=text, model=model),
             ),
-            Rendering(
-                self.root() / f"{agent.name}.config.toml",
-                self.template("profile.toml.j2", agent, table=toml_string_table(profile)),
-            ),
         ]
+        if has_profile(agent):  # a profile of another name would be a file nothing reads
+            table = toml_string_table(profile)
+            found.append(
+                Rendering(
+                    self.root() / f"{agent.name}.config.toml",
+                    self.template("profile.toml.j2", agent, table=table),
+                )
+            )
+        return found
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"
@@ -74,7 +99,7 @@ class Codex(Harness):
             {"CODEX_CONFIG": f"{{file:{session}}}"},
             [
                 f'in a shell: CODEX_CONFIG="$(cat {quoted})" codex-acp',
-                f"in a terminal: codex --profile {agent.name}",
+                *([f"in a terminal: codex --profile {agent.name}"] if has_profile(agent) else []),
                 "codex-acp comes from the npm package @agentclientprotocol/codex-acp",
             ],
         )

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering
-from skilltool.model import Agent
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
+from skilltool.model import Agent, Skill
+from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 
 class Copilot(Harness):
@@ -17,9 +18,24 @@ class Copilot(Harness):
     def root(self) -> Path:
         return self.home.path / ".copilot"
 
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if skill.repaired:
+            return Verdict(True, "frontmatter is not valid YAML")
+        if len(skill.description) > SKILL_DESCRIPTION_LIMIT:
+            return Verdict(True, f"description over {SKILL_DESCRIPTION_LIMIT} characters")
+        if not isinstance(skill.fields.get("argument-hint", ""), str):
+            return Verdict(True, "argument-hint is not a string")
+        fields = skill.fields
+        if fields.get("disable-model-invocation") is True and fields.get("user-invocable") is False:
+            return Verdict(False, "list it but do not offer it to the model")
+        declared = skill.declared
+        # it turns the blanks of a name into hyphens
+        return named(skill, repr(declared.replace(" ", "-")) if declared else None)
+
     def render(self, agent: Agent) -> list[Rendering]:
+        # a list: Copilot would split a string inside `Agent(a, b)` at its comma
         content = self.template(
-            "agent.md.j2", agent, tools=", ".join(agent.tools), model=self.model(agent)
+            "agent.md.j2", agent, tools=list(agent.tools), model=self.model(agent)
         )
         return [Rendering(self.root() / "agents" / f"{agent.name}.agent.md", content)]
 

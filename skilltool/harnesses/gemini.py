@@ -3,10 +3,11 @@ string or a `skills` key would make it reject the whole agent."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering
-from skilltool.model import Agent
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
+from skilltool.model import Agent, Skill
 
 # Claude Code tool names -> Gemini CLI's
 TOOL_NAMES = {
@@ -23,8 +24,13 @@ TOOL_NAMES = {
 }
 
 
+# the agent name its schema allows (0.61: "Name must be a valid slug"); others are refused
+SLUG = r"[a-z0-9_-]+"
+
+
 def gemini_tools(agent: Agent) -> list[str]:
-    """Gemini's names for the agent's tools (and the skill tool when it has skills)."""
+    """Gemini's names for the agent's tools (and the skill tool when it has skills);
+    an empty list when none has a Gemini name: `tools: []` gives the agent no tools."""
     names = [TOOL_NAMES[t] for t in agent.tools if t in TOOL_NAMES]
     if names and agent.skills:
         names.append("activate_skill")
@@ -43,13 +49,38 @@ class Gemini(Harness):
         return model.startswith("gemini-")
 
     def tools_enforced(self, agent: Agent) -> bool:
-        # a tool Gemini has no name for is dropped: the list is enforced only when all map
-        return all(t in TOOL_NAMES for t in agent.tools)
+        # a tool with no Gemini name is dropped (narrowing), and none mapped gives none
+        return True
+
+    def tools_note(self, agent: Agent) -> str | None:
+        missing = [t for t in agent.tools if t not in TOOL_NAMES]
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return "no tools: none of its tools has a Gemini name"
+        return f"without {', '.join(missing)}: no Gemini name"
+
+    def tools_verdict(self, agent: Agent) -> Verdict | None:
+        missing = [t for t in agent.tools if t not in TOOL_NAMES]
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return Verdict(False, "give it no tools (none of its tools has a Gemini name)")
+        return Verdict(False, f"leave out {', '.join(missing)} (no Gemini name)")
+
+    def refusal(self, agent: Agent) -> str | None:
+        if re.fullmatch(SLUG, agent.name) is None:
+            return f"name {agent.name!r} is not a Gemini slug (a-z, 0-9, '-', '_')"
+        return None
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if "name" not in skill.fields:
+            return Verdict(True, "no name")
+        return named(skill)  # its own line parser reads what YAML refuses
 
     def render(self, agent: Agent) -> list[Rendering]:
-        content = self.template(
-            "agent.md.j2", agent, tools=gemini_tools(agent), model=self.model(agent)
-        )
+        tools = gemini_tools(agent) if agent.tools else None  # no list: Gemini's default set
+        content = self.template("agent.md.j2", agent, tools=tools, model=self.model(agent))
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
 
     def owned_places(self) -> list[Path]:

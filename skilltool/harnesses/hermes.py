@@ -3,11 +3,12 @@ and a config.yaml that points the profile at the skills dir when it has none."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from skilltool.harnesses import Harness, Launch, Note, Rendering
-from skilltool.model import Agent
+from skilltool.harnesses import Harness, Launch, Note, Rendering, Verdict, named
+from skilltool.model import Agent, Skill
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
 # (Hermes 0.19's hermes_cli.default_soul: DEFAULT_SOUL_MD, which `hermes profile create` writes,
@@ -20,6 +21,10 @@ SEEDED_SOUL = frozenset(
         "6bc146a50e8fe3bd555e89a77e93af1f781cece8cf549f0d7a02ee2389811c72",  # legacy template 2
     }
 )
+
+
+# what `hermes profile create` accepts (0.19; it lower-cases capitals first)
+PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 
 
 class Hermes(Harness):
@@ -35,8 +40,20 @@ class Hermes(Harness):
     def profile_dir(self, agent: Agent) -> Path:
         return self.root() / "profiles" / self.profile(agent)
 
+    def refusal(self, agent: Agent) -> str | None:
+        name = self.profile(agent)
+        if re.fullmatch(PROFILE_NAME, name) is None:
+            return (
+                f"{name!r} is not a Hermes profile name (a-z, 0-9, '_', '-'); "
+                "set one: 'harnesses: {hermes: {profile: <name>}}'"
+            )
+        return None
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        return named(skill)  # its own line parser reads what YAML refuses
+
     def absent(self, agent: Agent) -> str | None:
-        if not self.root().is_dir():
+        if not self.root().is_dir() or self.refusal(agent) is not None:
             return super().absent(agent)
         if not self.profile_dir(agent).is_dir():
             name = self.profile(agent)

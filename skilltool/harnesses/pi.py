@@ -5,8 +5,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering
-from skilltool.model import Agent
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
+from skilltool.model import Agent, Skill
+from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
 
 # Claude Code tool names -> pi's own; pi gives no tools at all for names it does not know
 TOOL_NAMES = {
@@ -46,7 +47,8 @@ class Pi(Harness):
     def render(self, agent: Agent) -> list[Rendering]:
         prompt = self.prompt_file(agent.name)
         tools = pi_tools(agent)
-        tool_args = ["--tools", ",".join(tools)] if tools else []
+        # none of its tools has a pi name: no tools, rather than pi's default set
+        tool_args = ["--tools", ",".join(tools)] if tools else ["--no-tools"] if agent.tools else []
         wrapper = self.template("wrapper.sh.j2", agent, prompt=str(prompt), tool_args=tool_args)
         return [
             Rendering(prompt, self.template("prompt.md.j2", agent)),
@@ -54,11 +56,43 @@ class Pi(Harness):
         ]
 
     def tools_enforced(self, agent: Agent) -> bool:
-        return not agent.tools or bool(pi_tools(agent))
+        return True  # --tools or --no-tools: never more than the agent's list
+
+    def tools_note(self, agent: Agent) -> str | None:
+        missing = [t for t in agent.tools if t not in TOOL_NAMES]
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return "no tools: none of its tools has a pi name"
+        return f"without {', '.join(missing)}: no pi name"
+
+    def tools_verdict(self, agent: Agent) -> Verdict | None:
+        missing = [t for t in agent.tools if t not in TOOL_NAMES]
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return Verdict(False, "give it no tools (none of its tools has a pi name)")
+        return Verdict(False, f"leave out {', '.join(missing)} (no pi name)")
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        if skill.repaired:
+            return Verdict(True, "frontmatter is not valid YAML")
+        declared = skill.declared
+        if declared is not None and not is_safe_name(declared):
+            return named(skill, extra=", with a warning") or Verdict(
+                False, "warn that its name breaks the Agent Skills rules"
+            )
+        if len(skill.description) > SKILL_DESCRIPTION_LIMIT:
+            return Verdict(False, "warn that its description is too long")
+        if skill.fields.get("disable-model-invocation") is True:
+            return Verdict(False, "offer it as a command only")
+        return named(skill)
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"
-        return sorted(p for p in directory.glob("*") if p.name == p.stem or p.suffix == ".md")
+        # every file: a wrapper is named by the agent, which may hold a dot ('my.agent');
+        # one without skilltool's marker is never touched
+        return sorted(directory.glob("*"))
 
     def launch(self, agent: Agent) -> Launch:
         wrapper = str(self.wrapper(agent.name))

@@ -245,7 +245,8 @@ def test_copilot_skills_are_always_a_yaml_list(home: Path, tmp_path: Path) -> No
     [content] = renderings("copilot", tricky_agent(tmp_path), home).values()
     front = _front(content)
     assert front["skills"] == ["pdf-tools"]
-    assert front["tools"] == "Read, Grep, Bash, WebFetch"
+    # a list: Copilot would split a string inside `Agent(a, b)` at its comma
+    assert front["tools"] == ["Read", "Grep", "Bash", "WebFetch"]
     assert "model" not in front
 
 
@@ -256,3 +257,131 @@ def test_claude_keeps_its_own_format(home: Path, tmp_path: Path) -> None:
     assert _front(content) == {"name": "tricky", "description": agent.description,
                                "tools": "Read, Grep, Bash, WebFetch", "skills": ["pdf-tools"],
                                "model": "sonnet"}  # fmt: skip
+
+
+# the shape Claude Code's agent generator writes (not valid YAML: Claude Code repairs it), with
+# the keys real agents carry beyond the five skilltool reads, and Claude's own tool syntax
+SLOPPY = (
+    "---\n"
+    "name: sloppy-reviewer\n"
+    'description: Use this agent after a change. Examples:\\n\\n<example>\\nuser: "Review it"\\n'
+    'assistant: "I will use the sloppy-reviewer agent"\\n</example>\n'
+    "tools: Bash(git log:*), Agent(helper, scout), mcp__github__get_issue, Read\n"
+    "model: opus[1m]\n"
+    "effort: xhigh\n"
+    "color: purple\n"
+    "initialPrompt: Start by reading the diff\n"
+    "permissionMode: plan\n"
+    "disallowedTools: [Write]\n"
+    "maxTurns: 12\n"
+    "mcpServers: {github: {command: gh-mcp, args: [--stdio]}}\n"
+    "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: ./check.sh}]\n"
+    "memory: project\n"
+    "created: 2026-01-31\n"
+    "x-unknown: kept too\n"
+    "---\n"
+    "You review changes.\n"
+)
+
+
+def sloppy_agent(tmp_path: Path) -> Agent:
+    path = tmp_path / "src/agents/sloppy-reviewer.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(SLOPPY, encoding="utf-8")
+    agent, problems = read_agent(path)
+    assert agent is not None and agent.repaired, problems
+    return agent
+
+
+def test_claude_keeps_every_key_of_the_source_with_its_value(home: Path, tmp_path: Path) -> None:
+    agent = sloppy_agent(tmp_path)
+    [content] = renderings("claude", agent, home).values()
+    text = content.decode("utf-8")
+    assert text.split("\n")[1].startswith("# rendered by skilltool from ")  # the marker first
+    front = _front(content)
+    source = dict(agent.fields)
+    assert front.pop("description") == agent.description  # \n escapes as Claude reads them
+    assert (
+        front.pop("tools") == "Bash(git log:*), Agent(helper, scout), mcp__github__get_issue, Read"
+    )
+    assert front == {k: v for k, v in source.items() if k not in ("description", "tools")}
+    assert front["model"] == "opus[1m]" and front["created"] == "2026-01-31"
+
+
+@pytest.mark.parametrize(
+    "model", ["fable", "best", "sonnet[1m]", "opus[1m]", "fable[1m]", "inherit"]
+)
+def test_claude_takes_the_models_claude_code_resolves(model: str, home: Path) -> None:
+    agent = Agent("a", Path("/p/agents/a.md"), "d", "b", model=model)
+    [content] = renderings("claude", agent, home).values()
+    assert _front(content)["model"] == model
+
+
+@pytest.mark.parametrize("model", ["default", "haiku[2m]", "gpt-5"])
+def test_claude_leaves_out_a_model_it_would_send_as_it_is(model: str, home: Path) -> None:
+    agent = Agent("a", Path("/p/agents/a.md"), "d", "b", model=model)
+    [content] = renderings("claude", agent, home).values()
+    assert "model" not in _front(content)
+
+
+@pytest.mark.parametrize("harness", NAMES)
+def test_a_sloppy_agent_renders_valid_files_everywhere(
+    harness: str, home: Path, tmp_path: Path
+) -> None:
+    agent = sloppy_agent(tmp_path)
+    files = renderings(harness, agent, home)
+    for relative, content in files.items():
+        text = content.decode("utf-8")
+        if relative.endswith(".json"):
+            json.loads(text)
+        elif relative.endswith((".toml", "config.yaml")):
+            (toml_loads if relative.endswith(".toml") else yaml.safe_load)(text)
+        elif text.startswith("---\n"):
+            assert _front(content)["description"] == agent.description
+    for relative, content in _prompt_files(harness, files).items():
+        assert body_of(relative, content, agent) == agent.body
+
+
+def test_no_mapped_tool_gives_no_tools_in_pi_and_gemini(home: Path, tmp_path: Path) -> None:
+    agent = Agent("a", Path("/p/agents/a.md"), "d", "b", tools=("Agent(x, y)", "mcp__s__t"))
+    [_, wrapper] = renderings("pi", agent, home).values()
+    assert b" --no-tools --append-system-prompt " in wrapper
+    [content] = renderings("gemini", agent, home).values()
+    assert _front(content)["tools"] == []  # Gemini 0.61: an empty list is no tools at all
+    # no tool list at all keeps each harness's default set
+    plain = agent._replace(tools=())
+    assert b"--no-tools" not in renderings("pi", plain, home)[".pi/agent/skilltool/a"]
+    assert "tools" not in _front(renderings("gemini", plain, home)[".gemini/agents/a.md"])
+
+
+# what a YAML frontmatter value can be, text with the characters that need quoting included
+yaml_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(st.sampled_from(list("ab: #'\"\\\n\t{}[]*&!|>%@`-✓")), max_size=12),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text("abc-_", min_size=1, max_size=4), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    description=st.text(st.sampled_from(list("ab: #'\"\\\n{}✓")), min_size=1, max_size=20),
+    extra=st.dictionaries(st.sampled_from(["effort", "color", "hooks", "x-y", "maxTurns"]), yaml_values, max_size=4),
+)  # fmt: skip
+def test_claude_rendering_reads_back_every_key_whatever_it_holds(
+    description: str, extra: dict[str, object], home: Path
+) -> None:
+    fields = {"name": "gen", "description": description, **extra}
+    agent = Agent("gen", Path("/p/agents/gen.md"), description, "b\n", fields=fields)
+    [content] = renderings("claude", agent, home).values()
+    front = _front(content)
+    assert front == fields

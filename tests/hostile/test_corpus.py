@@ -56,6 +56,11 @@ def subprocess_run(*args: str | Path, home: Path, permissions: bool = False) -> 
     return Result(done.returncode, done.stdout, done.stderr)
 
 
+def problem_lines(lines: list[str]) -> list[str]:
+    """validate's lines without its verdicts (what each harness does with an item)."""
+    return [line for line in lines if ": verdict: " not in line]
+
+
 def no_traceback(result: Result) -> None:
     for text in (result.stdout, result.stderr):
         assert "Traceback" not in text, text
@@ -157,7 +162,7 @@ def test_case_gives_its_exact_lines_and_spares_the_others(world: Corpus, case: s
     checked = cli("plugins", "validate")
     *lines, summary = checked.lines
     assert summary.startswith("checked "), checked.stdout
-    assert lines == expected
+    assert problem_lines(lines) == expected
     assert checked.code == entry["validate"]
 
     installed = cli("plugins", "install", "--home", world.home)
@@ -195,7 +200,7 @@ def test_the_whole_corpus_at_once_as_a_user_runs_it(world: Corpus) -> None:
 
     checked = cli("plugins", "validate")
     assert checked.code == 1
-    assert sorted(checked.lines[:-1]) == expected
+    assert sorted(problem_lines(checked.lines[:-1])) == expected
     installed = cli("plugins", "install", "--home", world.home)
     assert installed.code == 1
     assert sorted(installed.stderr.splitlines()) == [f"problem   {line}" for line in expected]

@@ -154,9 +154,9 @@ def component_ok(component: str) -> bool:
     for suffix in SUFFIXES:
         if component.endswith(suffix):
             component = component[: -len(suffix)]
-            if component in FIXED or parse.is_safe_name(component):
+            if component in FIXED or parse.is_safe_component(component):
                 return True
-    return parse.is_safe_name(component)
+    return parse.is_safe_component(component)
 
 
 def check_writes(writes: list[tuple[str, str]], home: Path) -> None:

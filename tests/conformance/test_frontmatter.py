@@ -1,0 +1,272 @@
+"""Claude-style frontmatter, read as the real harnesses read it: Claude Code loads each agent
+shape exactly when skilltool reads it (with the description skilltool reads), the renderings
+of those sloppy agents load in the strict harnesses, and `validate`'s per-harness verdicts on
+the skill variants match what Claude Code, Codex, Copilot CLI and Gemini CLI list.
+
+One plugin with every shape, one home with every harness but Hermes, one install."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltool.parse import read_agent
+from tests.conformance.homes import REPO, TIMEOUT, harness_dirs
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import AnthropicStub
+from tests.conformance.support import Proven, need
+from tests.harnesses.test_verdicts import VARIANTS
+
+pytestmark = pytest.mark.conformance
+
+LONG = "Reviews long things. " * 150  # 3,150 characters: no harness limits an agent's
+AGENTS = {
+    # the shape Claude Code's own agent generator writes: not valid YAML
+    "generated.md": "---\nname: generated-reviewer\n"
+    "description: Use this agent after a change. Examples:\\n\\n<example>\\nContext: a diff\\n"
+    'user: "Review it"\\nassistant: "I will use the generated-reviewer agent"\\n</example>\n'
+    "model: inherit\ncolor: blue\n---\nYou review changes.\n",
+    # an unquoted ': ', Claude's tool syntax, and the keys real agents carry
+    "colon.md": "---\nname: colon-agent\ndescription: Use it when: a change lands\n"
+    "tools: Bash(git log:*), Agent(generated-reviewer, long-agent), mcp__github__get_issue, Read\n"
+    "model: opus[1m]\neffort: xhigh\npermissionMode: plan\nmaxTurns: 12\n"
+    "initialPrompt: Start with the diff\ndisallowedTools: [Write]\nmemory: project\n"
+    "mcpServers:\n  - github\n---\nYou check changes.\n",
+    "long.md": f"---\nname: long-agent\ndescription: {LONG}\nmodel: fable\n---\nYou read.\n",
+    "at.md": "---\nname: at-agent\ndescription: @mentions first, then: more\n---\nYou mention.\n",
+    "dotted.md": "---\nname: my.agent\ndescription: A dotted name\ntools: Read, Grep\n---\nDots.\n",
+    "caps.md": "---\nname: CapsAgent\ndescription: A name with capitals\n---\nCaps.\n",
+    "none-maps.md": "---\nname: none-maps\ndescription: Only tools no other harness has\n"
+    "tools: Agent(generated-reviewer), mcp__github__get_issue\n---\nDelegates.\n",
+    # what Claude Code drops, and so does skilltool
+    "dropped.md": "---\nname: dropped-agent\ndescription: first line\n"
+    "second line without a key\n---\nDropped.\n",
+    "nested.md": "---\nname: nested-agent\ndescription: fine\nmetadata:\n"
+    "  note: an indented line: is not repaired\n---\nDropped.\n",
+    "crlf.md": "---\r\nname: crlf-agent\r\ndescription: a CRLF line: is not repaired\r\n"
+    "---\r\nDropped.\r\n",
+}
+CLAUDE_BUILT_IN = {"claude", "Explore", "general-purpose", "Plan", "statusline-setup"}
+# skills a harness lists but keeps from the model by their own fields: not compared
+NOT_OFFERED = {"hidden"}
+LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
+HARNESSES = ("opencode", "codex", "pi", "claude", "gemini", "copilot")
+
+
+@dataclass(frozen=True)
+class World:
+    root: Path
+    plugin: Path
+    home: Path
+    install: str
+    verdicts: dict[str, dict[str, Any]]  # skill or agent name -> validate's verdict record
+    agents: dict[str, str]  # the agents skilltool reads: name -> description
+
+    def loads(self, harness: str) -> set[str]:
+        """The skill variants `validate` says this harness loads."""
+        return {
+            name
+            for name, v in self.verdicts.items()
+            if v["kind"] == "skill" and v["harnesses"][harness]["loads"]
+        } - NOT_OFFERED
+
+
+def compared(listed: set[str]) -> set[str]:
+    """The skill variants among what a harness listed, less those it keeps from the model."""
+    return (listed & set(VARIANTS)) - NOT_OFFERED
+
+
+def skilltool(world_root: Path, home: Path, plugin: Path, *args: str) -> str:
+    env = harness_env(home)
+    env.update({"PYTHONPATH": str(REPO), "SKILLTOOL_PLUGINS": str(plugin)})
+    env["XDG_DATA_DIRS"] = str(world_root / "no-system-plugins")
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", *args, "--home", str(home)],
+        env=env, cwd=home, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    root = tmp_path_factory.mktemp("frontmatter")
+    plugin = root / "plugins/claude-style"
+    for name, text in AGENTS.items():
+        (plugin / "agents").mkdir(parents=True, exist_ok=True)
+        (plugin / "agents" / name).write_bytes(text.encode("utf-8"))
+    for name, text in VARIANTS.items():
+        (plugin / "skills" / name).mkdir(parents=True)
+        (plugin / "skills" / name / "SKILL.md").write_text(text, encoding="utf-8")
+    home = make_home(root)
+    harness_dirs(home, "none", HARNESSES)
+    output = skilltool(root, home, plugin, "install")
+    data = json.loads(skilltool(root, home, plugin, "validate", "--json"))
+    verdicts = {v["name"]: v for v in data["verdicts"]}
+    agents = {}
+    for path in sorted((plugin / "agents").iterdir()):
+        agent, _ = read_agent(path)
+        if agent is not None:
+            agents[agent.name] = agent.description
+    return World(root, plugin, home, output, verdicts, agents)
+
+
+def claude_init(home: Path, log: Path) -> tuple[dict[str, Any], str]:
+    """The init event of `claude -p --output-format stream-json --verbose hi`, and the text of
+    the first request (its agent listing)."""
+    with AnthropicStub(reply="ok") as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "sk-ant-fake", "ANTHROPIC_BASE_URL": stub.base_url, "CLAUDE_CODE_MAX_RETRIES": "0"})  # fmt: skip
+        done = run(["claude", "-p", "--output-format", "stream-json", "--verbose", "--debug-file", str(log), "hi"], env, home, timeout=TIMEOUT)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        request = stub.wait_for(timeout=30)
+    event: dict[str, Any] = json.loads(done.stdout.splitlines()[0])
+    assert (event["type"], event["subtype"]) == ("system", "init"), event
+    return event, request.text
+
+
+def test_claude_reads_each_agent_shape_exactly_when_skilltool_does(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("claude")
+    scratch = make_home(tmp_path)
+    shutil.copytree(world.plugin / "agents", scratch / ".claude/agents")
+    event, text = claude_init(scratch, tmp_path / "debug.log")
+    assert set(event["agents"]) - CLAUDE_BUILT_IN == set(world.agents)
+    listing = json.loads(json.dumps(text))  # the request's JSON text, as sent
+    for name, description in world.agents.items():
+        # Claude Code lists each agent as `- name: description (Tools: …)`
+        assert json.dumps(f"- {name}: {description} (Tools:")[1:-1] in listing, name
+    proven(
+        "claude",
+        f"the source files of {len(AGENTS)} Claude-style agents in ~/.claude/agents: the init "
+        f"event lists exactly the {len(world.agents)} skilltool reads (repaired ': ', literal "
+        "\\n, @, dots, capitals, 3,150 characters) and drops the 3 it refuses (a line without a "
+        "key, an indented line, a CRLF line); each description as skilltool reads it",
+    )
+
+
+def test_claude_loads_the_renderings_without_a_word(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("claude")
+    log = tmp_path / "debug.log"
+    event, _ = claude_init(world.home, log)
+    assert set(world.agents) <= set(event["agents"]), event["agents"]
+    agents_dir = str(world.home / ".claude/agents")
+    said = [line for line in log.read_text(errors="replace").splitlines()
+            if agents_dir in line and ("[WARN]" in line or "[ERROR]" in line)]  # fmt: skip
+    assert said == []
+    proven(
+        "claude",
+        "skilltool's renderings of the same agents (every source key kept: effort, "
+        "permissionMode, maxTurns, initialPrompt, disallowedTools, memory, mcpServers, model "
+        "opus[1m] and fable) load with no warning in the debug log",
+    )
+
+
+def test_claude_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("claude")
+    event, _ = claude_init(world.home, tmp_path / "debug.log")
+    found = compared(set(event["skills"]))
+    assert found == world.loads("claude"), event["skills"]
+    proven(
+        "claude", f"skills listed from ~/.claude/skills match validate's verdicts: {sorted(found)}"
+    )
+
+
+def test_opencode_lists_every_rendering(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("opencode")
+    # into a file: through a pipe, OpenCode 1.18 cuts a long listing short (seen at 37 KB)
+    out = tmp_path / "agents.txt"
+    argv = ["sh", "-c", 'exec opencode agent list > "$0"', str(out)]
+    done = run(argv, harness_env(world.home), world.home, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listing = out.read_text(encoding="utf-8")
+    listed = set(re.findall(r"^(\S+) \((?:primary|subagent|all)\)$", listing, re.M))
+    assert set(world.agents) <= listed, listing[-2000:]
+    skills = tmp_path / "skills.json"
+    argv = ["sh", "-c", 'exec opencode debug skill > "$0"', str(skills)]
+    assert run(argv, harness_env(world.home), world.home, timeout=TIMEOUT).returncode == 0
+    locations = [s["location"] for s in json.loads(skills.read_text(encoding="utf-8"))]
+    folders = {
+        Path(location).parent.name for location in locations if location.endswith("/SKILL.md")
+    }
+    assert compared(folders) == world.loads("opencode"), locations
+    proven(
+        "opencode",
+        f"`opencode agent list` (exit 0) lists all {len(world.agents)} renderings of the "
+        "Claude-style agents; `opencode debug skill` lists the skill variants validate says it "
+        "loads (not the one without a name)",
+    )
+
+
+def test_gemini_loads_the_renderings_and_its_skills_match_the_verdicts(
+    world: World, proven: Proven
+) -> None:
+    need("gemini")
+    env = harness_env(world.home, {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"})  # fmt: skip
+    done = run(["gemini", "skills", "list"], env, world.home, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    errors = [line for line in done.stderr.splitlines() if LOAD_ERROR.search(line)]
+    assert errors == [], done.stderr[-3000:]
+    rendered = {p.stem for p in (world.home / ".gemini/agents").glob("*.md")}
+    refused = {n for n, v in world.verdicts.items() if v["kind"] == "agent" and not v["harnesses"]["gemini"]["loads"]}  # fmt: skip
+    assert rendered == set(world.agents) - refused and refused == {"my.agent", "CapsAgent"}
+    folders = set(re.findall(r"Location:\s+\S+/\.agents/skills/([^/]+)/SKILL\.md", done.stdout))
+    assert compared(folders) == world.loads("gemini"), done.stdout
+    proven(
+        "gemini",
+        f"`gemini skills list`: no agent load error for the {len(rendered)} renderings (the "
+        "names that are not slugs are not rendered: validate says Gemini skips them); the skill "
+        "variants listed match validate's verdicts",
+    )
+
+
+def test_copilot_loads_the_renderings_and_its_skills_match_the_verdicts(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("copilot")
+    env = harness_env(world.home, {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:9/v1", "COPILOT_PROVIDER_API_KEY": "dummy", "COPILOT_MODEL": "gpt-4.1", "COPILOT_OFFLINE": "true"})  # fmt: skip
+    work = tmp_path / "work"
+    work.mkdir()
+    done = run(["copilot", "--agent", "nonexistent", "-p", "x"], env, work, timeout=TIMEOUT)
+    match = re.search(r"No such agent: nonexistent, available: (.*)$", done.stderr, re.M)
+    assert match, done.stderr
+    assert set(world.agents) <= {n.strip() for n in match.group(1).split(",")}
+    done = run(["copilot", "skill", "list", "--json"], env, work, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    folders = {os.path.basename(s["path"]) for s in json.loads(done.stdout)}
+    assert compared(folders) == world.loads("copilot"), done.stdout
+    proven(
+        "copilot",
+        f"all {len(world.agents)} renderings of the Claude-style agents are available (tools "
+        "as a list, Agent(a, b) included); `copilot skill list --json` lists the skill variants "
+        "validate says it loads (not the 1,500-character description, the invalid YAML, the "
+        "list argument-hint)",
+    )
+
+
+def test_codex_skills_match_the_verdicts_and_a_profile_loads(world: World, proven: Proven) -> None:
+    need("codex")
+    env = harness_env(world.home)
+    done = run(["codex", "debug", "prompt-input", "hi"], env, world.home, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    folders = set(re.findall(r"\(file: r\d+/([^/]+)/SKILL\.md\)", done.stdout.replace("\\n", "\n")))
+    assert compared(folders) == world.loads("codex"), done.stdout
+    done = run(["codex", "-p", "generated-reviewer", "debug", "prompt-input", "hi"], env, world.home, timeout=TIMEOUT)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.dumps(world.agents["generated-reviewer"])[1:-1] in done.stdout
+    proven(
+        "codex",
+        "`codex debug prompt-input hi` lists the skill variants validate says it loads; the "
+        "profile rendered from the generator-shaped agent loads, its description as Claude reads it",
+    )
