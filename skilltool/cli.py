@@ -225,6 +225,109 @@ def launch_command(
     raise typer.Exit(commands.launch(agent, harness, opts))
 
 
+RefOpt = Annotated[str | None, typer.Option("--ref", help="A branch, a tag or a full commit id.")]
+PluginOpt = Annotated[
+    list[str] | None,
+    typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
+]
+
+
+@plugins_app.command("add")
+def add_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE",
+            help="A git URL, owner/repo[/dir], a local path, or PLUGIN@MARKETPLACE.",
+        ),
+    ],
+    ref: RefOpt = None,
+    plugin: PluginOpt = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Name the source (default: the repository's).")
+    ] = None,
+    no_install: Annotated[
+        bool, typer.Option("--no-install", help="Record the source; do not install.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Bring plugins in from git, a marketplace or a local path, pin them, then install."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace)
+    raise typer.Exit(
+        commands.plugins_add(opts, source, ref, list(plugin or []), name, not no_install)
+    )
+
+
+@plugins_app.command("update")
+def update_command(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[NAME]...", help="Sources to update (default: all).", show_default=False
+        ),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 when a source is outdated.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Discard local changes in a checkout.")
+    ] = False,
+) -> None:
+    """Move added sources to the newest commit of their ref, then install."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force)
+    raise typer.Exit(commands.plugins_update(opts, list(names or []), check))
+
+
+@plugins_app.command("remove")
+def remove_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A source (or plugin) added.")],
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Remove a checkout that has local changes.")
+    ] = False,
+) -> None:
+    """Remove a source skilltool added, and prune what came from it."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force)
+    raise typer.Exit(commands.plugins_remove(opts, name))
+
+
+@plugins_app.command("sync")
+def sync_command(
+    frozen: Annotated[
+        bool, typer.Option("--frozen", help="Resolve nothing anew: fail instead.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+) -> None:
+    """Make this home match the lockfile: the same sources at the same commits."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace)
+    raise typer.Exit(commands.plugins_sync(opts, frozen))
+
+
 @app.command("package")
 def package_command(
     sources: Annotated[

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -14,6 +15,7 @@ from skilltool.model import Agent, Catalogue, Problem, SearchEntry
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness
+    from skilltool.sources import Done
 
 OK, FAILED, USAGE = 0, 1, 2
 
@@ -372,3 +374,161 @@ def package(sources: list[Path], destdir: Path, prefix: str, strict: bool, opts:
                 count = sum(1 for s in result.staged if s.kind != "dir" and dest in s.path.parents)
                 say(f"{prefix_word}{'staged':<9} {plugin.name} -> {dest} ({count} files)")
     return FAILED if result.failed or not result.plugins else OK
+
+
+# --------------------------------------------------------------------------- sources (SPEC §9)
+
+
+@contextlib.contextmanager
+def _held(home: paths.Home, dry_run: bool) -> Iterator[None]:
+    """The home's lock for a sources command (none for a dry run, which writes nothing)."""
+    if dry_run:
+        yield
+        return
+    with locked(home.state_dir):
+        yield
+
+
+def _installed(
+    opts: Options, home: paths.Home, gone: tuple[SearchEntry, tuple[str, ...]] | None = None
+) -> tuple[list[Outcome], list[Problem]]:
+    """An install, the lock already held; `gone`: an entry whose plugins (all, or those
+    named) are dropped first, so that what came from them is pruned while still provably ours."""
+    catalogue = find(home, keep_cache=not opts.dry_run)
+    if gone is not None:
+        where, names = gone
+        kept = [
+            p._replace(shadowed_by=None)
+            for p in catalogue.plugins
+            if not (
+                (p.root == where.path or where.path in p.root.parents)
+                and (not names or p.name in names)
+            )
+        ]
+        entries = catalogue.entries if where in catalogue.entries else (*catalogue.entries, where)
+        catalogue = Catalogue(entries, tuple(discover.shadow(kept)), catalogue.problems)
+    actions = _install_plan(opts, catalogue, home, remove=False)
+    blocked = {} if opts.dry_run else unwritable(actions.actions)
+    if opts.dry_run:
+        outcomes = [Outcome(a, True) for a in actions.actions]
+    elif blocked:
+        outcomes = [_not_done(a, blocked, home) for a in actions.actions]
+    else:
+        outcomes = apply(actions.actions)
+    return outcomes, plan.all_problems(catalogue) + list(actions.problems)
+
+
+def _sources_report(
+    opts: Options,
+    home: paths.Home,
+    done: list[Done],
+    installed: tuple[list[Outcome], list[Problem]] | None,
+    code: int = OK,
+) -> int:
+    """Print what became of each source, then the install's lines; the exit code."""
+    outcomes, problems = installed or ([], [])
+    if opts.json:
+        report.emit_json(
+            {
+                "dry_run": opts.dry_run,
+                "sources": [d.as_dict() for d in done],
+                "actions": [report.action_dict(o.action, home, o) for o in outcomes],
+                "problems": [p.as_dict() for p in problems],
+            }
+        )
+    else:
+        prefix = "dry-run: " if opts.dry_run else ""
+        for item in done:
+            for line in item.lines():
+                say(prefix + line)
+        for line in report.outcome_lines(outcomes, home, opts.dry_run):
+            say(line)
+        _problem_lines(problems, opts)
+    failed = any(not o.done for o in outcomes) or any(p.severity == "error" for p in problems)
+    return FAILED if failed else code
+
+
+def _source_failure(opts: Options, err: Exception) -> int:
+    """A source command that could not be done: one line, nothing changed."""
+    message = str(err)
+    if opts.json:
+        report.emit_json({"dry_run": opts.dry_run, "error": message, "sources": []})
+    elif message.startswith("kept "):
+        say(message)
+    else:
+        warn(f"skilltool: {message}")
+    return FAILED
+
+
+def plugins_add(
+    opts: Options,
+    source: str,
+    ref: str | None,
+    plugins: list[str],
+    name: str | None,
+    install_after: bool,
+) -> int:
+    """`plugins add`: bring a source in and record it in the lockfile, then install."""
+    from skilltool import sources
+
+    home = opts.where
+    try:
+        with _held(home, opts.dry_run):
+            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run)
+            installed = _installed(opts, home) if install_after and not opts.dry_run else None
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    return _sources_report(opts, home, [done], installed)
+
+
+def plugins_update(opts: Options, names: list[str], check: bool) -> int:
+    """`plugins update`: each source to the newest commit of its ref, then install.
+    With --check (or --dry-run) nothing is written; --check exits 1 when one is outdated."""
+    from skilltool import sources
+
+    home = opts.where
+    looking = check or opts.dry_run
+    try:
+        with _held(home, looking):
+            done = sources.update(home, names, looking, opts.force)
+            installed = None if looking else _installed(opts, home)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    outdated = any(d.verb == "outdated" for d in done)
+    return _sources_report(opts, home, done, installed, FAILED if check and outdated else OK)
+
+
+def plugins_remove(opts: Options, name: str) -> int:
+    """`plugins remove`: prune what came from a source while it is still on the search path
+    (so its links are provably ours), then drop it from the lockfile and delete its checkout."""
+    from skilltool import sources
+
+    home = opts.where
+    try:
+        with _held(home, opts.dry_run):
+            gone = sources.removal(home, name, opts.force)
+            outcomes, problems = _installed(opts, home, (gone.entry, gone.plugins))
+            pruned = all(o.done for o in outcomes)
+            if pruned and not opts.dry_run:
+                sources.forget(home, gone)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    verb = "removed" if pruned else "kept"
+    what = f"plugin {name}" if gone.after is not None else "its checkout and lockfile entry"
+    detail = what if pruned else "what came from it could not all be pruned; run again"
+    done = sources.Done(verb, gone.source, detail=detail)
+    return _sources_report(opts, home, [done], (outcomes, problems), OK if pruned else FAILED)
+
+
+def plugins_sync(opts: Options, frozen: bool) -> int:
+    """`plugins sync`: this home's sources at the lockfile's commits, then install."""
+    from skilltool import sources
+
+    home = opts.where
+    try:
+        with _held(home, opts.dry_run):
+            done = sources.sync(home, frozen, opts.dry_run)
+            installed = None if opts.dry_run else _installed(opts, home)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    return _sources_report(opts, home, done, installed)

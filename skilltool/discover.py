@@ -258,6 +258,8 @@ def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogu
     problems: list[Problem] = []
     for entry in entries:
         found, trouble = plugins_in(entry, reader)
+        if entry.only:  # an entry limited to some plugins: the others are not used
+            found = [p for p in found if p.name in entry.only]
         problems += trouble
         plugins += found
     return Catalogue(entries, tuple(shadow(plugins)), tuple(problems))

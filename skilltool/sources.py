@@ -1,0 +1,1096 @@
+"""Where added plugins come from (SPEC §9): git checkouts, local paths, and the lockfile.
+
+A git source lives in `<data>/<namespace>/sources/<name>/`: a bare repository `git/`
+(the user's own `git` fetches into it), one plain directory per commit `c-<commit>/`
+written from the git objects by skilltool itself, and `current`, a link to the one in
+use. Updating writes the new directory completely, then replaces `current` with one
+rename, so a crash leaves the old checkout or the new one. No git command ever runs in
+a checkout: nothing of the fetched tree (hooks, filters, attributes, submodules) is
+consulted or run. A local path is recorded and used where it is, never copied.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from skilltool import paths
+from skilltool.model import SearchEntry
+from skilltool.parse import NAME_RULE, is_safe_name
+from skilltool.plan import TEMP_PREFIX
+
+CURRENT = "current"
+STORE = "git"
+FULL_OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
+URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+SCP_LIKE = re.compile(r"[\w.-]+@[\w.-]+:[^\s]+")
+FROM_MARKETPLACE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)@([a-z0-9]+(?:-[a-z0-9]+)*)")
+# every git run: no hooks (the fetched repository's or anyone's), no fsmonitor program, no
+# ext:: transport (it runs a command), no submodules, no background gc holding files
+SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "protocol.ext.allow=never",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+)
+# variables that would point git at another repository than the one named
+REDIRECTS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_COMMON_DIR",
+)
+
+
+class SourceError(Exception):
+    """A source cannot be added, updated, removed or synced: one line, nothing changed."""
+
+
+class Source(NamedTuple):
+    """One entry of the lockfile: what was asked, and what it resolved to."""
+
+    name: str
+    url: str | None = None  # a git source
+    path: Path | None = None  # a local path, used in place
+    ref: str | None = None  # a branch, tag or commit; None: the remote's default branch
+    subdir: str = ""  # the part of the repository used
+    plugins: tuple[str, ...] = ()  # only these plugins of it; empty: all
+    commit: str | None = None
+    tree: str | None = None  # the git tree id of the part used: the digest of what is used
+    marketplace: str | None = None  # the added marketplace it was found in
+
+    @property
+    def pinned(self) -> bool:
+        return self.ref is not None and FULL_OID.fullmatch(self.ref) is not None
+
+    def shown(self) -> str:
+        where = str(self.path) if self.path is not None else str(self.url)
+        return f"{where}/{self.subdir}" if self.subdir else where
+
+
+# --------------------------------------------------------------------------- places
+
+
+def home_of(home: paths.Home, name: str) -> Path:
+    return paths.sources_dir(home) / name
+
+
+def entry(home: paths.Home, source: Source) -> SearchEntry:
+    """The search-path entry of a source: its path, or its current checkout."""
+    return paths.source_entry(home, source.name, source.path, source.plugins)
+
+
+def checkout(home: paths.Home, source: Source) -> Path | None:
+    """The checkout directory `current` points at (None for a path or a missing one)."""
+    if source.path is not None:
+        return None
+    link = home_of(home, source.name) / CURRENT
+    try:
+        target = os.readlink(link)
+    except OSError:
+        return None
+    found = link.parent / target
+    return found if os.path.isdir(found) else None
+
+
+# --------------------------------------------------------------------------- asking
+
+
+class Request(NamedTuple):
+    """What `plugins add SOURCE` was asked, before anything is fetched."""
+
+    name: str
+    url: str | None = None
+    path: Path | None = None
+    subdir: str = ""
+    marketplace: str | None = None  # PLUGIN@MARKETPLACE: the marketplace's name
+    plugin: str | None = None  # ... and the plugin's
+
+
+def _clean_subdir(subdir: str, said: str) -> str:
+    parts = [p for p in subdir.strip("/").split("/") if p]
+    if any(p in (".", "..", ".git") for p in parts):
+        raise SourceError(f"{said}: the path inside the repository must not hold '.', '..' or .git")
+    return "/".join(parts)
+
+
+def _default_name(text: str, said: str, name: str | None) -> str:
+    if name is None:
+        name = text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        name = name[:-4] if name.endswith(".git") else name
+    if not is_safe_name(name):
+        raise SourceError(
+            f"{said}: {name!r} cannot name a source; give one with --name ({NAME_RULE})"
+        )
+    return name
+
+
+def _no_secret(url: str) -> None:
+    match = re.match(r"[a-z+]+://([^/@]*)@", url)
+    if match and ":" in match.group(1):
+        raise SourceError(
+            f"{url.split('@', 1)[1]}: the URL holds a password, which would be written to the "
+            "lockfile; remove it and let git's credential helper supply it"
+        )
+
+
+def request(text: str, name: str | None = None) -> Request:
+    """SOURCE as typed -> what it names: a git URL, GitHub shorthand, a path, PLUGIN@MARKETPLACE."""
+    said = text
+    looks_local = text.startswith(("/", ".", "~")) or os.path.exists(text)
+    marketplace = FROM_MARKETPLACE.fullmatch(text)
+    if marketplace and not looks_local:
+        plugin, market = marketplace.groups()
+        return Request(name or plugin, marketplace=market, plugin=plugin)
+    if text.startswith(URL_SCHEMES) or SCP_LIKE.fullmatch(text):
+        _no_secret(text)
+        return Request(_default_name(text, said, name), url=text)
+    if looks_local:
+        path = Path(os.path.abspath(os.path.expanduser(text)))
+        if not os.path.isdir(path):
+            raise SourceError(f"{said}: not a directory; give a plugin, a marketplace or a git URL")
+        return Request(_default_name(path.name, said, name), path=path)
+    if SHORTHAND.fullmatch(text):
+        owner, repo, *rest = text.split("/", 2)
+        subdir = _clean_subdir(rest[0], said) if rest else ""
+        url = f"https://github.com/{owner}/{repo.removesuffix('.git')}.git"
+        return Request(_default_name(subdir or repo, said, name), url=url, subdir=subdir)
+    raise SourceError(
+        f"{said}: not a source; give a git URL, owner/repo, a local path or PLUGIN@MARKETPLACE"
+    )
+
+
+# --------------------------------------------------------------------------- git
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in REDIRECTS}
+    env.setdefault("GIT_TERMINAL_PROMPT", "0") if not os.isatty(0) else None
+    return env
+
+
+def git(*args: str, store: Path | None = None, data: bytes | None = None) -> bytes:
+    """Run the user's git with the safe settings; its stdout, or a SourceError with its words."""
+    command = ["git"]
+    for setting in SAFE_CONFIG:
+        command += ["-c", setting]
+    if store is not None:
+        command += ["--git-dir", str(store)]
+    try:
+        done = subprocess.run(
+            [*command, *args], input=data, capture_output=True, env=git_env(), check=False
+        )
+    except OSError as err:
+        raise SourceError(f"cannot run git ({err.strerror}); install git") from err
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.decode(errors="replace").splitlines() if ln.strip()]
+        fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines or ["failed"]
+        raise SourceError(fatal[-1].removeprefix("fatal: ").removeprefix("error: "))
+    return done.stdout
+
+
+def ls_remote(url: str) -> dict[str, str]:
+    """ref name -> commit on the remote (tags peeled), and HEAD: one query."""
+    try:
+        out = git("ls-remote", "--", url)
+    except SourceError as err:
+        raise SourceError(
+            f"{url}: cannot be reached: {err}; check the URL and your access"
+        ) from err
+    refs: dict[str, str] = {}
+    for line in out.decode(errors="replace").splitlines():
+        oid, _, ref = line.partition("\t")
+        if ref.endswith("^{}"):
+            refs[ref[:-3]] = oid  # an annotated tag: the commit it names
+        else:
+            refs.setdefault(ref, oid)
+    return refs
+
+
+def resolve(url: str, ref: str | None, refs: Mapping[str, str] | None = None) -> str:
+    """The commit `ref` names on the remote now; a full commit id names itself."""
+    if ref is not None and FULL_OID.fullmatch(ref):
+        return ref
+    refs = ls_remote(url) if refs is None else refs
+    names = ["HEAD"] if ref is None else [ref, f"refs/heads/{ref}", f"refs/tags/{ref}"]
+    for candidate in names:
+        if candidate in refs:
+            return refs[candidate]
+    if ref is None:
+        raise SourceError(f"{url}: the repository has no default branch; give one with --ref")
+    raise SourceError(
+        f"{url}: no branch or tag {ref!r} (a commit must be given as its full id); check --ref"
+    )
+
+
+def new_store(store: Path) -> None:
+    # an empty template: no hooks or anything else copied in from init.templateDir
+    git("init", "--quiet", "--bare", "--template=", str(store))
+
+
+def fetch(store: Path, url: str, ref: str | None, commit: str) -> None:
+    """Bring `commit` into the store: by its ref (what every server allows), else by its id."""
+    if git_has(store, commit):
+        return
+    wants = [commit] if ref is None or FULL_OID.fullmatch(ref) else [ref, commit]
+    if ref is None:
+        wants = ["HEAD", commit]
+    last: SourceError | None = None
+    for want in wants:
+        try:
+            git("fetch", "--quiet", "--no-tags", "--depth=1", "--", url, want, store=store)
+        except SourceError as err:
+            last = err
+            continue
+        if git_has(store, commit):
+            return
+    why = f": {last}" if last else ""
+    raise SourceError(f"{url}: commit {commit} cannot be fetched{why}")
+
+
+def git_has(store: Path, commit: str) -> bool:
+    try:
+        git("cat-file", "-e", f"{commit}^{{commit}}", store=store)
+    except SourceError:
+        return False
+    return True
+
+
+def tree_of(store: Path, commit: str, subdir: str, said: str) -> str:
+    spec = f"{commit}:{subdir}" if subdir else f"{commit}^{{tree}}"
+    try:
+        oid = git("rev-parse", "--verify", "--quiet", f"{spec}^{{tree}}", store=store)
+    except SourceError as err:
+        raise SourceError(f"{said}: no directory {subdir!r} at {commit[:12]}") from err
+    return oid.decode().strip()
+
+
+# --------------------------------------------------------------------------- checkouts
+
+
+class TreeItem(NamedTuple):
+    mode: str
+    oid: str
+    path: str
+
+
+def listing(store: Path, tree: str) -> list[TreeItem]:
+    """Every blob, link and submodule of a tree, recursively (read from the objects)."""
+    out = git("ls-tree", "-r", "-z", "--full-tree", tree, store=store)
+    items = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        head, _, path = record.partition(b"\t")
+        mode, _kind, oid = head.decode().split(" ")
+        items.append(TreeItem(mode, oid, os.fsdecode(path)))
+    return items
+
+
+def _blobs(store: Path, oids: list[str]) -> Iterator[bytes]:
+    """The raw content of each blob, in order: one `cat-file --batch`, no filter applied."""
+    if not oids:
+        return
+    out = git("cat-file", "--batch", store=store, data="".join(f"{o}\n" for o in oids).encode())
+    at = 0
+    for _ in oids:
+        end = out.index(b"\n", at)
+        size = int(out[at:end].split(b" ")[2])
+        yield out[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+
+
+def _safe_path(path: str, said: str) -> None:
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+        raise SourceError(f"{said}: the tree holds an unsafe path {path!r}; it is not used")
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
+
+
+def materialise(store: Path, tree: str, dest: Path, said: str) -> list[str]:
+    """Write a tree's files into the new directory `dest`; the submodules skipped, returned."""
+    items = listing(store, tree)
+    blobs = [i for i in items if i.mode != "160000"]
+    dest.mkdir(parents=True)
+    links: list[Path] = []
+    for item, data in zip(blobs, _blobs(store, [i.oid for i in blobs]), strict=True):
+        _safe_path(item.path, said)
+        target = dest / item.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if item.mode == "120000":
+            os.symlink(os.fsdecode(data), target)
+            links.append(target)
+            continue
+        mode = 0o755 if item.mode == "100755" else 0o644
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    root = os.path.realpath(dest)
+    for link in links:  # checked once all are written: a chain of links is followed to its end
+        if not _inside(str(link), root):
+            shown = link.relative_to(dest)
+            raise SourceError(
+                f"{said}: {shown} is a link that leads outside the repository; it is not used"
+            )
+    return [i.path for i in items if i.mode == "160000"]
+
+
+def _blob_id(data: bytes, oid: str) -> str:
+    import hashlib
+
+    algorithm = hashlib.sha1 if len(oid) == 40 else hashlib.sha256
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def local_changes(store: Path, tree: str, directory: Path) -> list[str]:
+    """The paths of a checkout that differ from its tree: edited, added or removed by hand."""
+    expected = {i.path: i for i in listing(store, tree) if i.mode != "160000"}
+    changed = []
+    seen = set()
+    for folder, dirnames, filenames in os.walk(directory):
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(folder, d))]:
+            full = os.path.join(folder, name)
+            relative = os.path.relpath(full, directory)
+            seen.add(relative)
+            item = expected.get(relative)
+            if item is None or not _same(full, item):
+                changed.append(relative)
+    changed += [p for p in expected if p not in seen]
+    return sorted(changed)
+
+
+def _same(full: str, item: TreeItem) -> bool:
+    if os.path.islink(full):
+        return (
+            item.mode == "120000" and _blob_id(os.fsencode(os.readlink(full)), item.oid) == item.oid
+        )
+    if item.mode == "120000":
+        return False
+    executable = bool(os.stat(full).st_mode & 0o100)
+    with open(full, "rb") as handle:
+        data = handle.read()
+    return executable == (item.mode == "100755") and _blob_id(data, item.oid) == item.oid
+
+
+def prepare(place: Path, commit: str, store: Path, tree: str, said: str) -> list[str]:
+    """A complete checkout of `commit` in `place/c-<commit>`, written aside and renamed in;
+    the submodules it holds (not fetched)."""
+    final = place / f"c-{commit}"
+    if os.path.isdir(final):
+        return []
+    staging = place / f"{TEMP_PREFIX}{commit}-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        shutil.rmtree(staging)
+    try:
+        skipped = materialise(store, tree, staging, said)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    os.rename(staging, final)
+    return skipped
+
+
+def flip(place: Path, commit: str) -> None:
+    """Make `current` point at the checkout of `commit`, in one rename."""
+    link = place / f"{TEMP_PREFIX}current-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(link)
+    os.symlink(f"c-{commit}", link)
+    os.replace(link, place / CURRENT)
+    _fsync_dir(place)
+
+
+def switch(place: Path, commit: str, store: Path, tree: str, said: str) -> list[str]:
+    skipped = prepare(place, commit, store, tree, said)
+    flip(place, commit)
+    return skipped
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sweep(place: Path) -> None:
+    """Remove what a killed run left in a source's directory, and checkouts not in use."""
+    try:
+        current = os.readlink(place / CURRENT)
+    except OSError:
+        current = None
+    try:
+        names = os.listdir(place)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(TEMP_PREFIX) or (name.startswith("c-") and name != current):
+            path = place / name
+            if os.path.islink(path) or not os.path.isdir(path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- the lockfile
+
+LOCK_HEADER = (
+    "skilltool plugins lockfile: what `skilltool plugins add` was asked (url, ref, subdir,\n"
+    "plugins) and what it resolved to (commit, tree). `skilltool plugins sync` makes a home\n"
+    "match it; keep it in your dotfiles."
+)
+
+
+def _source_from(name: str, table: Mapping[str, Any], where: Path) -> Source:
+    def text(key: str) -> str | None:
+        value = table.get(key)
+        if value is not None and not isinstance(value, str):
+            raise SourceError(f"{where}: sources.{name}.{key}: must be a string")
+        return value
+
+    if not is_safe_name(name):
+        raise SourceError(f"{where}: sources.{name}: not a valid source name; {NAME_RULE}")
+    plugins = table.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise SourceError(f"{where}: sources.{name}.plugins: must be a list of plugin names")
+    path, url = text("path"), text("url")
+    if (path is None) == (url is None):
+        raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
+    return Source(
+        name,
+        url,
+        Path(path) if path is not None else None,
+        text("ref"),
+        text("subdir") or "",
+        tuple(plugins),
+        text("commit"),
+        text("tree"),
+        text("marketplace"),
+    )
+
+
+def read_lock(home: paths.Home) -> list[Source]:
+    """The sources of the lockfile, in its order; none when there is no lockfile."""
+    where = paths.lockfile(home)
+    try:
+        raw = where.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        raise SourceError(
+            f"{where}: cannot be read ({err.strerror}); check its permissions"
+        ) from err
+    try:
+        data = paths.load_toml(raw)
+    except ValueError as err:
+        raise SourceError(f"{where}: not valid TOML ({err}); fix it or restore it") from err
+    tables = data.get("sources", {})
+    if not isinstance(tables, dict):
+        raise SourceError(f"{where}: sources: must be a table of sources")
+    return [_source_from(name, table, where) for name, table in tables.items()]
+
+
+def _table(source: Source) -> Any:
+    import tomlkit
+
+    table = tomlkit.table()
+    if source.path is not None:
+        table["path"] = str(source.path)
+    else:
+        table["url"] = source.url
+    for key in ("ref", "subdir", "marketplace"):
+        value = getattr(source, key)
+        if value:
+            table[key] = value
+    if source.plugins:
+        table["plugins"] = list(source.plugins)
+    for key in ("commit", "tree"):
+        value = getattr(source, key)
+        if value:
+            table[key] = value
+    return table
+
+
+def write_lock(home: paths.Home, sources: Iterable[Source]) -> None:
+    """Write the lockfile atomically, keeping the comments a person added to it.
+
+    A lockfile that is a link (into a dotfiles repository) is written where it leads.
+    """
+    import tomlkit
+
+    from skilltool.apply import write_file
+
+    where = Path(os.path.realpath(paths.lockfile(home)))
+    try:
+        document = tomlkit.parse(where.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        document = tomlkit.document()
+        for line in LOCK_HEADER.splitlines():
+            document.add(tomlkit.comment(line))
+    document["version"] = 1
+    tables = tomlkit.table(is_super_table=True)
+    for source in sources:
+        tables[source.name] = _table(source)
+    document["sources"] = tables
+    where.parent.mkdir(parents=True, exist_ok=True)
+    write_file(where, tomlkit.dumps(document).encode(), 0o644, replace=True)
+
+
+# --------------------------------------------------------------------------- what a source holds
+
+
+class Holding(NamedTuple):
+    """A plugin of a source, read for comparing: skill and agent name -> digest."""
+
+    name: str
+    skills: dict[str, str]
+    agents: dict[str, str]
+
+
+def _digest_dir(directory: Path) -> str:
+    import hashlib
+
+    total = hashlib.sha256()
+    for folder, dirnames, filenames in sorted(os.walk(directory)):
+        dirnames.sort()
+        for name in sorted(filenames):
+            full = os.path.join(folder, name)
+            total.update(os.path.relpath(full, directory).encode(errors="surrogateescape"))
+            with contextlib.suppress(OSError):
+                total.update(os.readlink(full).encode() if os.path.islink(full) else b"")
+            if not os.path.islink(full):
+                with open(full, "rb") as handle:
+                    total.update(hashlib.sha256(handle.read()).digest())
+    return total.hexdigest()
+
+
+def holdings(where: SearchEntry) -> dict[str, Holding]:
+    """The plugins found at an entry, each with a digest of every skill and agent."""
+    from skilltool import discover
+
+    found: dict[str, Holding] = {}
+    for plugin in discover.discover([where]).plugins:
+        if plugin.name in found:
+            continue
+        skills = {s.name: _digest_dir(s.path) for s in plugin.skills}
+        agents = {a.name: _digest_file(a.path) for a in plugin.agents}
+        found[plugin.name] = Holding(plugin.name, skills, agents)
+    return found
+
+
+def differences(before: dict[str, Holding], after: dict[str, Holding]) -> dict[str, list[str]]:
+    """Per plugin, what changed: 'skill added x', 'agent changed y', 'plugin removed'."""
+    changes: dict[str, list[str]] = {}
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if old is None or new is None:
+            changes[name] = ["plugin added" if old is None else "plugin removed"]
+            continue
+        said = []
+        for kind, a, b in (("skill", old.skills, new.skills), ("agent", old.agents, new.agents)):
+            said += [f"{kind} added {n}" for n in sorted(set(b) - set(a))]
+            said += [f"{kind} removed {n}" for n in sorted(set(a) - set(b))]
+            said += [f"{kind} changed {n}" for n in sorted(set(a) & set(b)) if a[n] != b[n]]
+        if said:
+            changes[name] = said
+    return changes
+
+
+def _digest_file(path: Path) -> str:
+    import hashlib
+
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+# --------------------------------------------------------------------------- results
+
+
+class Done(NamedTuple):
+    """What became of one source: the line a person reads and the fields a program reads."""
+
+    verb: str  # added, updated, unchanged, would update, removed, synced, kept, ...
+    source: Source
+    before: str | None = None  # the commit it was at
+    detail: str = ""
+    changes: Mapping[str, list[str]] = {}
+
+    def lines(self) -> list[str]:
+        where = self.source.shown()
+        at = f" {self.source.ref}" if self.source.ref and not self.source.pinned else ""
+        commit = (self.source.commit or "")[:12]
+        if self.before and self.before != self.source.commit:
+            at += f" {self.before[:12]} -> {commit}"
+        elif commit:
+            at += f" @ {commit}"
+        tail = f" ({self.detail})" if self.detail else ""
+        lines = [f"{self.verb:<9} {self.source.name} {where}{at}{tail}"]
+        for plugin, said in self.changes.items():
+            lines.append(f"  plugin  {plugin}: {'; '.join(said)}")
+        return lines
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.source
+        return {
+            "verb": self.verb,
+            "name": s.name,
+            "url": s.url,
+            "path": str(s.path) if s.path is not None else None,
+            "ref": s.ref,
+            "subdir": s.subdir or None,
+            "plugins": list(s.plugins),
+            "commit": s.commit,
+            "tree": s.tree,
+            "before": self.before,
+            "marketplace": s.marketplace,
+            "detail": self.detail or None,
+            "changes": dict(self.changes),
+            "line": self.lines()[0],
+        }
+
+
+# --------------------------------------------------------------------------- add
+
+
+def sweep_all(home: paths.Home, sources: Iterable[Source]) -> None:
+    """What killed runs left: temporary directories of sources, unused checkouts."""
+    top = paths.sources_dir(home)
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(TEMP_PREFIX):
+            shutil.rmtree(top / name, ignore_errors=True)
+    for source in sources:
+        if source.path is None:
+            sweep(home_of(home, source.name))
+
+
+def _staging(home: paths.Home, name: str, dry_run: bool) -> Path:
+    """Where a new source is fetched: beside its final place (a rename away), or, for a dry
+    run, in a temporary directory outside the home."""
+    if dry_run:
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="skilltool-add-")) / name
+    top = paths.sources_dir(home)
+    top.mkdir(parents=True, exist_ok=True)
+    return top / f"{TEMP_PREFIX}add-{name}-{os.getpid()}"
+
+
+def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
+    """A git source fetched and checked out into the new directory `place`: resolved."""
+    assert source.url is not None
+    said = source.shown()
+    commit = resolve(source.url, source.ref)
+    place.mkdir(parents=True)
+    store = place / STORE
+    new_store(store)
+    fetch(store, source.url, source.ref, commit)
+    tree = tree_of(store, commit, source.subdir, said)
+    skipped = switch(place, commit, store, tree, said)
+    return source._replace(commit=commit, tree=tree), skipped
+
+
+def _same_ask(a: Source, b: Source) -> bool:
+    return (a.url, a.path, a.ref, a.subdir, a.plugins) == (
+        b.url,
+        b.path,
+        b.ref,
+        b.subdir,
+        b.plugins,
+    )
+
+
+def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, SearchEntry]]) -> str:
+    """The plugins a new source brings, said in words; a SourceError if they cannot be used."""
+    from skilltool import discover
+
+    found = {p.name: p for p in discover.discover([SearchEntry(at, "added")]).plugins}
+    said = source.shown()
+    missing = [n for n in source.plugins if n not in found]
+    if missing:
+        has = ", ".join(sorted(found)) or "none"
+        raise SourceError(f"{said}: no plugin {missing[0]!r} in it (it has: {has}); check --plugin")
+    chosen = [found[n] for n in (source.plugins or sorted(found))]
+    if not any(p.skills or p.agents for p in chosen):
+        raise SourceError(f"{said}: no plugin with a skill or an agent in it; nothing to add")
+    for other, where in others:
+        theirs = {p.name for p in discover.discover([where]).plugins}
+        clash = sorted(theirs & {p.name for p in chosen})
+        if clash:
+            raise SourceError(
+                f"{said}: plugin {clash[0]!r} is already added from {other.name} "
+                f"({other.shown()}); remove that first, or choose others with --plugin"
+            )
+    names = [p.name for p in chosen]
+    return f"{len(names)} plugin(s): {', '.join(names)}"
+
+
+def add(
+    home: paths.Home,
+    text: str,
+    ref: str | None,
+    plugins: tuple[str, ...],
+    name: str | None,
+    dry_run: bool,
+) -> Done:
+    """`plugins add`: fetch (or find) the source, check what it holds, record it."""
+    asked = request(text, name)
+    sources = read_lock(home)
+    if asked.marketplace is not None:
+        return _add_from_marketplace(home, asked, ref, sources, dry_run)
+    wanted = Source(asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins))
+    if asked.path is not None and ref is not None:
+        raise SourceError(f"{text}: a local path has no ref; leave out --ref")
+    return _add_source(home, wanted, sources, dry_run)
+
+
+def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run: bool) -> Done:
+    known = next((s for s in sources if s.name == wanted.name), None)
+    if known is not None:
+        if _same_ask(known, wanted):
+            return Done("unchanged", known, detail="already added")
+        raise SourceError(
+            f"{wanted.shown()}: a source named {wanted.name!r} is already added from "
+            f"{known.shown()}; remove it first, or give another --name"
+        )
+    others = [(s, entry(home, s)) for s in sources]
+    if not dry_run:
+        sweep_all(home, sources)
+    if wanted.path is not None:
+        detail = check_plugins(wanted, wanted.path, others)
+        if not dry_run:
+            write_lock(home, [*sources, wanted])
+        return Done("added", wanted, detail=detail)
+    place = _staging(home, wanted.name, dry_run)
+    try:
+        resolved, skipped = fetch_new(wanted, place)
+        detail = check_plugins(resolved, place / CURRENT, others)
+        if skipped:
+            detail += f"; submodules not fetched: {', '.join(skipped)}"
+        if not dry_run:
+            os.rename(place, home_of(home, wanted.name))
+            write_lock(home, [*sources, resolved])
+    finally:
+        if os.path.lexists(place):
+            shutil.rmtree(place.parent if dry_run else place, ignore_errors=True)
+    return Done("added", resolved, detail=detail)
+
+
+def source_root(home: paths.Home, source: Source) -> Path | None:
+    """The directory a source's plugins are read from (its path, or its checkout)."""
+    return source.path if source.path is not None else checkout(home, source)
+
+
+def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, str]:
+    """A marketplace entry's remote source object -> (git URL, ref or commit, subdir)."""
+    kind = fields.get("source")
+    ref = fields.get("sha") or fields.get("ref")
+    if ref is not None and not isinstance(ref, str):
+        raise SourceError(f"{where}: source.ref: must be a string")
+    url = fields.get("repo") if kind == "github" else fields.get("url")
+    if kind not in ("github", "url", "git-subdir"):
+        raise SourceError(
+            f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url "
+            "and git-subdir can); add the plugin from its git repository instead"
+        )
+    if not isinstance(url, str) or not url:
+        key = "repo" if kind == "github" else "url"
+        raise SourceError(f"{where}: source.{key}: missing; the entry does not say where it is")
+    if kind == "github" or (not url.startswith(URL_SCHEMES) and SHORTHAND.fullmatch(url)):
+        url = f"https://github.com/{url.removesuffix('.git')}.git"
+    subdir = fields.get("path") if kind == "git-subdir" else ""
+    if not isinstance(subdir, str):
+        raise SourceError(f"{where}: source.path: must be a string")
+    _no_secret(url)
+    return url, ref, _clean_subdir(subdir, where)
+
+
+def _marketplace_of(home: paths.Home, market: str, sources: list[Source]) -> tuple[Source, Any]:
+    """The added source that is the marketplace of that name, and its marketplace.json read."""
+    from skilltool import parse
+
+    for source in sources:
+        root = source_root(home, source)
+        if root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
+            continue
+        read, problems = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+        if read is None:
+            if source.name == market:
+                raise SourceError(str(problems[0]) if problems else f"{market}: unreadable")
+            continue
+        if market in (source.name, read.name):
+            return source, read
+    raise SourceError(
+        f"{market}: no marketplace of that name is added; add its repository first "
+        "(skilltool plugins add OWNER/REPO)"
+    )
+
+
+def _add_from_marketplace(
+    home: paths.Home, asked: Request, ref: str | None, sources: list[Source], dry_run: bool
+) -> Done:
+    market_source, market = _marketplace_of(home, str(asked.marketplace), sources)
+    wanted = next((e for e in market.entries if e.name == asked.plugin), None)
+    if wanted is None:
+        listed = ", ".join(e.name for e in market.entries) or "none"
+        raise SourceError(
+            f"{market.manifest}: no plugin {asked.plugin!r} in marketplace {market.name!r} "
+            f"(it lists: {listed})"
+        )
+    if not wanted.remote:  # in the marketplace's own tree: the marketplace source uses it
+        chosen = market_source.plugins
+        if not chosen or wanted.name in chosen:
+            return Done("unchanged", market_source, detail=f"{wanted.name} is already added")
+        grown = market_source._replace(plugins=(*chosen, wanted.name))
+        if not dry_run:
+            write_lock(home, [grown if s is market_source else s for s in sources])
+        return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
+    assert not isinstance(wanted.source, str)
+    url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
+    source = Source(asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name)
+    return _add_source(home, source, sources, dry_run)
+
+
+# --------------------------------------------------------------------------- update
+
+
+def select(sources: list[Source], names: Iterable[str]) -> list[Source]:
+    """The sources named (by source name, or by a plugin name they list); all when none."""
+    names = list(names)
+    if not names:
+        return list(sources)
+    chosen = []
+    for name in names:
+        found = [s for s in sources if s.name == name] or [s for s in sources if name in s.plugins]
+        if not found:
+            raise SourceError(
+                f"{name}: no source of that name was added; 'skilltool plugins status' lists them"
+            )
+        chosen += [s for s in found if s not in chosen]
+    return chosen
+
+
+def newest(sources: list[Source]) -> dict[str, str]:
+    """Source name -> the commit its ref names now: one remote query per URL, in parallel.
+
+    A pinned commit stays and costs no query; a path has no commit.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    asking = [s for s in sources if s.url is not None and not s.pinned]
+    urls = sorted({str(s.url) for s in asking})
+    with ThreadPoolExecutor(max_workers=max(1, min(16, len(urls)))) as pool:
+        answers = dict(zip(urls, pool.map(ls_remote, urls), strict=True))
+    found = {s.name: str(s.ref) for s in sources if s.url is not None and s.pinned}
+    for source in asking:
+        found[source.name] = resolve(str(source.url), source.ref, answers[str(source.url)])
+    return found
+
+
+def _in_use(home: paths.Home, source: Source, commit: str | None) -> bool:
+    there = checkout(home, source)
+    return there is not None and commit is not None and there.name == f"c-{commit}"
+
+
+def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
+    """The paths changed by hand in a source's checkout (none for a path, or none known)."""
+    there = checkout(home, source)
+    if there is None or source.tree is None:
+        return []
+    store = home_of(home, source.name) / STORE
+    try:
+        return local_changes(store, source.tree, there)
+    except SourceError:
+        return []
+
+
+def fetched(home: paths.Home, source: Source, commit: str) -> Source:
+    """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
+    assert source.url is not None
+    place = home_of(home, source.name)
+    store = place / STORE
+    if not os.path.isdir(store):
+        place.mkdir(parents=True, exist_ok=True)
+        new_store(store)
+    fetch(store, source.url, source.ref, commit)
+    tree = tree_of(store, commit, source.subdir, source.shown())
+    if source.commit == commit and source.tree is not None and tree != source.tree:
+        raise SourceError(
+            f"{source.name}: commit {commit[:12]} holds tree {tree[:12]}, not the lockfile's "
+            f"{source.tree[:12]}; the lockfile was edited by hand, or the repository rewritten"
+        )
+    prepare(place, commit, store, tree, source.shown())
+    return source._replace(commit=commit, tree=tree)
+
+
+def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str]]:
+    """Make a fetched source's checkout current; what changed in its plugins."""
+    place = home_of(home, new.name)
+    before_at = checkout(home, old)
+    before = holdings(SearchEntry(before_at, "added", old.plugins)) if before_at else {}
+    flip(place, str(new.commit))
+    return differences(before, holdings(SearchEntry(place / CURRENT, "added", new.plugins)))
+
+
+def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> list[Done]:
+    """`plugins update`: every source chosen to the newest commit of its ref, or said why not."""
+    sources = read_lock(home)
+    chosen = select(sources, names)
+    commits = newest(chosen)
+    done: list[Done] = []
+    plan: list[tuple[Source, str]] = []
+    for source in chosen:
+        commit = commits.get(source.name)
+        if source.url is None:
+            done.append(Done("unchanged", source, detail="a local path, used in place"))
+        elif commit == source.commit and _in_use(home, source, commit):
+            done.append(Done("unchanged", source))
+        else:
+            plan.append((source, str(commit)))
+    if check:
+        return done + [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+    for source, _ in plan:
+        changed = kept_for_changes(home, source)
+        if changed and not force:
+            raise SourceError(
+                f"{source.name}: its checkout {checkout(home, source)} has local changes "
+                f"({', '.join(changed[:3])}); nothing was updated: --force discards them"
+            )
+    ready = [(source, fetched(home, source, commit)) for source, commit in plan]
+    for source, moved in ready:  # every fetch done: from here on nothing can fail but the disk
+        changes = move_to(home, source, moved)
+        sources = [moved if s.name == source.name else s for s in sources]
+        write_lock(home, sources)
+        sweep(home_of(home, source.name))
+        done.append(Done("updated", moved, source.commit, changes=changes))
+    return done
+
+
+# --------------------------------------------------------------------------- remove and sync
+
+
+class Removal(NamedTuple):
+    """What `remove` takes away: the source as it will be (None: all of it), and the
+    search-path entry whose plugins (all, or those named) are dropped before."""
+
+    source: Source
+    after: Source | None
+    entry: SearchEntry
+    plugins: tuple[str, ...]  # empty: every plugin of the entry
+
+
+def removal(home: paths.Home, name: str, force: bool) -> Removal:
+    """What removing NAME means, or a SourceError saying why it cannot be removed."""
+    sources = read_lock(home)
+    found = next((s for s in sources if s.name == name), None)
+    if found is None:
+        holder = next((s for s in sources if name in s.plugins), None)
+        if holder is None:
+            raise SourceError(
+                f"{name}: no source of that name was added by skilltool; nothing was removed "
+                "('skilltool plugins status' lists what was added)"
+            )
+        rest = tuple(p for p in holder.plugins if p != name)
+        after = holder._replace(plugins=rest) if rest else None
+        return Removal(holder, after, entry(home, holder), (name,) if rest else ())
+    changed = kept_for_changes(home, found)
+    if changed and not force:
+        raise SourceError(
+            f"kept      {name}: its checkout {checkout(home, found)} has local changes "
+            f"({', '.join(changed[:3])}); nothing was removed: --force removes it anyway"
+        )
+    return Removal(found, None, entry(home, found), ())
+
+
+def forget(home: paths.Home, gone: Removal) -> None:
+    """Drop a removed source from the lockfile, then delete its checkout (never a path)."""
+    sources = read_lock(home)
+    if gone.after is not None:
+        write_lock(home, [gone.after if s.name == gone.source.name else s for s in sources])
+        return
+    place = home_of(home, gone.source.name)
+    write_lock(home, [s for s in sources if s.name != gone.source.name])
+    if gone.source.path is None and os.path.isdir(place):
+        aside = paths.sources_dir(home) / f"{TEMP_PREFIX}gone-{gone.source.name}-{os.getpid()}"
+        os.rename(place, aside)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def strays(home: paths.Home, sources: Iterable[Source]) -> list[Path]:
+    """Checkout directories no source of the lockfile has: left by a lockfile replaced."""
+    names = {s.name for s in sources}
+    top = paths.sources_dir(home)
+    try:
+        found = sorted(os.listdir(top))
+    except OSError:
+        return []
+    return [
+        top / n
+        for n in found
+        if n not in names and not n.startswith(TEMP_PREFIX) and os.path.isdir(top / n / STORE)
+    ]
+
+
+def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
+    """`plugins sync`: every source of the lockfile checked out at its recorded commit."""
+    sources = read_lock(home)
+    done: list[Done] = []
+    todo: list[Source] = []
+    for source in sources:
+        if source.path is not None:
+            if not os.path.isdir(source.path):
+                raise SourceError(f"{source.name}: {source.path} does not exist on this machine")
+            done.append(Done("unchanged", source, detail="a local path, used in place"))
+        elif source.commit is None and frozen:
+            raise SourceError(
+                f"{paths.lockfile(home)}: sources.{source.name} has no commit, and --frozen "
+                "resolves nothing; run 'skilltool plugins sync' without --frozen"
+            )
+        elif _in_use(home, source, source.commit):
+            done.append(Done("unchanged", source))
+        else:
+            todo.append(source)
+    if dry_run:
+        return done + [Done("would sync", s) for s in todo]
+    resolved = {s.name: s.commit for s in todo if s.commit} | newest(
+        [s for s in todo if not s.commit]
+    )
+    ready = [(s, fetched(home, s, str(resolved[s.name]))) for s in todo]
+    for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
+        before = _at(home, source)
+        flip(home_of(home, source.name), str(synced.commit))
+        sources = [synced if s.name == source.name else s for s in sources]
+        done.append(Done("synced", synced, before))
+    if not frozen and any(s.commit is None for s in todo):
+        write_lock(home, sources)
+    for source in sources:
+        if source.path is None:
+            sweep(home_of(home, source.name))
+    return done
+
+
+def _at(home: paths.Home, source: Source) -> str | None:
+    there = checkout(home, source)
+    return there.name.removeprefix("c-") if there is not None else None
