@@ -270,12 +270,16 @@ def git_has(store: Path, commit: str) -> bool:
 
 
 def tree_of(store: Path, commit: str, subdir: str, said: str) -> str:
+    """The tree id of the part of `commit` used: the digest the lockfile records."""
     spec = f"{commit}:{subdir}" if subdir else f"{commit}^{{tree}}"
     try:
-        oid = git("rev-parse", "--verify", "--quiet", f"{spec}^{{tree}}", store=store)
-    except SourceError as err:
-        raise SourceError(f"{said}: no directory {subdir!r} at {commit[:12]}") from err
-    return oid.decode().strip()
+        oid = git("rev-parse", "--verify", "--quiet", spec, store=store).decode().strip()
+        kind = git("cat-file", "-t", oid, store=store).decode().strip()
+    except SourceError:
+        kind = "missing"
+    if kind != "tree":
+        raise SourceError(f"{said}: no directory {subdir!r} at {commit[:12]}")
+    return oid
 
 
 # --------------------------------------------------------------------------- checkouts
@@ -698,6 +702,15 @@ def _staging(home: paths.Home, name: str, dry_run: bool) -> Path:
     return top / f"{TEMP_PREFIX}add-{name}-{os.getpid()}"
 
 
+def _missing_parents(path: Path) -> list[Path]:
+    """The directories above `path` that do not exist yet, deepest first."""
+    missing = []
+    while not os.path.lexists(path) and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
 def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     """A git source fetched and checked out into the new directory `place`: resolved."""
     assert source.url is not None
@@ -783,6 +796,7 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
         if not dry_run:
             write_lock(home, [*sources, wanted])
         return Done("added", wanted, detail=detail)
+    made = [] if dry_run else _missing_parents(paths.sources_dir(home))
     place = _staging(home, wanted.name, dry_run)
     try:
         resolved, skipped = fetch_new(wanted, place)
@@ -792,9 +806,15 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
         if not dry_run:
             os.rename(place, home_of(home, wanted.name))
             write_lock(home, [*sources, resolved])
+    except BaseException:  # the home is left as it was
+        shutil.rmtree(place, ignore_errors=True)
+        for directory in made:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
     finally:
-        if os.path.lexists(place):
-            shutil.rmtree(place.parent if dry_run else place, ignore_errors=True)
+        if dry_run:
+            shutil.rmtree(place.parent, ignore_errors=True)
     return Done("added", resolved, detail=detail)
 
 
