@@ -94,13 +94,17 @@ def status(opts: Options) -> int:
         skills_dir,
     )
     problems = [*catalogue.problems, *full.problems]
+    added = _added_states(home)
     if opts.json:
         data = view.as_dict()
         data["problems"] += [p.as_dict() for p in full.problems]
+        data["sources"] = added
         report.emit_json(data)
         return OK
     for line in view.lines():
         say(line)
+    for row in added:
+        say(report.source_line(row))
     for problem in problems:
         say(f"problem   {report.problem_line(problem)}")
     return OK
@@ -377,6 +381,15 @@ def package(sources: list[Path], destdir: Path, prefix: str, strict: bool, opts:
 
 
 # --------------------------------------------------------------------------- sources (SPEC §9)
+
+
+def _added_states(home: paths.Home) -> list[dict[str, object]]:
+    """The added sources as `status` shows them; nothing imported when there is no lockfile."""
+    if not os.path.lexists(paths.lockfile(home)):
+        return []
+    from skilltool import sources
+
+    return sources.states(home)
 
 
 @contextlib.contextmanager

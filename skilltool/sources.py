@@ -935,13 +935,20 @@ def _in_use(home: paths.Home, source: Source, commit: str | None) -> bool:
 
 
 def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
-    """The paths changed by hand in a source's checkout (none for a path, or none known)."""
+    """The paths changed by hand in a source's checkout (none for a path).
+
+    Compared with the tree of the commit the checkout is of, which is the lockfile's
+    unless a run was killed between moving `current` and writing the lockfile.
+    """
     there = checkout(home, source)
-    if there is None or source.tree is None:
+    if there is None:
         return []
+    at = there.name.removeprefix("c-")
     store = home_of(home, source.name) / STORE
     try:
-        return local_changes(store, source.tree, there)
+        tree = source.tree if at == source.commit and source.tree else None
+        tree = tree or tree_of(store, at, source.subdir, source.shown())
+        return local_changes(store, tree, there)
     except SourceError:
         return []
 
@@ -1114,3 +1121,34 @@ def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
 def _at(home: paths.Home, source: Source) -> str | None:
     there = checkout(home, source)
     return there.name.removeprefix("c-") if there is not None else None
+
+
+def states(home: paths.Home) -> list[dict[str, Any]]:
+    """Per added source, what `status` shows: where from, ref, commit, local changes."""
+    try:
+        found = read_lock(home)
+    except SourceError as err:
+        return [{"name": None, "problem": str(err)}]
+    rows = []
+    for source in found:
+        at = _at(home, source)
+        row: dict[str, Any] = {
+            "name": source.name,
+            "source": source.shown(),
+            "ref": source.ref,
+            "commit": source.commit,
+            "plugins": list(source.plugins),
+            "checkout": str(checkout(home, source) or "") or None,
+            "local_changes": kept_for_changes(home, source),
+            "problem": None,
+        }
+        if source.path is None and at is None:
+            row["problem"] = "not checked out here; run 'skilltool plugins sync'"
+        elif source.path is None and at != source.commit:
+            row["problem"] = (
+                f"checked out at {at}, not the lockfile's; run 'skilltool plugins sync'"
+            )
+        elif source.path is not None and not os.path.isdir(source.path):
+            row["problem"] = "the path does not exist"
+        rows.append(row)
+    return rows

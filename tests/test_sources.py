@@ -500,3 +500,20 @@ def test_what_a_source_names(typed: str, url: str, subdir: str, name: str) -> No
 def test_a_password_in_the_url_is_refused(home: Path) -> None:
     done = run("plugins", "add", "https://me:secret@example.invalid/o/r.git")
     assert done.code == 1 and "holds a password" in done.stderr and "secret" not in done.stderr
+
+
+def test_status_shows_each_source_its_ref_commit_and_local_changes(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
+    assert run("plugins", "add", repo.url, "--ref", "main").code == 0
+    assert run("plugins", "add", mine).code == 0
+    lines = [ln for ln in run("plugins", "status").lines if ln.startswith("source")]
+    assert lines == [
+        f"source    tools {repo.url} ref main commit {repo.head()[:12]}",
+        f"source    mine {mine}",
+    ]
+    build_file_tree(data(home) / "sources/tools/current", {"skills/alpha/extra.md": "mine\n"})
+    report = json.loads(run("plugins", "status", "--json").stdout)
+    assert report["sources"][0]["local_changes"] == ["skills/alpha/extra.md"]
+    assert run("plugins", "status").lines[-2].endswith("(1 local change(s): skills/alpha/extra.md)")
