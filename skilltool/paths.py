@@ -146,7 +146,7 @@ def source_entry(
     home: Home, name: str, path: Path | None, plugins: tuple[str, ...] = ()
 ) -> SearchEntry:
     """The search-path entry of an added source: its local path, or its current checkout."""
-    where = path if path is not None else sources_dir(home) / name / "current"
+    where = path if path is not None else sources_dir(home) / name / "current" / name
     return SearchEntry(where, "added", plugins)
 
 

@@ -94,7 +94,11 @@ def entry(home: paths.Home, source: Source) -> SearchEntry:
 
 
 def checkout(home: paths.Home, source: Source) -> Path | None:
-    """The checkout directory `current` points at (None for a path or a missing one)."""
+    """The checked-out tree in use, `current/<name>` (None for a path or a missing one).
+
+    The tree sits in a directory named after the source so that a plugin without a
+    manifest takes the source's name, as it would from a clone of the repository.
+    """
     if source.path is not None:
         return None
     link = home_of(home, source.name) / CURRENT
@@ -102,8 +106,13 @@ def checkout(home: paths.Home, source: Source) -> Path | None:
         target = os.readlink(link)
     except OSError:
         return None
-    found = link.parent / target
+    found = link.parent / target / source.name
     return found if os.path.isdir(found) else None
+
+
+def commit_of(there: Path) -> str:
+    """The commit a checkout (`c-<commit>/<name>`) is of."""
+    return there.parent.name.removeprefix("c-")
 
 
 # --------------------------------------------------------------------------- asking
@@ -393,9 +402,9 @@ def _same(full: str, item: TreeItem) -> bool:
     return executable == (item.mode == "100755") and _blob_id(data, item.oid) == item.oid
 
 
-def prepare(place: Path, commit: str, store: Path, tree: str, said: str) -> list[str]:
-    """A complete checkout of `commit` in `place/c-<commit>`, written aside and renamed in;
-    the submodules it holds (not fetched)."""
+def prepare(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
+    """A complete checkout of `commit` in `place/c-<commit>/<name>`, written aside and
+    renamed in; the submodules it holds (not fetched)."""
     final = place / f"c-{commit}"
     if os.path.isdir(final):
         return []
@@ -403,7 +412,7 @@ def prepare(place: Path, commit: str, store: Path, tree: str, said: str) -> list
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(staging)
     try:
-        skipped = materialise(store, tree, staging, said)
+        skipped = materialise(store, tree, staging / name, said)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -421,8 +430,8 @@ def flip(place: Path, commit: str) -> None:
     _fsync_dir(place)
 
 
-def switch(place: Path, commit: str, store: Path, tree: str, said: str) -> list[str]:
-    skipped = prepare(place, commit, store, tree, said)
+def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
+    skipped = prepare(place, name, commit, store, tree, said)
     flip(place, commit)
     return skipped
 
@@ -721,7 +730,7 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     new_store(store)
     fetch(store, source.url, source.ref, commit)
     tree = tree_of(store, commit, source.subdir, said)
-    skipped = switch(place, commit, store, tree, said)
+    skipped = switch(place, source.name, commit, store, tree, said)
     return source._replace(commit=commit, tree=tree), skipped
 
 
@@ -800,7 +809,7 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
     place = _staging(home, wanted.name, dry_run)
     try:
         resolved, skipped = fetch_new(wanted, place)
-        detail = check_plugins(resolved, place / CURRENT, others)
+        detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
         if skipped:
             detail += f"; submodules not fetched: {', '.join(skipped)}"
         if not dry_run:
@@ -931,7 +940,7 @@ def newest(sources: list[Source]) -> dict[str, str]:
 
 def _in_use(home: paths.Home, source: Source, commit: str | None) -> bool:
     there = checkout(home, source)
-    return there is not None and commit is not None and there.name == f"c-{commit}"
+    return there is not None and commit is not None and commit_of(there) == commit
 
 
 def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
@@ -943,7 +952,7 @@ def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
     there = checkout(home, source)
     if there is None:
         return []
-    at = there.name.removeprefix("c-")
+    at = commit_of(there)
     store = home_of(home, source.name) / STORE
     try:
         tree = source.tree if at == source.commit and source.tree else None
@@ -968,7 +977,7 @@ def fetched(home: paths.Home, source: Source, commit: str) -> Source:
             f"{source.name}: commit {commit[:12]} holds tree {tree[:12]}, not the lockfile's "
             f"{source.tree[:12]}; the lockfile was edited by hand, or the repository rewritten"
         )
-    prepare(place, commit, store, tree, source.shown())
+    prepare(place, source.name, commit, store, tree, source.shown())
     return source._replace(commit=commit, tree=tree)
 
 
@@ -978,7 +987,8 @@ def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str
     before_at = checkout(home, old)
     before = holdings(SearchEntry(before_at, "added", old.plugins)) if before_at else {}
     flip(place, str(new.commit))
-    return differences(before, holdings(SearchEntry(place / CURRENT, "added", new.plugins)))
+    after = holdings(SearchEntry(place / CURRENT / new.name, "added", new.plugins))
+    return differences(before, after)
 
 
 def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> list[Done]:
@@ -1120,7 +1130,7 @@ def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
 
 def _at(home: paths.Home, source: Source) -> str | None:
     there = checkout(home, source)
-    return there.name.removeprefix("c-") if there is not None else None
+    return commit_of(there) if there is not None else None
 
 
 def states(home: paths.Home) -> list[dict[str, Any]]:

@@ -55,7 +55,7 @@ def test_add_by_url_links_into_the_checkout_and_pins_the_commit(home: Path, repo
     done = run("plugins", "add", repo.url)
     assert done.code == 0, done.stdout + done.stderr
     assert done.lines[0] == f"added     tools {repo.url} @ {repo.head()[:12]} (1 plugin(s): tools)"
-    current = data(home) / "sources/tools/current"
+    current = data(home) / "sources/tools/current/tools"
     assert links(home)["alpha"] == f"{current}/skills/alpha"
     assert (home / ".agents/skills/alpha/SKILL.md").read_text() == skill_md("alpha")
     assert "wrote     codex    ~/.codex/skilltool/helper.md" in done.lines
@@ -63,7 +63,7 @@ def test_add_by_url_links_into_the_checkout_and_pins_the_commit(home: Path, repo
     assert entry["url"] == repo.url and entry["commit"] == repo.head()
     assert entry["tree"] == git("rev-parse", "HEAD^{tree}", cwd=repo.work)
     status = run("plugins", "status").stdout
-    assert "plugin    tools (added) ~/.local/share/skilltool/sources/tools/current" in status
+    assert "plugin    tools (added) ~/.local/share/skilltool/sources/tools/current/tools" in status
 
 
 def test_add_a_local_path_uses_it_in_place(home: Path, tmp_path: Path) -> None:
@@ -222,7 +222,7 @@ def test_remove_prunes_links_and_renderings_and_keeps_what_is_not_ours(
 
 def test_remove_keeps_a_checkout_with_local_changes_unless_forced(home: Path, repo: Repo) -> None:
     assert run("plugins", "add", repo.url).code == 0
-    edited = data(home) / "sources/tools/current/skills/alpha/SKILL.md"
+    edited = data(home) / "sources/tools/current/tools/skills/alpha/SKILL.md"
     edited.write_text(skill_md("alpha", "My own notes. Use it."))
     before = home_state(home)
     done = run("plugins", "remove", "tools")
@@ -270,11 +270,11 @@ def test_sync_on_a_second_home_from_the_lockfile_alone(
         done = run("plugins", "sync", "--home", other, *flags)
         assert done.code == 0, done.stderr
         assert sorted(
-            os.listdir(other / ".local/share/skilltool/sources/tools/current/skills")
+            os.listdir(other / ".local/share/skilltool/sources/tools/current/tools/skills")
         ) == ["alpha", "beta"]
         assert (
-            other / ".local/share/skilltool/sources/tools/current"
-        ).resolve().name == f"c-{pinned}"
+            other / ".local/share/skilltool/sources/tools/current/tools"
+        ).resolve().parent.name == f"c-{pinned}"
         assert "alpha" in links(other)
     assert (
         run("plugins", "sync", "--home", other).lines[0]
@@ -339,7 +339,7 @@ def test_no_hook_or_filter_of_the_fetched_repository_ever_runs(
         (ran / path).unlink()
     assert run("plugins", "update").code == 0
     assert os.listdir(ran) == []
-    checkout = data(home) / "sources/hooked/current"
+    checkout = data(home) / "sources/hooked/current/hooked"
     assert (checkout / "skills/beta/SKILL.md").read_text() == skill_md("beta")
     assert not os.path.exists(data(home) / "sources/hooked/git/hooks")
 
@@ -480,7 +480,7 @@ def test_a_git_subdir_entry_uses_only_that_directory(home: Path, tmp_path: Path)
     done = run("plugins", "add", "deep@cat")
     assert done.code == 0, done.stderr
     assert lock(home)["deep"]["subdir"] == "plugins/deep"
-    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/skills/alpha"
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
 
 
 @pytest.mark.parametrize(
@@ -513,7 +513,19 @@ def test_status_shows_each_source_its_ref_commit_and_local_changes(
         f"source    tools {repo.url} ref main commit {repo.head()[:12]}",
         f"source    mine {mine}",
     ]
-    build_file_tree(data(home) / "sources/tools/current", {"skills/alpha/extra.md": "mine\n"})
+    build_file_tree(data(home) / "sources/tools/current/tools", {"skills/alpha/extra.md": "mine\n"})
     report = json.loads(run("plugins", "status", "--json").stdout)
     assert report["sources"][0]["local_changes"] == ["skills/alpha/extra.md"]
     assert run("plugins", "status").lines[-2].endswith("(1 local change(s): skills/alpha/extra.md)")
+
+
+def test_a_repository_without_a_manifest_is_a_plugin_named_after_the_source(
+    home: Path, tmp_path: Path
+) -> None:
+    bare = Repo(tmp_path, "team-skills")  # the shape of a skills repository: skills/ only
+    bare.commit({"skills/pdf/SKILL.md": skill_md("pdf"), "skills/docx/SKILL.md": skill_md("docx")})
+    bare.push()
+    done = run("plugins", "add", bare.url)
+    assert done.code == 0, done.stderr
+    assert done.lines[0].endswith("(1 plugin(s): team-skills)")
+    assert "plugin    team-skills (added)" in run("plugins", "status").stdout
