@@ -421,6 +421,15 @@ def _installed(
         entries = catalogue.entries if where in catalogue.entries else (*catalogue.entries, where)
         catalogue = Catalogue(entries, tuple(discover.shadow(kept)), catalogue.problems)
     actions = _install_plan(opts, catalogue, home, remove=False)
+    if gone is not None:  # say why a link goes: not "invalid", its source is being removed
+        here = str(gone[0].path) + os.sep
+        said = [
+            a._replace(reason="its source is removed")
+            if a.kind == "link" and a.change == "remove" and (a.seen or "").startswith(here)
+            else a
+            for a in actions.actions
+        ]
+        actions = plan.Plan(tuple(said), actions.problems)
     blocked = {} if opts.dry_run else unwritable(actions.actions)
     if opts.dry_run:
         outcomes = [Outcome(a, True) for a in actions.actions]

@@ -213,6 +213,8 @@ def test_remove_prunes_links_and_renderings_and_keeps_what_is_not_ours(
         done.lines[0]
         == f"removed   tools {repo.url} @ {repo.head()[:12]} (its checkout and lockfile entry)"
     )
+    assert "unlinked  skill alpha (its source is removed)" in done.lines
+    assert "removed   codex    ~/.codex/skilltool/helper.md (its agent is gone)" in done.lines
     assert sorted(links(home)) == ["using-skilltool", "writing-plugins", "writing-skills"]
     assert not (home / ".codex/skilltool/helper.md").exists()
     assert (home / ".agents/skills/mine/SKILL.md").exists()
