@@ -187,7 +187,8 @@ def request(text: str, name: str | None = None) -> Request:
 
 def git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in REDIRECTS}
-    env.setdefault("GIT_TERMINAL_PROMPT", "0") if not os.isatty(0) else None
+    if not os.isatty(0):  # no one to answer a password prompt: fail instead of hanging
+        env.setdefault("GIT_TERMINAL_PROMPT", "0")
     return env
 
 
