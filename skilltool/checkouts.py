@@ -271,7 +271,7 @@ def _same(full: str, item: TreeItem) -> bool:
 def prepare(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
     """A complete checkout of `commit` in `place/c-<commit>/<name>`, written aside and
     renamed in; the submodules it holds (not fetched)."""
-    final = place / f"c-{commit}"
+    final = place / checkout_name(commit, tree)
     if os.path.isdir(final):
         return []
     staging = place / f"{TEMP_PREFIX}{commit}-{os.getpid()}"
@@ -286,19 +286,32 @@ def prepare(place: Path, name: str, commit: str, store: Path, tree: str, said: s
     return skipped
 
 
-def flip(place: Path, commit: str) -> None:
+def checkout_name(commit: str, tree: str) -> str:
+    """A checkout's directory: named by its commit and its tree, so that it says, with no
+    lockfile, what it must hold (local changes are judged against that tree)."""
+    return f"c-{commit}-{tree}"
+
+
+def named(name: str) -> tuple[str, str] | None:
+    """(commit, tree) from a checkout's directory name; None for anything else."""
+    commit, _, tree = name.removeprefix("c-").partition("-")
+    good = name.startswith("c-") and FULL_OID.fullmatch(commit) and FULL_OID.fullmatch(tree)
+    return (commit, tree) if good else None
+
+
+def flip(place: Path, commit: str, tree: str) -> None:
     """Make `current` point at the checkout of `commit`, in one rename."""
     link = place / f"{TEMP_PREFIX}current-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
         os.unlink(link)
-    os.symlink(f"c-{commit}", link)
+    os.symlink(checkout_name(commit, tree), link)
     os.replace(link, place / CURRENT)
     _fsync_dir(place)
 
 
 def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
     skipped = prepare(place, name, commit, store, tree, said)
-    flip(place, commit)
+    flip(place, commit, tree)
     return skipped
 
 

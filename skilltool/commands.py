@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome, apply, locked, unwritable
-from skilltool.model import Agent, Catalogue, Problem, SearchEntry
+from skilltool.model import Agent, Catalogue, Plugin, Problem, SearchEntry
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness
@@ -402,34 +402,47 @@ def _held(home: paths.Home, dry_run: bool) -> Iterator[None]:
         yield
 
 
+Gone = tuple[SearchEntry, tuple[str, ...]]  # an entry, and its plugins dropped (empty: all)
+
+
+def _without(catalogue: Catalogue, gone: Sequence[Gone]) -> Catalogue:
+    """The catalogue with the plugins of the entries `gone` dropped, those entries kept on
+    the path: what came from them is then pruned while it is still provably ours."""
+    if not gone:
+        return catalogue
+
+    def dropped(plugin: Plugin) -> bool:
+        return any(
+            (plugin.root == where.path or where.path in plugin.root.parents)
+            and (not names or plugin.name in names)
+            for where, names in gone
+        )
+
+    kept = [p._replace(shadowed_by=None) for p in catalogue.plugins if not dropped(p)]
+    entries = (*catalogue.entries, *(w for w, _ in gone if w not in catalogue.entries))
+    return Catalogue(entries, tuple(discover.shadow(kept)), catalogue.problems)
+
+
+def _said_removed(actions: plan.Plan, gone: Sequence[Gone]) -> plan.Plan:
+    """A link that goes because its source is removed says so (not "invalid")."""
+    places = tuple(str(where.path) + os.sep for where, _ in gone)
+    if not places:
+        return actions
+    said = [
+        a._replace(reason="its source is removed")
+        if a.kind == "link" and a.change == "remove" and (a.seen or "").startswith(places)
+        else a
+        for a in actions.actions
+    ]
+    return plan.Plan(tuple(said), actions.problems)
+
+
 def _installed(
-    opts: Options, home: paths.Home, gone: tuple[SearchEntry, tuple[str, ...]] | None = None
+    opts: Options, home: paths.Home, gone: Sequence[Gone] = ()
 ) -> tuple[list[Outcome], list[Problem]]:
-    """An install, the lock already held; `gone`: an entry whose plugins (all, or those
-    named) are dropped first, so that what came from them is pruned while still provably ours."""
-    catalogue = find(home, keep_cache=not opts.dry_run)
-    if gone is not None:
-        where, names = gone
-        kept = [
-            p._replace(shadowed_by=None)
-            for p in catalogue.plugins
-            if not (
-                (p.root == where.path or where.path in p.root.parents)
-                and (not names or p.name in names)
-            )
-        ]
-        entries = catalogue.entries if where in catalogue.entries else (*catalogue.entries, where)
-        catalogue = Catalogue(entries, tuple(discover.shadow(kept)), catalogue.problems)
-    actions = _install_plan(opts, catalogue, home, remove=False)
-    if gone is not None:  # say why a link goes: not "invalid", its source is being removed
-        here = str(gone[0].path) + os.sep
-        said = [
-            a._replace(reason="its source is removed")
-            if a.kind == "link" and a.change == "remove" and (a.seen or "").startswith(here)
-            else a
-            for a in actions.actions
-        ]
-        actions = plan.Plan(tuple(said), actions.problems)
+    """An install, the lock already held, with the plugins of the entries `gone` dropped."""
+    catalogue = _without(find(home, keep_cache=not opts.dry_run), gone)
+    actions = _said_removed(_install_plan(opts, catalogue, home, remove=False), gone)
     blocked = {} if opts.dry_run else unwritable(actions.actions)
     if opts.dry_run:
         outcomes = [Outcome(a, True) for a in actions.actions]
@@ -529,7 +542,7 @@ def plugins_remove(opts: Options, name: str) -> int:
     try:
         with _held(home, opts.dry_run):
             gone = sources.removal(home, name, opts.force)
-            outcomes, problems = _installed(opts, home, (gone.entry, gone.plugins))
+            outcomes, problems = _installed(opts, home, [(gone.entry, gone.plugins)])
             pruned = all(o.done for o in outcomes)
             if pruned and not opts.dry_run:
                 sources.forget(home, gone)
@@ -543,14 +556,30 @@ def plugins_remove(opts: Options, name: str) -> int:
 
 
 def plugins_sync(opts: Options, frozen: bool) -> int:
-    """`plugins sync`: this home's sources at the lockfile's commits, then install."""
+    """`plugins sync`: this home's sources at the lockfile's commits, then install; a
+    checkout the lockfile no longer has is pruned and deleted (kept if edited by hand)."""
     from skilltool import sources
 
     home = opts.where
     try:
         with _held(home, opts.dry_run):
             done = sources.sync(home, frozen, opts.dry_run)
-            installed = None if opts.dry_run else _installed(opts, home)
+            left = sources.strays(home, sources.read_lock(home))
+            clean = [s for s in left if not s.changed]
+            installed = None
+            if not opts.dry_run:
+                installed = _installed(opts, home, [(s.entry, ()) for s in clean])
+                if all(o.done for o in installed[0]):
+                    for stray in clean:
+                        sources.drop(Path(str(stray.source.path)))
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
-    return _sources_report(opts, home, done, installed)
+    for stray in left:
+        verb = "kept" if stray.changed else "removed"
+        why = (
+            f", but it has local changes ({', '.join(stray.changed[:3])})" if stray.changed else ""
+        )
+        done.append(sources.Done(verb, stray.source, detail=f"not in the lockfile{why}"))
+    return _sources_report(
+        opts, home, done, installed, FAILED if any(s.changed for s in left) else OK
+    )

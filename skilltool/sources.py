@@ -25,6 +25,7 @@ from skilltool.checkouts import (
     flip,
     local_changes,
     ls_remote,
+    named,
     new_store,
     prepare,
     resolve,
@@ -98,7 +99,8 @@ def checkout(home: paths.Home, source: Source) -> Path | None:
 
 def commit_of(there: Path) -> str:
     """The commit a checkout (`c-<commit>/<name>`) is of."""
-    return there.parent.name.removeprefix("c-")
+    found = named(there.parent.name)
+    return found[0] if found else ""
 
 
 # --------------------------------------------------------------------------- asking
@@ -648,22 +650,21 @@ def _in_use(home: paths.Home, source: Source, commit: str | None) -> bool:
 
 
 def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
-    """The paths changed by hand in a source's checkout (none for a path).
-
-    Compared with the tree of the commit the checkout is of, which is the lockfile's
-    unless a run was killed between moving `current` and writing the lockfile.
-    """
+    """The paths changed by hand in a source's checkout (none for a path)."""
     there = checkout(home, source)
-    if there is None:
-        return []
-    at = commit_of(there)
-    store = home_of(home, source.name) / STORE
+    return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
+
+
+def changed_by_hand(there: Path, store: Path) -> list[str]:
+    """The paths of a checkout that differ from the tree its directory is named after;
+    what cannot be checked counts as changed, so that it is kept."""
+    found = named(there.parent.name)
+    if found is None:
+        return [f"{there.parent.name}: not a checkout skilltool named"]
     try:
-        tree = source.tree if at == source.commit and source.tree else None
-        tree = tree or tree_of(store, at, source.subdir, source.shown())
-        return local_changes(store, tree, there)
-    except SourceError:
-        return []
+        return local_changes(store, found[1], there)
+    except SourceError as err:
+        return [f"cannot be checked ({err})"]
 
 
 def fetched(home: paths.Home, source: Source, commit: str) -> Source:
@@ -690,7 +691,7 @@ def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str
     place = home_of(home, new.name)
     before_at = checkout(home, old)
     before = holdings(SearchEntry(before_at, "added", old.plugins)) if before_at else {}
-    flip(place, str(new.commit))
+    flip(place, str(new.commit), str(new.tree))
     after = holdings(SearchEntry(place / CURRENT / new.name, "added", new.plugins))
     return differences(before, after)
 
@@ -699,6 +700,8 @@ def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> 
     """`plugins update`: every source chosen to the newest commit of its ref, or said why not."""
     sources = read_lock(home)
     chosen = select(sources, names)
+    if not check:  # what a killed run left: its temporary files, a checkout no longer used
+        sweep_all(home, chosen)
     commits = newest(chosen)
     done: list[Done] = []
     plan: list[tuple[Source, str]] = []
@@ -774,24 +777,46 @@ def forget(home: paths.Home, gone: Removal) -> None:
     place = home_of(home, gone.source.name)
     write_lock(home, [s for s in sources if s.name != gone.source.name])
     if gone.source.path is None and os.path.isdir(place):
-        aside = paths.sources_dir(home) / f"{TEMP_PREFIX}gone-{gone.source.name}-{os.getpid()}"
-        os.rename(place, aside)
-        shutil.rmtree(aside, ignore_errors=True)
+        drop(place)
 
 
-def strays(home: paths.Home, sources: Iterable[Source]) -> list[Path]:
-    """Checkout directories no source of the lockfile has: left by a lockfile replaced."""
+class Stray(NamedTuple):
+    """A checkout no source of the lockfile has (the lockfile was replaced, say from a
+    dotfiles repository): `sync` prunes what came from it and deletes it."""
+
+    source: Source  # its name, and its directory as the path
+    entry: SearchEntry
+    changed: list[str]
+
+
+def strays(home: paths.Home, sources: Iterable[Source]) -> list[Stray]:
     names = {s.name for s in sources}
     top = paths.sources_dir(home)
     try:
         found = sorted(os.listdir(top))
     except OSError:
         return []
-    return [
-        top / n
-        for n in found
-        if n not in names and not n.startswith(TEMP_PREFIX) and os.path.isdir(top / n / STORE)
-    ]
+    left = []
+    for name in found:
+        place = top / name
+        if name in names or name.startswith(TEMP_PREFIX) or not os.path.isdir(place / STORE):
+            continue
+        try:
+            there = place / os.readlink(place / CURRENT) / name
+        except OSError:
+            there = None
+        changed = changed_by_hand(there, place / STORE) if there and there.is_dir() else []
+        entry = paths.source_entry(home, name, None)
+        left.append(Stray(Source(name, path=place), entry, changed))
+    return left
+
+
+def drop(place: Path) -> None:
+    """Delete a checkout directory: renamed aside first, so a crash leaves no half of it
+    under its own name."""
+    aside = place.parent / f"{TEMP_PREFIX}gone-{place.name}-{os.getpid()}"
+    os.rename(place, aside)
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
@@ -821,7 +846,7 @@ def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
     ready = [(s, fetched(home, s, str(resolved[s.name]))) for s in todo]
     for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
         before = _at(home, source)
-        flip(home_of(home, source.name), str(synced.commit))
+        flip(home_of(home, source.name), str(synced.commit), str(synced.tree))
         sources = [synced if s.name == source.name else s for s in sources]
         done.append(Done("synced", synced, before))
     if not frozen and any(s.commit is None for s in todo):

@@ -49,9 +49,14 @@ def listing(home: Path) -> dict[str, tuple[object, ...]]:
     return found
 
 
-def checkout_of(state: dict[str, tuple[object, ...]], commit_dir: str) -> dict[str, object]:
-    prefix = f"{SOURCES}/{commit_dir}/"
-    return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+def checkout_of(state: dict[str, tuple[object, ...]], commit: str) -> dict[str, object]:
+    """What a listing holds of the checkout of `commit` (c-<commit>-<tree>/...)."""
+    prefix = f"{SOURCES}/c-{commit}-"
+    found = {}
+    for path, value in state.items():
+        if path.startswith(prefix) and "/" in path[len(prefix) :]:
+            found[path[len(prefix) :].split("/", 1)[1]] = value
+    return found
 
 
 @pytest.fixture
@@ -100,8 +105,8 @@ def test_killed_updates_leave_old_or_new_and_the_next_run_converges(
     assert subprocess.run(_update(home), env=env, capture_output=True).returncode == 0
     seconds = time.monotonic() - begin
     after = listing(home)
-    assert checkout_of(after, f"c-{new}") and checkout_of(before, f"c-{old}")
-    complete = {old: checkout_of(before, f"c-{old}"), new: checkout_of(after, f"c-{new}")}
+    assert checkout_of(after, new) and checkout_of(before, old)
+    complete = {old: checkout_of(before, old), new: checkout_of(after, new)}
 
     killed = trials = 0
     while killed < KILLS and trials < MAX_TRIALS:
@@ -115,8 +120,8 @@ def test_killed_updates_leave_old_or_new_and_the_next_run_converges(
             killed += 1
         process.wait(timeout=120)
         seen = listing(home)
-        current = os.readlink(home / SOURCES / "current").removeprefix("c-")
-        assert current in complete and checkout_of(seen, f"c-{current}") == complete[current]
+        current = os.readlink(home / SOURCES / "current").removeprefix("c-").split("-")[0]
+        assert current in complete and checkout_of(seen, current) == complete[current]
         for path in sorted(set(before) | set(after) | set(seen)):
             now = seen.get(path)
             if now in (before.get(path), after.get(path)):
