@@ -504,6 +504,11 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
             f"{known.shown()}; remove it first, or give another --name"
         )
     others = [(s, entry(home, s)) for s in sources]
+    if wanted.path is None and os.path.lexists(home_of(home, wanted.name)):
+        raise SourceError(
+            f"{wanted.shown()}: {home_of(home, wanted.name)} exists but is in no lockfile "
+            "entry; 'skilltool plugins sync' prunes it, or give another --name"
+        )
     if not dry_run:
         sweep_all(home, sources)
     if wanted.path is not None:

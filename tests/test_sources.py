@@ -327,15 +327,17 @@ def test_no_hook_or_filter_of_the_fetched_repository_ever_runs(
         (hooks / hook).chmod(0o755)
     with gitconfig.open("a") as config:  # the user's own config names the template and the filter
         config.write(f"[init]\n\ttemplateDir = {hooks.parent}\n")
-        config.write(f"[filter \"smudger\"]\n\tsmudge = sh -c 'touch {ran}/smudge; cat'\n")
+        config.write(f"[filter \"smudger\"]\n\tsmudge = sh -c 'touch {ran}/smudge && cat'\n")
         config.write("\tclean = cat\n\trequired = true\n")
     made = Repo(tmp_path, "hooked")
     files = plugin_files("hooked", ("alpha",))
     files[".gitattributes"] = "* filter=smudger\n"
     made.commit(files)
     made.push()
+    git("clone", "-q", made.url, tmp_path / "control")  # a plain clone runs them all
+    assert {"post-checkout", "smudge"} <= set(os.listdir(ran))
     for hook in os.listdir(ran):
-        (ran / hook).unlink()  # what the test's own commits ran
+        (ran / hook).unlink()
     assert run("plugins", "add", made.url).code == 0
     made.commit({"skills/beta/SKILL.md": skill_md("beta")})
     made.push()
@@ -552,3 +554,35 @@ def test_sync_prunes_a_checkout_the_lockfile_no_longer_has(
     assert "unlinked  skill gamma (its source is removed)" in done.lines
     assert not (data(home) / "sources/other").exists()
     assert "alpha" in links(home) and "gamma" not in links(home)
+
+
+def test_remove_and_sync_dry_run_and_json_write_nothing(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    (home / ".codex").mkdir()
+    assert run("plugins", "add", repo.url).code == 0
+    before = home_state(home)
+    dry = run("plugins", "remove", "tools", "--dry-run")
+    assert dry.code == 0, dry.stderr
+    assert dry.lines[0].startswith("dry-run: removed   tools ")
+    assert "dry-run: unlinked  skill alpha (its source is removed)" in dry.lines
+    as_json = json.loads(run("plugins", "remove", "tools", "--dry-run", "--json").stdout)
+    assert as_json["dry_run"] and as_json["sources"][0]["name"] == "tools"
+    assert {a["name"] for a in as_json["actions"] if a["change"] == "remove"} >= {"alpha", "helper"}
+    assert home_state(home) == before
+    other = tmp_path / "other"
+    (other / ".local/share/skilltool").mkdir(parents=True)
+    (other / ".local/share/skilltool/plugins.lock").write_bytes(
+        (data(home) / "plugins.lock").read_bytes()
+    )
+    fresh = home_state(other)
+    sync = run("plugins", "sync", "--dry-run", "--home", other)
+    assert sync.code == 0 and sync.lines == [
+        f"dry-run: would sync tools {repo.url} @ {repo.head()[:12]}"
+    ]
+    report = json.loads(run("plugins", "sync", "--json", "--home", other).stdout)
+    assert (
+        report["sources"][0]["verb"] == "synced" and report["sources"][0]["commit"] == repo.head()
+    )
+    assert home_state(other) != fresh
+    assert home_state(home) == before
