@@ -23,12 +23,13 @@ from skilltool.plan import TEMP_PREFIX
 CURRENT = "current"
 STORE = "git"
 FULL_OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
-# every git run: no hooks (the fetched repository's or anyone's), no fsmonitor program, no
-# ext:: transport (it runs a command), no submodules, no background gc holding files
+# every git run: no hooks (the fetched repository's or anyone's), no fsmonitor program,
+# no ext:: or fd:: transport (a command, a descriptor), no submodules, no background gc
 SAFE_CONFIG = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
     "protocol.ext.allow=never",
+    "protocol.fd.allow=never",
     "submodule.recurse=false",
     "fetch.recurseSubmodules=false",
     "gc.auto=0",

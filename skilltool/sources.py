@@ -43,6 +43,7 @@ from skilltool.plan import TEMP_PREFIX
 SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
 URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
 SCP_LIKE = re.compile(r"[\w.-]+@[\w.-]+:[^\s]+")
+GIT_URL = re.compile(r"(https?|ssh|git|file)://\S+|[\w.-]+@[\w.-]+:\S+")
 FROM_MARKETPLACE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)@([a-z0-9]+(?:-[a-z0-9]+)*)")
 
 
@@ -98,7 +99,7 @@ def checkout(home: paths.Home, source: Source) -> Path | None:
 
 
 def commit_of(there: Path) -> str:
-    """The commit a checkout (`c-<commit>/<name>`) is of."""
+    """The commit a checkout (`c-<commit>-<tree>/<name>`) is of."""
     found = named(there.parent.name)
     return found[0] if found else ""
 
@@ -179,30 +180,50 @@ LOCK_HEADER = (
 )
 
 
-def _source_from(name: str, table: Mapping[str, Any], where: Path) -> Source:
-    def text(key: str) -> str | None:
+def _header_line(text: str, name: str) -> int | None:
+    """The line of a source's `[sources.<name>]` header, for pointing at it."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().replace('"', "").replace(" ", "") == f"[sources.{name}]":
+            return number
+    return None
+
+
+def _source_from(name: str, table: object, where: str) -> Source:
+    """One `[sources.<name>]` table -> a Source; a SourceError naming the field and the fix."""
+    if not is_safe_name(name) or not isinstance(table, dict):
+        raise SourceError(
+            f"{where}: sources.{name}: not a source table with a valid name ({NAME_RULE})"
+        )
+
+    def text(key: str, shape: re.Pattern[str] | None = None, what: str = "") -> str | None:
         value = table.get(key)
-        if value is not None and not isinstance(value, str):
-            raise SourceError(f"{where}: sources.{name}.{key}: must be a string")
+        if value is not None and (
+            not isinstance(value, str) or (shape and not shape.fullmatch(value))
+        ):
+            raise SourceError(
+                f"{where}: sources.{name}.{key}: must be {what or 'a string'}; fix it"
+            )
         return value
 
-    if not is_safe_name(name):
-        raise SourceError(f"{where}: sources.{name}: not a valid source name; {NAME_RULE}")
     plugins = table.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SourceError(f"{where}: sources.{name}.plugins: must be a list of plugin names")
-    path, url = text("path"), text("url")
+    path, url = (
+        text("path"),
+        text("url", GIT_URL, "a git URL (https://, ssh://, git@host:path, file://)"),
+    )
     if (path is None) == (url is None):
         raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
+    oid = "a full commit or tree id"
     return Source(
         name,
         url,
         Path(path) if path is not None else None,
         text("ref"),
-        text("subdir") or "",
+        _clean_subdir(text("subdir") or "", f"{where}: sources.{name}.subdir"),
         tuple(plugins),
-        text("commit"),
-        text("tree"),
+        text("commit", FULL_OID, oid),
+        text("tree", FULL_OID, oid),
         text("marketplace"),
     )
 
@@ -225,7 +246,12 @@ def read_lock(home: paths.Home) -> list[Source]:
     tables = data.get("sources", {})
     if not isinstance(tables, dict):
         raise SourceError(f"{where}: sources: must be a table of sources")
-    return [_source_from(name, table, where) for name, table in tables.items()]
+    text = raw.decode("utf-8", errors="replace")
+    found = []
+    for name, table in tables.items():
+        line = _header_line(text, name)
+        found.append(_source_from(name, table, f"{where}:{line}" if line else str(where)))
+    return found
 
 
 def _table(source: Source) -> Any:
@@ -560,6 +586,8 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
         raise SourceError(f"{where}: source.{key}: missing; the entry does not say where it is")
     if kind == "github" or (not url.startswith(URL_SCHEMES) and SHORTHAND.fullmatch(url)):
         url = f"https://github.com/{url.removesuffix('.git')}.git"
+    if not GIT_URL.fullmatch(url):
+        raise SourceError(f"{where}: source.url: {url!r} is not a git URL skilltool fetches")
     subdir = fields.get("path") if kind == "git-subdir" else ""
     if not isinstance(subdir, str):
         raise SourceError(f"{where}: source.path: must be a string")

@@ -586,3 +586,19 @@ def test_remove_and_sync_dry_run_and_json_write_nothing(
     )
     assert home_state(other) != fresh
     assert home_state(home) == before
+
+
+def test_a_lockfile_entry_that_cannot_be_used_is_one_line_naming_its_place(
+    home: Path,
+) -> None:
+    where = data(home) / "plugins.lock"
+    where.parent.mkdir(parents=True)
+    where.write_text('version = 1\n\n[sources.tools]\nurl = "ext::sh -c touch% /tmp/x"\n')
+    done = run("plugins", "sync")
+    assert done.code == 1
+    assert done.stderr.splitlines() == [
+        f"skilltool: {where}:3: sources.tools.url: must be a git URL (https://, ssh://, "
+        "git@host:path, file://); fix it"
+    ]
+    status = run("plugins", "status")
+    assert status.code == 0 and f"problem   {where}:3: sources.tools.url" in status.stdout
