@@ -529,6 +529,8 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> int:
             installed = None if looking else _installed(opts, home)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
+    if not done and not opts.json:
+        say("nothing was added: 'skilltool plugins add SOURCE' brings plugins in")
     outdated = any(d.verb == "outdated" for d in done)
     return _sources_report(opts, home, done, installed, FAILED if check and outdated else OK)
 
