@@ -12,9 +12,9 @@ import contextlib
 import os
 import re
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from skilltool import paths
 from skilltool.checkouts import (
@@ -660,17 +660,29 @@ def select(sources: list[Source], names: Iterable[str]) -> list[Source]:
     return chosen
 
 
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def at_once(work: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+    """`work` on every item in threads (git does the waiting), results in order; the first
+    failure is raised once all are done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if len(items) < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(16, len(items))) as pool:
+        return list(pool.map(work, items))
+
+
 def newest(sources: list[Source]) -> dict[str, str]:
     """Source name -> the commit its ref names now: one remote query per URL, in parallel.
 
     A pinned commit stays and costs no query; a path has no commit.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     asking = [s for s in sources if s.url is not None and not s.pinned]
     urls = sorted({str(s.url) for s in asking})
-    with ThreadPoolExecutor(max_workers=max(1, min(16, len(urls)))) as pool:
-        answers = dict(zip(urls, pool.map(ls_remote, urls), strict=True))
+    answers = dict(zip(urls, at_once(ls_remote, urls), strict=True))
     found = {s.name: str(s.ref) for s in sources if s.url is not None and s.pinned}
     for source in asking:
         found[source.name] = resolve(str(source.url), source.ref, answers[str(source.url)])
@@ -755,7 +767,7 @@ def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> 
                 f"{source.name}: its checkout {checkout(home, source)} has local changes "
                 f"({', '.join(changed[:3])}); nothing was updated: --force discards them"
             )
-    ready = [(source, fetched(home, source, commit)) for source, commit in plan]
+    ready = at_once(lambda item: (item[0], fetched(home, *item)), plan)
     for source, moved in ready:  # every fetch done: from here on nothing can fail but the disk
         changes = move_to(home, source, moved)
         sources = [moved if s.name == source.name else s for s in sources]
@@ -876,7 +888,7 @@ def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
     resolved = {s.name: s.commit for s in todo if s.commit} | newest(
         [s for s in todo if not s.commit]
     )
-    ready = [(s, fetched(home, s, str(resolved[s.name]))) for s in todo]
+    ready = at_once(lambda s: (s, fetched(home, s, str(resolved[s.name]))), todo)
     for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
         before = _at(home, source)
         flip(home_of(home, source.name), str(synced.commit), str(synced.tree))

@@ -602,3 +602,49 @@ def test_a_lockfile_entry_that_cannot_be_used_is_one_line_naming_its_place(
     ]
     status = run("plugins", "status")
     assert status.code == 0 and f"problem   {where}:3: sources.tools.url" in status.stdout
+
+
+def test_github_shorthand_with_a_subdir_goes_through_the_users_git_config(
+    home: Path, tmp_path: Path, gitconfig: Path
+) -> None:
+    # the user's own url.insteadOf applies, as do their keys and helpers: here it maps
+    # github.com onto local bare repositories, so no network is needed
+    mono = Repo(tmp_path, "mono")
+    mono.commit(plugin_files("deep", ("alpha",), prefix="plugins/deep/"))
+    mono.push()
+    (tmp_path / "remotes/acme").mkdir()
+    os.rename(mono.remote, tmp_path / "remotes/acme/mono.git")
+    with gitconfig.open("a") as config:
+        config.write(f'[url "{(tmp_path / "remotes").as_uri()}/"]\n')
+        config.write("\tinsteadOf = https://github.com/\n")
+    done = run("skills", "add", "acme/mono/plugins/deep")
+    assert done.code == 0, done.stderr
+    assert done.lines[0].startswith(
+        "added     deep https://github.com/acme/mono.git/plugins/deep @ "
+    )
+    entry = lock(home)["deep"]
+    assert (entry["url"], entry["subdir"]) == ("https://github.com/acme/mono.git", "plugins/deep")
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+
+
+def test_update_moves_every_outdated_source_and_leaves_the_others(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    others = []
+    for name in ("second", "third"):
+        made = Repo(tmp_path, name)
+        made.commit(plugin_files(name, (f"{name}-skill",)))
+        made.push()
+        others.append(made)
+        assert run("plugins", "add", made.url, "--no-install").code == 0
+    assert run("plugins", "add", repo.url).code == 0
+    for made in (repo, others[1]):
+        made.commit(
+            {f"skills/new-in-{made.work.name}/SKILL.md": skill_md(f"new-in-{made.work.name}")}
+        )
+        made.push()
+    done = run("plugins", "update")
+    assert done.code == 0, done.stderr
+    verbs = {ln.split()[1]: ln.split()[0] for ln in done.lines if not ln.startswith(" ")}
+    assert (verbs["tools"], verbs["second"], verbs["third"]) == ("updated", "unchanged", "updated")
+    assert {"new-in-tools", "new-in-third", "second-skill"} <= set(links(home))
