@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -78,10 +78,14 @@ def git(*args: str, store: Path | None = None, data: bytes | None = None) -> byt
     return done.stdout
 
 
-def ls_remote(url: str) -> dict[str, str]:
-    """ref name -> commit on the remote (tags peeled), and HEAD: one query."""
+def ls_remote(url: str, patterns: Sequence[str] = ()) -> dict[str, str]:
+    """ref name -> commit on the remote (tags peeled): one query, asking only for the refs
+    `patterns` could name (the server filters them: a repository with a hundred thousand
+    pull-request refs answers in a line or two)."""
+    # a pattern must match a tag's peeled line too, or an annotated tag names its tag object
+    patterns = [*patterns, *(f"{p}^{{}}" for p in patterns if p != "HEAD")]
     try:
-        out = git("ls-remote", "--", url)
+        out = git("ls-remote", "--", url, *patterns)
     except SourceError as err:
         raise SourceError(
             f"{url}: cannot be reached: {err}; check the URL and your access"
@@ -100,7 +104,7 @@ def resolve(url: str, ref: str | None, refs: Mapping[str, str] | None = None) ->
     """The commit `ref` names on the remote now; a full commit id names itself."""
     if ref is not None and FULL_OID.fullmatch(ref):
         return ref
-    refs = ls_remote(url) if refs is None else refs
+    refs = ls_remote(url, [ref or "HEAD"]) if refs is None else refs
     names = ["HEAD"] if ref is None else [ref, f"refs/heads/{ref}", f"refs/tags/{ref}"]
     for candidate in names:
         if candidate in refs:

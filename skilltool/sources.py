@@ -681,8 +681,11 @@ def newest(sources: list[Source]) -> dict[str, str]:
     A pinned commit stays and costs no query; a path has no commit.
     """
     asking = [s for s in sources if s.url is not None and not s.pinned]
-    urls = sorted({str(s.url) for s in asking})
-    answers = dict(zip(urls, at_once(ls_remote, urls), strict=True))
+    wanted: dict[str, set[str]] = {}
+    for source in asking:
+        wanted.setdefault(str(source.url), set()).add(source.ref or "HEAD")
+    urls = sorted(wanted)
+    answers = dict(zip(urls, at_once(lambda u: ls_remote(u, sorted(wanted[u])), urls), strict=True))
     found = {s.name: str(s.ref) for s in sources if s.url is not None and s.pinned}
     for source in asking:
         found[source.name] = resolve(str(source.url), source.ref, answers[str(source.url)])
