@@ -794,26 +794,26 @@ class Removal(NamedTuple):
 
 
 def removal(home: paths.Home, name: str, force: bool) -> Removal:
-    """What removing NAME means, or a SourceError saying why it cannot be removed."""
+    """What removing NAME (a source, or one plugin an added marketplace lists) means, or a
+    SourceError saying why it cannot be removed."""
     sources = read_lock(home)
     found = next((s for s in sources if s.name == name), None)
-    if found is None:
-        holder = next((s for s in sources if name in s.plugins), None)
-        if holder is None:
-            raise SourceError(
-                f"{name}: no source of that name was added by skilltool; nothing was removed "
-                "('skilltool plugins status' lists what was added)"
-            )
-        rest = tuple(p for p in holder.plugins if p != name)
-        after = holder._replace(plugins=rest) if rest else None
-        return Removal(holder, after, entry(home, holder), (name,) if rest else ())
-    changed = kept_for_changes(home, found)
+    holder = found or next((s for s in sources if name in s.plugins), None)
+    if holder is None:
+        raise SourceError(
+            f"{name}: no source of that name was added by skilltool; nothing was removed "
+            "('skilltool plugins status' lists what was added)"
+        )
+    rest = () if found else tuple(p for p in holder.plugins if p != name)
+    if rest:  # one plugin of a marketplace source: the source stays, narrowed
+        return Removal(holder, holder._replace(plugins=rest), entry(home, holder), (name,))
+    changed = kept_for_changes(home, holder)
     if changed and not force:
         raise SourceError(
-            f"kept      {name}: its checkout {checkout(home, found)} has local changes "
+            f"kept      {holder.name}: its checkout {checkout(home, holder)} has local changes "
             f"({', '.join(changed[:3])}); nothing was removed: --force removes it anyway"
         )
-    return Removal(found, None, entry(home, found), ())
+    return Removal(holder, None, entry(home, holder), ())
 
 
 def forget(home: paths.Home, gone: Removal) -> None:
