@@ -648,3 +648,15 @@ def test_update_moves_every_outdated_source_and_leaves_the_others(
     verbs = {ln.split()[1]: ln.split()[0] for ln in done.lines if not ln.startswith(" ")}
     assert (verbs["tools"], verbs["second"], verbs["third"]) == ("updated", "unchanged", "updated")
     assert {"new-in-tools", "new-in-third", "second-skill"} <= set(links(home))
+
+
+def test_an_added_plugin_shadows_one_of_the_same_name_until_removed(home: Path, repo: Repo) -> None:
+    mine = plugin_tree(data(home) / "plugins", "tools", skills=("alpha",))
+    assert run("plugins", "add", repo.url).code == 0
+    assert links(home)["alpha"] == f"{data(home)}/sources/tools/current/tools/skills/alpha"
+    status = run("plugins", "status").stdout
+    assert "plugin    tools (user) ~/.local/share/skilltool/plugins/tools shadowed by" in status
+    done = run("plugins", "remove", "tools")
+    assert done.code == 0, done.stderr
+    assert f"relinked  skill alpha -> {mine}/skills/alpha" in done.lines
+    assert links(home)["alpha"] == f"{mine}/skills/alpha"
