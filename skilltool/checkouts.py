@@ -190,9 +190,12 @@ def _blobs(store: Path, oids: list[str]) -> Iterator[bytes]:
         return
     out = git("cat-file", "--batch", store=store, data="".join(f"{o}\n" for o in oids).encode())
     at = 0
-    for _ in oids:
-        end = out.index(b"\n", at)
-        size = int(out[at:end].split(b" ")[2])
+    for oid in oids:
+        end = out.find(b"\n", at)
+        head = out[at:end].split(b" ") if end >= 0 else []
+        if len(head) != 3 or head[1] != b"blob":  # "<oid> missing": a store fetched short
+            raise SourceError(f"object {oid} cannot be read from {store}; add the source again")
+        size = int(head[2])
         yield out[end + 1 : end + 1 + size]
         at = end + 1 + size + 1
 
