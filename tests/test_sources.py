@@ -660,3 +660,42 @@ def test_an_added_plugin_shadows_one_of_the_same_name_until_removed(home: Path, 
     assert done.code == 0, done.stderr
     assert f"relinked  skill alpha -> {mine}/skills/alpha" in done.lines
     assert links(home)["alpha"] == f"{mine}/skills/alpha"
+
+
+def test_a_chain_of_links_that_ends_outside_is_refused(home: Path, tmp_path: Path) -> None:
+    made = Repo(tmp_path, "chained")
+    files = plugin_files("chained", ("alpha",))
+    # each link alone stays inside when read as written; followed, the second leaves
+    files["skills/here"] = Path(".")
+    files["skills/away"] = Path("here/../../../../../../../../etc")
+    made.commit(files)
+    made.push()
+    done = run("plugins", "add", made.url)
+    assert done.code == 1
+    assert "skills/away is a link that leads outside the repository" in done.stderr
+    assert not (data(home) / "plugins.lock").exists()
+
+
+def test_submodules_are_not_fetched_and_the_line_says_so(home: Path, tmp_path: Path) -> None:
+    inner = Repo(tmp_path, "inner")
+    inner.commit({"README.md": "inner\n"})
+    inner.push()
+    made = Repo(tmp_path, "outer")
+    made.commit(plugin_files("outer", ("alpha",)))
+    git(
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        inner.url,
+        "vendor/inner",
+        cwd=made.work,
+    )
+    git("commit", "-q", "-m", "a submodule", cwd=made.work)
+    made.push()
+    done = run("plugins", "add", made.url)
+    assert done.code == 0, done.stderr
+    assert done.lines[0].endswith("(1 plugin(s): outer; submodules not fetched: vendor/inner)")
+    checkout = data(home) / "sources/outer/current/outer"
+    assert (checkout / ".gitmodules").is_file() and not (checkout / "vendor/inner").exists()
