@@ -750,7 +750,12 @@ def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> 
     chosen = select(sources, names)
     if not check:  # what a killed run left: its temporary files, a checkout no longer used
         sweep_all(home, chosen)
-    commits = newest(chosen)
+    try:
+        commits = newest(chosen)
+    except SourceError as err:
+        if len(chosen) < 2:
+            raise
+        raise SourceError(f"{err}; nothing was updated (name the others to update them)") from err
     done: list[Done] = []
     plan: list[tuple[Source, str]] = []
     for source in chosen:

@@ -699,3 +699,25 @@ def test_submodules_are_not_fetched_and_the_line_says_so(home: Path, tmp_path: P
     assert done.lines[0].endswith("(1 plugin(s): outer; submodules not fetched: vendor/inner)")
     checkout = data(home) / "sources/outer/current/outer"
     assert (checkout / ".gitmodules").is_file() and not (checkout / "vendor/inner").exists()
+
+
+def test_one_source_that_cannot_be_resolved_stops_the_update_and_says_how_to_go_on(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    git("push", "-q", repo.remote, "main:feature", cwd=repo.work)
+    assert run("plugins", "add", repo.url, "--ref", "feature", "--no-install").code == 0
+    other = Repo(tmp_path, "other")
+    other.commit(plugin_files("other", ("gamma",)))
+    other.push()
+    assert run("plugins", "add", other.url, "--no-install").code == 0
+    git("push", "-q", repo.remote, ":feature", cwd=repo.work)
+    other.commit({"skills/delta/SKILL.md": skill_md("delta")})
+    other.push()
+    before = home_state(home)
+    done = run("plugins", "update")
+    assert done.code == 1
+    assert done.stderr.strip().endswith("nothing was updated (name the others to update them)")
+    assert home_state(home) == before
+    named = run("plugins", "update", "other")
+    assert named.code == 0, named.stderr
+    assert lock(home)["other"]["commit"] == other.head()
