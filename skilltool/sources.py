@@ -524,7 +524,9 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
     known = next((s for s in sources if s.name == wanted.name), None)
     if known is not None:
         if _same_ask(known, wanted):
-            return Done("unchanged", known, detail="already added")
+            missing = known.path is None and not _in_use(home, known, known.commit)
+            why = "; not checked out here: 'skilltool plugins sync' does it" if missing else ""
+            return Done("unchanged", known, detail=f"already added{why}")
         raise SourceError(
             f"{wanted.shown()}: a source named {wanted.name!r} is already added from "
             f"{known.shown()}; remove it first, or give another --name"
