@@ -267,6 +267,7 @@ def source_line(row: dict[str, Any]) -> str:
     ref = f" ref {row['ref']}" if row["ref"] and row["ref"] != row["commit"] else ""
     ref = " default branch" if row["commit"] and not row["ref"] else ref
     commit = f" commit {row['commit'][:12]}" if row["commit"] else ""
+    commit += f" plugins {', '.join(row['plugins'])}" if row["plugins"] else ""
     changes = row["local_changes"]
     tail = f" ({len(changes)} local change(s): {', '.join(changes[:3])})" if changes else ""
     tail += f" ({row['problem']})" if row["problem"] else ""

@@ -437,6 +437,10 @@ def test_marketplace_plugins_by_name_and_plugin_at_marketplace(home: Path, tmp_p
     assert done.code == 0, done.stderr
     assert "alpha" in links(home) and "beta" not in links(home)
     assert lock(home)["market"]["plugins"] == ["alpha-tools"]
+    shown = [ln for ln in run("plugins", "status").lines if ln.startswith("source")]
+    assert shown == [
+        f"source    market {market.url} default branch commit {market.head()[:12]} plugins alpha-tools"
+    ]
     grown = run("plugins", "add", "beta-tools@market")
     assert grown.code == 0, grown.stderr
     assert lock(home)["market"]["plugins"] == ["alpha-tools", "beta-tools"]
