@@ -312,19 +312,19 @@ class Holding(NamedTuple):
 
 
 def _digest_dir(directory: Path) -> str:
+    """A digest of every file's path and bytes (a link's target) under a skill directory."""
     import hashlib
 
     total = hashlib.sha256()
-    for folder, dirnames, filenames in sorted(os.walk(directory)):
-        dirnames.sort()
+    for folder, _, filenames in sorted(os.walk(directory)):  # sorted: the same order each time
         for name in sorted(filenames):
             full = os.path.join(folder, name)
             total.update(os.path.relpath(full, directory).encode(errors="surrogateescape"))
-            with contextlib.suppress(OSError):
-                total.update(os.readlink(full).encode() if os.path.islink(full) else b"")
-            if not os.path.islink(full):
-                with open(full, "rb") as handle:
-                    total.update(hashlib.sha256(handle.read()).digest())
+            if os.path.islink(full):
+                total.update(b"-> " + os.fsencode(os.readlink(full)))
+                continue
+            with contextlib.suppress(OSError), open(full, "rb") as handle:
+                total.update(hashlib.sha256(handle.read()).digest())
     return total.hexdigest()
 
 
