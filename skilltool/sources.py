@@ -444,7 +444,7 @@ def _staging(home: paths.Home, name: str, dry_run: bool) -> Path:
 
 
 def _missing_parents(path: Path) -> list[Path]:
-    """The directories above `path` that do not exist yet, deepest first."""
+    """`path` and the directories above it that do not exist yet, deepest first."""
     missing = []
     while not os.path.lexists(path) and path != path.parent:
         missing.append(path)
