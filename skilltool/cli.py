@@ -280,6 +280,122 @@ def launch_command(
     _run("launch", json, lambda: commands.launch(agent, harness, opts))
 
 
+RefOpt = Annotated[str | None, typer.Option("--ref", help="A branch, a tag or a full commit id.")]
+PluginOpt = Annotated[
+    list[str] | None,
+    typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
+]
+
+
+@plugins_app.command("add")
+def add_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE",
+            help="A git URL, owner/repo[/dir], a local path, or PLUGIN@MARKETPLACE.",
+        ),
+    ],
+    ref: RefOpt = None,
+    plugin: PluginOpt = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Name the source (default: the repository's).")
+    ] = None,
+    no_install: Annotated[
+        bool, typer.Option("--no-install", help="Record the source; do not install.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Bring plugins in from git, a marketplace or a local path, pin them, then install."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
+    plugins = list(plugin or [])
+    _run(
+        "add", json, lambda: commands.plugins_add(opts, source, ref, plugins, name, not no_install)
+    )
+
+
+@plugins_app.command("update")
+def update_command(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[NAME]...", help="Sources to update (default: all).", show_default=False
+        ),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 when a source is outdated.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Discard local changes in a checkout.")
+    ] = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Move added sources to the newest commit of their ref, then install."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
+    _run("update", json, lambda: commands.plugins_update(opts, list(names or []), check))
+
+
+@plugins_app.command("remove")
+def remove_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A source (or plugin) added.")],
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Remove a checkout that has local changes.")
+    ] = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Remove a source skilltool added, and prune what came from it."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
+    _run("remove", json, lambda: commands.plugins_remove(opts, name))
+
+
+@plugins_app.command("sync")
+def sync_command(
+    frozen: Annotated[
+        bool, typer.Option("--frozen", help="Resolve nothing anew: fail instead.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Make this home match the lockfile: the same sources at the same commits."""
+    from skilltool import commands  # imported only when a command runs
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
+    _run("sync", json, lambda: commands.plugins_sync(opts, frozen))
+
+
 @app.command("package")
 def package_command(
     sources: Annotated[
@@ -323,7 +439,19 @@ def _usage_error(err: Any) -> int:
     return report.emit_error(command, failure, as_json=True)
 
 
-COMMAND_WORDS = ("status", "install", "uninstall", "validate", "render", "launch", "package")
+COMMAND_WORDS = (
+    "status",
+    "install",
+    "uninstall",
+    "validate",
+    "render",
+    "launch",
+    "add",
+    "update",
+    "remove",
+    "sync",
+    "package",
+)
 
 
 def main() -> None:

@@ -151,12 +151,71 @@ def override_entries() -> list[SearchEntry] | None:
     ]
 
 
+def lockfile(home: Home) -> Path:
+    """The lockfile of the sources `plugins add` brought in (SPEC §9)."""
+    return home.data_home / home.namespace / "plugins.lock"
+
+
+def sources_dir(home: Home) -> Path:
+    """Where git sources are checked out; beside, not inside, the user's plugins dir."""
+    return home.data_home / home.namespace / "sources"
+
+
+def load_toml(raw: bytes) -> dict[str, object]:
+    """A TOML document as plain values; ValueError when it does not parse."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: tomlkit reads it, more slowly
+        import tomlkit
+
+        try:
+            return dict(tomlkit.parse(raw.decode("utf-8")).unwrap())
+        except Exception as err:
+            raise ValueError(str(err)) from err
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ValueError("not UTF-8") from err
+
+
+def source_entry(
+    home: Home, name: str, path: Path | None, plugins: tuple[str, ...] = ()
+) -> SearchEntry:
+    """The search-path entry of an added source: its local path, or its current checkout."""
+    where = path if path is not None else sources_dir(home) / name / "current" / name
+    return SearchEntry(where, "added", plugins)
+
+
+def added_entries(home: Home) -> list[SearchEntry]:
+    """The entries of the sources in the lockfile, in its order.
+
+    A lockfile that cannot be read adds nothing here; the `plugins` commands say why.
+    """
+    try:
+        data = load_toml(lockfile(home).read_bytes())
+    except (OSError, ValueError):
+        return []
+    tables = data.get("sources")
+    if not isinstance(tables, dict):
+        return []
+    entries = []
+    for name, table in tables.items():
+        if not isinstance(table, dict) or "/" in name or name in ("", ".", ".."):
+            continue
+        path, plugins = table.get("path"), table.get("plugins", [])
+        only = tuple(p for p in plugins if isinstance(p, str)) if isinstance(plugins, list) else ()
+        local = Path(path) if isinstance(path, str) else None
+        entries.append(source_entry(home, name, local, only))
+    return entries
+
+
 def search_path(home: Home) -> list[SearchEntry]:
-    """The ordered search path of SPEC §2 (first plugin of a name wins)."""
+    """The ordered search path of SPEC §2 (first plugin of a name wins), the added first."""
     override = override_entries()
     if override is not None:
         return override
-    entries = [SearchEntry(home.data_home / home.namespace / "plugins", "user")]
+    entries = added_entries(home)
+    entries.append(SearchEntry(home.data_home / home.namespace / "plugins", "user"))
     entries += [SearchEntry(d / home.namespace / "plugins", "system") for d in data_dirs()]
     entries.append(SearchEntry(bundled_plugins(), "bundled"))
     return entries

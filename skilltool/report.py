@@ -486,6 +486,20 @@ class StatusView(NamedTuple):
         }
 
 
+def source_line(row: dict[str, Any]) -> str:
+    """One added source, as `status` shows it: where from, ref, commit, local changes."""
+    if row["name"] is None:
+        return f"problem   {row['problem']}"
+    ref = f" ref {row['ref']}" if row["ref"] and row["ref"] != row["commit"] else ""
+    ref = " default branch" if row["commit"] and not row["ref"] else ref
+    commit = f" commit {row['commit'][:12]}" if row["commit"] else ""
+    commit += f" plugins {', '.join(row['plugins'])}" if row["plugins"] else ""
+    changes = row["local_changes"]
+    tail = f" ({len(changes)} local change(s): {', '.join(changes[:3])})" if changes else ""
+    tail += f" ({row['problem']})" if row["problem"] else ""
+    return f"source    {row['name']} {row['source']}{ref}{commit}{tail}"
+
+
 def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
     """The command, its environment, and an agents.toml block for an ACP host."""
     import shlex

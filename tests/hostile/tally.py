@@ -21,6 +21,9 @@ LABELS = {
     "crash trials": "install runs started for the crash trials",
     "crash killed": "of them killed with SIGKILL while running",
     "crash mid-way": "of them killed with the home half changed",
+    "update crash trials": "update runs started for the update crash trials",
+    "update crash killed": "of them killed with SIGKILL while running",
+    "update crash mid-way": "of them killed with the home half changed",
     "concurrent runs": "install and uninstall runs made eight at a time on one home",
     "read-only runs": "runs against a read-only or full home",
 }

@@ -1,0 +1,351 @@
+"""The user's git, run so that nothing of a fetched repository runs, and the checkouts
+written from it (SPEC §9).
+
+A source's directory holds a bare repository `git/` that git fetches into, one plain
+directory per commit `c-<commit>/<name>/` that skilltool writes itself from the raw
+objects (`ls-tree`, `cat-file --batch`: no attributes, filters, hooks or submodules are
+consulted), and `current`, a link to the one in use, replaced with one rename.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from skilltool.fs import TEMP_PREFIX
+
+CURRENT = "current"
+STORE = "git"
+FULL_OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+# every git run: no hooks (the fetched repository's or anyone's), no fsmonitor program,
+# no ext:: or fd:: transport (a command, a descriptor), no submodules, no background gc
+SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "protocol.ext.allow=never",
+    "protocol.fd.allow=never",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+)
+# variables that would point git at another repository than the one named
+REDIRECTS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_COMMON_DIR",
+)
+
+
+class SourceError(Exception):
+    """A source cannot be added, updated, removed or synced: one line, nothing changed."""
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in REDIRECTS}
+    if not os.isatty(0):  # no one to answer a password prompt: fail instead of hanging
+        env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    return env
+
+
+def git(*args: str, store: Path | None = None, data: bytes | None = None) -> bytes:
+    """Run the user's git with the safe settings; its stdout, or a SourceError with its words."""
+    command = ["git"]
+    for setting in SAFE_CONFIG:
+        command += ["-c", setting]
+    if store is not None:
+        command += ["--git-dir", str(store)]
+    try:
+        done = subprocess.run(
+            [*command, *args], input=data, capture_output=True, env=git_env(), check=False
+        )
+    except OSError as err:
+        raise SourceError(f"cannot run git ({err.strerror}); install git") from err
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.decode(errors="replace").splitlines() if ln.strip()]
+        fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines or ["failed"]
+        raise SourceError(fatal[-1].removeprefix("fatal: ").removeprefix("error: "))
+    return done.stdout
+
+
+def ls_remote(url: str, patterns: Sequence[str] = ()) -> dict[str, str]:
+    """ref name -> commit on the remote (tags peeled): one query, asking only for the refs
+    `patterns` could name (the server filters them: a repository with a hundred thousand
+    pull-request refs answers in a line or two)."""
+    # a pattern must match a tag's peeled line too, or an annotated tag names its tag object
+    patterns = [*patterns, *(f"{p}^{{}}" for p in patterns if p != "HEAD")]
+    try:
+        out = git("ls-remote", "--", url, *patterns)
+    except SourceError as err:
+        raise SourceError(
+            f"{url}: cannot be reached: {err}; check the URL and your access"
+        ) from err
+    refs: dict[str, str] = {}
+    for line in out.decode(errors="replace").splitlines():
+        oid, _, ref = line.partition("\t")
+        if ref.endswith("^{}"):
+            refs[ref[:-3]] = oid  # an annotated tag: the commit it names
+        else:
+            refs.setdefault(ref, oid)
+    return refs
+
+
+def resolve(url: str, ref: str | None, refs: Mapping[str, str] | None = None) -> str:
+    """The commit `ref` names on the remote now; a full commit id names itself."""
+    if ref is not None and FULL_OID.fullmatch(ref):
+        return ref
+    refs = ls_remote(url, [ref or "HEAD"]) if refs is None else refs
+    names = ["HEAD"] if ref is None else [ref, f"refs/heads/{ref}", f"refs/tags/{ref}"]
+    for candidate in names:
+        if candidate in refs:
+            return refs[candidate]
+    if ref is None:
+        raise SourceError(f"{url}: the repository has no default branch; give one with --ref")
+    raise SourceError(
+        f"{url}: no branch or tag {ref!r} (a commit must be given as its full id); check --ref"
+    )
+
+
+def new_store(store: Path) -> None:
+    # an empty template: no hooks or anything else copied in from init.templateDir
+    git("init", "--quiet", "--bare", "--template=", str(store))
+
+
+def fetch(store: Path, url: str, ref: str | None, commit: str) -> None:
+    """Bring `commit` into the store: by its ref (what every server allows), else by its id."""
+    if git_has(store, commit):
+        return
+    wants = [commit] if ref is None or FULL_OID.fullmatch(ref) else [ref, commit]
+    if ref is None:
+        wants = ["HEAD", commit]
+    last: SourceError | None = None
+    for want in wants:
+        try:
+            git("fetch", "--quiet", "--no-tags", "--depth=1", "--", url, want, store=store)
+        except SourceError as err:
+            last = err
+            continue
+        if git_has(store, commit):
+            return
+    why = f": {last}" if last else ""
+    raise SourceError(f"{url}: commit {commit} cannot be fetched{why}")
+
+
+def git_has(store: Path, commit: str) -> bool:
+    try:
+        git("cat-file", "-e", f"{commit}^{{commit}}", store=store)
+    except SourceError:
+        return False
+    return True
+
+
+def tree_of(store: Path, commit: str, subdir: str, said: str) -> str:
+    """The tree id of the part of `commit` used: the digest the lockfile records."""
+    spec = f"{commit}:{subdir}" if subdir else f"{commit}^{{tree}}"
+    try:
+        oid = git("rev-parse", "--verify", "--quiet", spec, store=store).decode().strip()
+        kind = git("cat-file", "-t", oid, store=store).decode().strip()
+    except SourceError:
+        kind = "missing"
+    if kind != "tree":
+        raise SourceError(f"{said}: no directory {subdir!r} at {commit[:12]}")
+    return oid
+
+
+# --------------------------------------------------------------------------- checkouts
+
+
+class TreeItem(NamedTuple):
+    mode: str
+    oid: str
+    path: str
+
+
+def listing(store: Path, tree: str) -> list[TreeItem]:
+    """Every blob, link and submodule of a tree, recursively (read from the objects)."""
+    out = git("ls-tree", "-r", "-z", "--full-tree", tree, store=store)
+    items = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        head, _, path = record.partition(b"\t")
+        mode, _kind, oid = head.decode().split(" ")
+        items.append(TreeItem(mode, oid, os.fsdecode(path)))
+    return items
+
+
+def _blobs(store: Path, oids: list[str]) -> Iterator[bytes]:
+    """The raw content of each blob, in order: one `cat-file --batch`, no filter applied."""
+    if not oids:
+        return
+    out = git("cat-file", "--batch", store=store, data="".join(f"{o}\n" for o in oids).encode())
+    at = 0
+    for oid in oids:
+        end = out.find(b"\n", at)
+        head = out[at:end].split(b" ") if end >= 0 else []
+        if len(head) != 3 or head[1] != b"blob":  # "<oid> missing": a store fetched short
+            raise SourceError(f"object {oid} cannot be read from {store}; add the source again")
+        size = int(head[2])
+        yield out[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+
+
+def _safe_path(path: str, said: str) -> None:
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+        raise SourceError(f"{said}: the tree holds an unsafe path {path!r}; it is not used")
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
+
+
+def materialise(store: Path, tree: str, dest: Path, said: str) -> list[str]:
+    """Write a tree's files into the new directory `dest`; the submodules skipped, returned."""
+    items = listing(store, tree)
+    blobs = [i for i in items if i.mode != "160000"]
+    dest.mkdir(parents=True)
+    links: list[Path] = []
+    for item, data in zip(blobs, _blobs(store, [i.oid for i in blobs]), strict=True):
+        _safe_path(item.path, said)
+        target = dest / item.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if item.mode == "120000":
+            os.symlink(os.fsdecode(data), target)
+            links.append(target)
+            continue
+        mode = 0o755 if item.mode == "100755" else 0o644
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    root = os.path.realpath(dest)
+    for link in links:  # checked once all are written: a chain of links is followed to its end
+        if not _inside(str(link), root):
+            shown = link.relative_to(dest)
+            raise SourceError(
+                f"{said}: {shown} is a link that leads outside the repository; it is not used"
+            )
+    return [i.path for i in items if i.mode == "160000"]
+
+
+def _blob_id(data: bytes, oid: str) -> str:
+    import hashlib
+
+    algorithm = hashlib.sha1 if len(oid) == 40 else hashlib.sha256
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def local_changes(store: Path, tree: str, directory: Path) -> list[str]:
+    """The paths of a checkout that differ from its tree: edited, added or removed by hand."""
+    expected = {i.path: i for i in listing(store, tree) if i.mode != "160000"}
+    changed = []
+    seen = set()
+    for folder, dirnames, filenames in os.walk(directory):
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(folder, d))]:
+            full = os.path.join(folder, name)
+            relative = os.path.relpath(full, directory)
+            seen.add(relative)
+            item = expected.get(relative)
+            if item is None or not _same(full, item):
+                changed.append(relative)
+    changed += [p for p in expected if p not in seen]
+    return sorted(changed)
+
+
+def _same(full: str, item: TreeItem) -> bool:
+    if os.path.islink(full):
+        return (
+            item.mode == "120000" and _blob_id(os.fsencode(os.readlink(full)), item.oid) == item.oid
+        )
+    if item.mode == "120000":
+        return False
+    executable = bool(os.stat(full).st_mode & 0o100)
+    with open(full, "rb") as handle:
+        data = handle.read()
+    return executable == (item.mode == "100755") and _blob_id(data, item.oid) == item.oid
+
+
+def prepare(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
+    """A complete checkout of `commit` in `place/c-<commit>/<name>`, written aside and
+    renamed in; the submodules it holds (not fetched)."""
+    final = place / checkout_name(commit, tree)
+    if os.path.isdir(final):
+        return []
+    staging = place / f"{TEMP_PREFIX}{commit}-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        shutil.rmtree(staging)
+    try:
+        skipped = materialise(store, tree, staging / name, said)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    os.rename(staging, final)
+    return skipped
+
+
+def checkout_name(commit: str, tree: str) -> str:
+    """A checkout's directory: named by its commit and its tree, so that it says, with no
+    lockfile, what it must hold (local changes are judged against that tree)."""
+    return f"c-{commit}-{tree}"
+
+
+def named(name: str) -> tuple[str, str] | None:
+    """(commit, tree) from a checkout's directory name; None for anything else."""
+    commit, _, tree = name.removeprefix("c-").partition("-")
+    good = name.startswith("c-") and FULL_OID.fullmatch(commit) and FULL_OID.fullmatch(tree)
+    return (commit, tree) if good else None
+
+
+def flip(place: Path, commit: str, tree: str) -> None:
+    """Make `current` point at the checkout of `commit`, in one rename."""
+    link = place / f"{TEMP_PREFIX}current-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(link)
+    os.symlink(checkout_name(commit, tree), link)
+    os.replace(link, place / CURRENT)
+    _fsync_dir(place)
+
+
+def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
+    skipped = prepare(place, name, commit, store, tree, said)
+    flip(place, commit, tree)
+    return skipped
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sweep(place: Path) -> None:
+    """Remove what a killed run left in a source's directory, and checkouts not in use."""
+    try:
+        current = os.readlink(place / CURRENT)
+    except OSError:
+        current = None
+    try:
+        names = os.listdir(place)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(TEMP_PREFIX) or (name.startswith("c-") and name != current):
+            path = place / name
+            if os.path.islink(path) or not os.path.isdir(path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            else:
+                shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,954 @@
+"""Where added plugins come from (SPEC §9): what `plugins add` was asked, the lockfile that
+pins it, and add / update / remove / sync over the checkouts of `checkouts.py`.
+
+A git source is checked out under `<data>/<namespace>/sources/<name>/`; a local path is
+recorded and used where it is, never copied. Every failure is a SourceError, raised
+before anything the user sees is changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+from skilltool import paths
+from skilltool.checkouts import (
+    CURRENT,
+    FULL_OID,
+    STORE,
+    fetch,
+    flip,
+    local_changes,
+    ls_remote,
+    named,
+    new_store,
+    prepare,
+    resolve,
+    sweep,
+    switch,
+    tree_of,
+)
+from skilltool.checkouts import (
+    SourceError as SourceError,  # the one error of every sources command
+)
+from skilltool.fs import TEMP_PREFIX
+from skilltool.model import SearchEntry
+from skilltool.parse import NAME_RULE, is_safe_name
+
+SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
+URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+SCP_LIKE = re.compile(r"[\w.-]+@[\w.-]+:[^\s]+")
+GIT_URL = re.compile(r"(https?|ssh|git|file)://\S+|[\w.-]+@[\w.-]+:\S+")
+FROM_MARKETPLACE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)@([a-z0-9]+(?:-[a-z0-9]+)*)")
+
+
+class Source(NamedTuple):
+    """One entry of the lockfile: what was asked, and what it resolved to."""
+
+    name: str
+    url: str | None = None  # a git source
+    path: Path | None = None  # a local path, used in place
+    ref: str | None = None  # a branch, tag or commit; None: the remote's default branch
+    subdir: str = ""  # the part of the repository used
+    plugins: tuple[str, ...] = ()  # only these plugins of it; empty: all
+    commit: str | None = None
+    tree: str | None = None  # the git tree id of the part used: the digest of what is used
+    marketplace: str | None = None  # the added marketplace it was found in
+
+    @property
+    def pinned(self) -> bool:
+        return self.ref is not None and FULL_OID.fullmatch(self.ref) is not None
+
+    def shown(self) -> str:
+        where = str(self.path) if self.path is not None else str(self.url)
+        return f"{where}/{self.subdir}" if self.subdir else where
+
+
+# --------------------------------------------------------------------------- places
+
+
+def home_of(home: paths.Home, name: str) -> Path:
+    return paths.sources_dir(home) / name
+
+
+def entry(home: paths.Home, source: Source) -> SearchEntry:
+    """The search-path entry of a source: its path, or its current checkout."""
+    return paths.source_entry(home, source.name, source.path, source.plugins)
+
+
+def checkout(home: paths.Home, source: Source) -> Path | None:
+    """The checked-out tree in use, `current/<name>` (None for a path or a missing one).
+
+    The tree sits in a directory named after the source so that a plugin without a
+    manifest takes the source's name, as it would from a clone of the repository.
+    """
+    if source.path is not None:
+        return None
+    link = home_of(home, source.name) / CURRENT
+    try:
+        target = os.readlink(link)
+    except OSError:
+        return None
+    found = link.parent / target / source.name
+    return found if os.path.isdir(found) else None
+
+
+def commit_of(there: Path) -> str:
+    """The commit a checkout (`c-<commit>-<tree>/<name>`) is of."""
+    found = named(there.parent.name)
+    return found[0] if found else ""
+
+
+# --------------------------------------------------------------------------- asking
+
+
+class Request(NamedTuple):
+    """What `plugins add SOURCE` was asked, before anything is fetched."""
+
+    name: str
+    url: str | None = None
+    path: Path | None = None
+    subdir: str = ""
+    marketplace: str | None = None  # PLUGIN@MARKETPLACE: the marketplace's name
+    plugin: str | None = None  # ... and the plugin's
+
+
+def _clean_subdir(subdir: str, said: str) -> str:
+    parts = [p for p in subdir.strip("/").split("/") if p]
+    if any(p in (".", "..", ".git") for p in parts):
+        raise SourceError(f"{said}: the path inside the repository must not hold '.', '..' or .git")
+    return "/".join(parts)
+
+
+def _default_name(text: str, said: str, name: str | None) -> str:
+    if name is None:
+        name = text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        name = name[:-4] if name.endswith(".git") else name
+    if not is_safe_name(name):
+        raise SourceError(
+            f"{said}: {name!r} cannot name a source; give one with --name ({NAME_RULE})"
+        )
+    return name
+
+
+def _no_secret(url: str) -> None:
+    match = re.match(r"[a-z+]+://([^/@]*)@", url)
+    if match and ":" in match.group(1):
+        raise SourceError(
+            f"{url.split('@', 1)[1]}: the URL holds a password, which would be written to the "
+            "lockfile; remove it and let git's credential helper supply it"
+        )
+
+
+def request(text: str, name: str | None = None) -> Request:
+    """SOURCE as typed -> what it names: a git URL, GitHub shorthand, a path, PLUGIN@MARKETPLACE."""
+    said = text
+    looks_local = text.startswith(("/", ".", "~")) or os.path.exists(text)
+    marketplace = FROM_MARKETPLACE.fullmatch(text)
+    if marketplace and not looks_local:
+        plugin, market = marketplace.groups()
+        return Request(name or plugin, marketplace=market, plugin=plugin)
+    if text.startswith(URL_SCHEMES) or SCP_LIKE.fullmatch(text):
+        _no_secret(text)
+        return Request(_default_name(text, said, name), url=text)
+    if looks_local:
+        path = Path(os.path.abspath(os.path.expanduser(text)))
+        if not os.path.isdir(path):
+            raise SourceError(f"{said}: not a directory; give a plugin, a marketplace or a git URL")
+        return Request(_default_name(path.name, said, name), path=path)
+    if SHORTHAND.fullmatch(text):
+        owner, repo, *rest = text.split("/", 2)
+        subdir = _clean_subdir(rest[0], said) if rest else ""
+        url = f"https://github.com/{owner}/{repo.removesuffix('.git')}.git"
+        return Request(_default_name(subdir or repo, said, name), url=url, subdir=subdir)
+    raise SourceError(
+        f"{said}: not a source; give a git URL, owner/repo, a local path or PLUGIN@MARKETPLACE"
+    )
+
+
+# --------------------------------------------------------------------------- the lockfile
+
+LOCK_HEADER = (
+    "skilltool plugins lockfile: what `skilltool plugins add` was asked (url, ref, subdir,\n"
+    "plugins) and what it resolved to (commit, tree). `skilltool plugins sync` makes a home\n"
+    "match it; keep it in your dotfiles."
+)
+
+
+def _header_line(text: str, name: str) -> int | None:
+    """The line of a source's `[sources.<name>]` header, for pointing at it."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().replace('"', "").replace(" ", "") == f"[sources.{name}]":
+            return number
+    return None
+
+
+def _source_from(name: str, table: object, where: str) -> Source:
+    """One `[sources.<name>]` table -> a Source; a SourceError naming the field and the fix."""
+    if not is_safe_name(name) or not isinstance(table, dict):
+        raise SourceError(
+            f"{where}: sources.{name}: not a source table with a valid name ({NAME_RULE})"
+        )
+
+    def text(key: str, shape: re.Pattern[str] | None = None, what: str = "") -> str | None:
+        value = table.get(key)
+        if value is not None and (
+            not isinstance(value, str) or (shape and not shape.fullmatch(value))
+        ):
+            raise SourceError(
+                f"{where}: sources.{name}.{key}: must be {what or 'a string'}; fix it"
+            )
+        return value
+
+    plugins = table.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise SourceError(f"{where}: sources.{name}.plugins: must be a list of plugin names")
+    path, url = (
+        text("path"),
+        text("url", GIT_URL, "a git URL (https://, ssh://, git@host:path, file://)"),
+    )
+    if (path is None) == (url is None):
+        raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
+    oid = "a full commit or tree id"
+    return Source(
+        name,
+        url,
+        Path(path) if path is not None else None,
+        text("ref"),
+        _clean_subdir(text("subdir") or "", f"{where}: sources.{name}.subdir"),
+        tuple(plugins),
+        text("commit", FULL_OID, oid),
+        text("tree", FULL_OID, oid),
+        text("marketplace"),
+    )
+
+
+def read_lock(home: paths.Home) -> list[Source]:
+    """The sources of the lockfile, in its order; none when there is no lockfile."""
+    where = paths.lockfile(home)
+    try:
+        raw = where.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        raise SourceError(
+            f"{where}: cannot be read ({err.strerror}); check its permissions"
+        ) from err
+    try:
+        data = paths.load_toml(raw)
+    except ValueError as err:
+        raise SourceError(f"{where}: not valid TOML ({err}); fix it or restore it") from err
+    tables = data.get("sources", {})
+    if not isinstance(tables, dict):
+        raise SourceError(f"{where}: sources: must be a table of sources")
+    text = raw.decode("utf-8", errors="replace")
+    found = []
+    for name, table in tables.items():
+        line = _header_line(text, name)
+        found.append(_source_from(name, table, f"{where}:{line}" if line else str(where)))
+    return found
+
+
+def _table(source: Source) -> Any:
+    import tomlkit
+
+    table = tomlkit.table()
+    if source.path is not None:
+        table["path"] = str(source.path)
+    else:
+        table["url"] = source.url
+    for key in ("ref", "subdir", "marketplace"):
+        value = getattr(source, key)
+        if value:
+            table[key] = value
+    if source.plugins:
+        table["plugins"] = list(source.plugins)
+    for key in ("commit", "tree"):
+        value = getattr(source, key)
+        if value:
+            table[key] = value
+    return table
+
+
+def write_lock(home: paths.Home, sources: Iterable[Source]) -> None:
+    """Write the lockfile atomically, keeping the comments a person added to it.
+
+    A lockfile that is a link (into a dotfiles repository) is written where it leads.
+    """
+    import tomlkit
+
+    from skilltool.fs import write_file
+
+    where = Path(os.path.realpath(paths.lockfile(home)))
+    try:
+        document = tomlkit.parse(where.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        document = tomlkit.document()
+        for line in LOCK_HEADER.splitlines():
+            document.add(tomlkit.comment(line))
+    document["version"] = 1
+    tables = tomlkit.table(is_super_table=True)
+    for source in sources:
+        tables[source.name] = _table(source)
+    document["sources"] = tables
+    where.parent.mkdir(parents=True, exist_ok=True)
+    write_file(where, tomlkit.dumps(document).encode(), 0o644, replace=True)
+
+
+# --------------------------------------------------------------------------- what a source holds
+
+
+class Holding(NamedTuple):
+    """A plugin of a source, read for comparing: skill and agent name -> digest."""
+
+    name: str
+    skills: dict[str, str]
+    agents: dict[str, str]
+
+
+def _digest_dir(directory: Path) -> str:
+    """A digest of every file's path and bytes (a link's target) under a skill directory."""
+    import hashlib
+
+    total = hashlib.sha256()
+    for folder, _, filenames in sorted(os.walk(directory)):  # sorted: the same order each time
+        for name in sorted(filenames):
+            full = os.path.join(folder, name)
+            total.update(os.path.relpath(full, directory).encode(errors="surrogateescape"))
+            if os.path.islink(full):
+                total.update(b"-> " + os.fsencode(os.readlink(full)))
+                continue
+            with contextlib.suppress(OSError), open(full, "rb") as handle:
+                total.update(hashlib.sha256(handle.read()).digest())
+    return total.hexdigest()
+
+
+def holdings(where: SearchEntry) -> dict[str, Holding]:
+    """The plugins found at an entry, each with a digest of every skill and agent."""
+    from skilltool import discover
+
+    found: dict[str, Holding] = {}
+    for plugin in discover.discover([where]).plugins:
+        if plugin.name in found:
+            continue
+        skills = {s.name: _digest_dir(s.path) for s in plugin.skills}
+        agents = {a.name: _digest_file(a.path) for a in plugin.agents}
+        found[plugin.name] = Holding(plugin.name, skills, agents)
+    return found
+
+
+def differences(before: dict[str, Holding], after: dict[str, Holding]) -> dict[str, list[str]]:
+    """Per plugin, what changed: 'skill added x', 'agent changed y', 'plugin removed'."""
+    changes: dict[str, list[str]] = {}
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if old is None or new is None:
+            changes[name] = ["plugin added" if old is None else "plugin removed"]
+            continue
+        said = []
+        for kind, a, b in (("skill", old.skills, new.skills), ("agent", old.agents, new.agents)):
+            said += [f"{kind} added {n}" for n in sorted(set(b) - set(a))]
+            said += [f"{kind} removed {n}" for n in sorted(set(a) - set(b))]
+            said += [f"{kind} changed {n}" for n in sorted(set(a) & set(b)) if a[n] != b[n]]
+        if said:
+            changes[name] = said
+    return changes
+
+
+def _digest_file(path: Path) -> str:
+    import hashlib
+
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+# --------------------------------------------------------------------------- results
+
+
+class Done(NamedTuple):
+    """What became of one source: the line a person reads and the fields a program reads."""
+
+    verb: str  # added, updated, unchanged, would update, removed, synced, kept, ...
+    source: Source
+    before: str | None = None  # the commit it was at
+    detail: str = ""
+    changes: Mapping[str, list[str]] = {}
+
+    def lines(self) -> list[str]:
+        where = self.source.shown()
+        at = f" {self.source.ref}" if self.source.ref and not self.source.pinned else ""
+        commit = (self.source.commit or "")[:12]
+        if self.before and self.before != self.source.commit:
+            at += f" {self.before[:12]} -> {commit}"
+        elif commit:
+            at += f" @ {commit}"
+        tail = f" ({self.detail})" if self.detail else ""
+        lines = [f"{self.verb:<9} {self.source.name} {where}{at}{tail}"]
+        for plugin, said in self.changes.items():
+            lines.append(f"  plugin  {plugin}: {'; '.join(said)}")
+        return lines
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.source
+        return {
+            "verb": self.verb,
+            "name": s.name,
+            "url": s.url,
+            "path": str(s.path) if s.path is not None else None,
+            "ref": s.ref,
+            "subdir": s.subdir or None,
+            "plugins": list(s.plugins),
+            "commit": s.commit,
+            "tree": s.tree,
+            "before": self.before,
+            "marketplace": s.marketplace,
+            "detail": self.detail or None,
+            "changes": dict(self.changes),
+            "line": self.lines()[0],
+        }
+
+
+# --------------------------------------------------------------------------- add
+
+
+def sweep_all(home: paths.Home, sources: Iterable[Source]) -> None:
+    """What killed runs left: temporary directories of sources, unused checkouts."""
+    top = paths.sources_dir(home)
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(TEMP_PREFIX):
+            shutil.rmtree(top / name, ignore_errors=True)
+    for source in sources:
+        if source.path is None:
+            sweep(home_of(home, source.name))
+
+
+def _staging(home: paths.Home, name: str, dry_run: bool) -> Path:
+    """Where a new source is fetched: beside its final place (a rename away), or, for a dry
+    run, in a temporary directory outside the home."""
+    if dry_run:
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="skilltool-add-")) / name
+    top = paths.sources_dir(home)
+    top.mkdir(parents=True, exist_ok=True)
+    return top / f"{TEMP_PREFIX}add-{name}-{os.getpid()}"
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """`path` and the directories above it that do not exist yet, deepest first."""
+    missing = []
+    while not os.path.lexists(path) and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
+    """A git source fetched and checked out into the new directory `place`: resolved."""
+    assert source.url is not None
+    said = source.shown()
+    commit = resolve(source.url, source.ref)
+    place.mkdir(parents=True)
+    store = place / STORE
+    new_store(store)
+    fetch(store, source.url, source.ref, commit)
+    tree = tree_of(store, commit, source.subdir, said)
+    skipped = switch(place, source.name, commit, store, tree, said)
+    return source._replace(commit=commit, tree=tree), skipped
+
+
+def _same_ask(a: Source, b: Source) -> bool:
+    return (a.url, a.path, a.ref, a.subdir, a.plugins) == (
+        b.url,
+        b.path,
+        b.ref,
+        b.subdir,
+        b.plugins,
+    )
+
+
+def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, SearchEntry]]) -> str:
+    """The plugins a new source brings, said in words; a SourceError if they cannot be used."""
+    from skilltool import discover
+
+    catalogue = discover.discover([SearchEntry(at, "added")])
+    found = {p.name: p for p in catalogue.plugins}
+    remote = [e.name for _, e in catalogue.not_fetched()]
+    said = source.shown()
+    missing = [n for n in source.plugins if n not in found]
+    if missing:
+        has = ", ".join(sorted(found)) or "none"
+        raise SourceError(f"{said}: no plugin {missing[0]!r} in it (it has: {has}); check --plugin")
+    chosen = [found[n] for n in (source.plugins or sorted(found))]
+    if not any(p.skills or p.agents for p in chosen):
+        if remote and not source.plugins:  # a marketplace of remote entries: add them by name
+            return (
+                f"a marketplace of {len(remote)} remote plugin(s): add one with PLUGIN@MARKETPLACE"
+            )
+        raise SourceError(f"{said}: no plugin with a skill or an agent in it; nothing to add")
+    for other, where in others:
+        theirs = {p.name for p in discover.discover([where]).plugins}
+        clash = sorted(theirs & {p.name for p in chosen})
+        if clash:
+            raise SourceError(
+                f"{said}: plugin {clash[0]!r} is already added from {other.name} "
+                f"({other.shown()}); remove that first, or choose others with --plugin"
+            )
+    names = [p.name for p in chosen]
+    return f"{len(names)} plugin(s): {', '.join(names)}"
+
+
+def add(
+    home: paths.Home,
+    text: str,
+    ref: str | None,
+    plugins: tuple[str, ...],
+    name: str | None,
+    dry_run: bool,
+) -> Done:
+    """`plugins add`: fetch (or find) the source, check what it holds, record it."""
+    asked = request(text, name)
+    sources = read_lock(home)
+    if asked.marketplace is not None:
+        return _add_from_marketplace(home, asked, ref, sources, dry_run)
+    wanted = Source(asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins))
+    if asked.path is not None and ref is not None:
+        raise SourceError(f"{text}: a local path has no ref; leave out --ref")
+    return _add_source(home, wanted, sources, dry_run)
+
+
+def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run: bool) -> Done:
+    known = next((s for s in sources if s.name == wanted.name), None)
+    if known is not None:
+        if _same_ask(known, wanted):
+            missing = known.path is None and not _in_use(home, known, known.commit)
+            why = "; not checked out here: 'skilltool plugins sync' does it" if missing else ""
+            return Done("unchanged", known, detail=f"already added{why}")
+        raise SourceError(
+            f"{wanted.shown()}: a source named {wanted.name!r} is already added from "
+            f"{known.shown()}; remove it first, or give another --name"
+        )
+    others = [(s, entry(home, s)) for s in sources]
+    if wanted.path is None and os.path.lexists(home_of(home, wanted.name)):
+        raise SourceError(
+            f"{wanted.shown()}: {home_of(home, wanted.name)} exists but is in no lockfile "
+            "entry; 'skilltool plugins sync' prunes it, or give another --name"
+        )
+    if not dry_run:
+        sweep_all(home, sources)
+    if wanted.path is not None:
+        detail = check_plugins(wanted, wanted.path, others)
+        if not dry_run:
+            write_lock(home, [*sources, wanted])
+        return Done("added", wanted, detail=detail)
+    made = [] if dry_run else _missing_parents(paths.sources_dir(home))
+    place = _staging(home, wanted.name, dry_run)
+    try:
+        resolved, skipped = fetch_new(wanted, place)
+        detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
+        if skipped:
+            detail += f"; submodules not fetched: {', '.join(skipped)}"
+        if not dry_run:
+            os.rename(place, home_of(home, wanted.name))
+            write_lock(home, [*sources, resolved])
+    except BaseException:  # the home is left as it was
+        shutil.rmtree(place, ignore_errors=True)
+        for directory in made:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
+    finally:
+        if dry_run:
+            shutil.rmtree(place.parent, ignore_errors=True)
+    return Done("added", resolved, detail=detail)
+
+
+def source_root(home: paths.Home, source: Source) -> Path | None:
+    """The directory a source's plugins are read from (its path, or its checkout)."""
+    return source.path if source.path is not None else checkout(home, source)
+
+
+def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, str]:
+    """A marketplace entry's remote source object -> (git URL, ref or commit, subdir)."""
+    kind = fields.get("source")
+    ref = fields.get("sha") or fields.get("ref")
+    if ref is not None and not isinstance(ref, str):
+        raise SourceError(f"{where}: source.ref: must be a string")
+    url = fields.get("repo") if kind == "github" else fields.get("url")
+    if kind not in ("github", "url", "git-subdir"):
+        raise SourceError(
+            f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url "
+            "and git-subdir can); add the plugin from its git repository instead"
+        )
+    if not isinstance(url, str) or not url:
+        key = "repo" if kind == "github" else "url"
+        raise SourceError(f"{where}: source.{key}: missing; the entry does not say where it is")
+    if kind == "github" or (not url.startswith(URL_SCHEMES) and SHORTHAND.fullmatch(url)):
+        url = f"https://github.com/{url.removesuffix('.git')}.git"
+    if not GIT_URL.fullmatch(url):
+        raise SourceError(f"{where}: source.url: {url!r} is not a git URL skilltool fetches")
+    subdir = fields.get("path") if kind == "git-subdir" else ""
+    if not isinstance(subdir, str):
+        raise SourceError(f"{where}: source.path: must be a string")
+    _no_secret(url)
+    return url, ref, _clean_subdir(subdir, where)
+
+
+def _marketplace_of(home: paths.Home, market: str, sources: list[Source]) -> tuple[Source, Any]:
+    """The added source that is the marketplace of that name, and its marketplace.json read."""
+    from skilltool import parse
+
+    for source in sources:
+        root = source_root(home, source)
+        if root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
+            continue
+        read, problems = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+        if read is None:
+            if source.name == market:
+                raise SourceError(str(problems[0]) if problems else f"{market}: unreadable")
+            continue
+        if market in (source.name, read.name):
+            return source, read
+    raise SourceError(
+        f"{market}: no marketplace of that name is added; add its repository first "
+        "(skilltool plugins add OWNER/REPO)"
+    )
+
+
+def _add_from_marketplace(
+    home: paths.Home, asked: Request, ref: str | None, sources: list[Source], dry_run: bool
+) -> Done:
+    market_source, market = _marketplace_of(home, str(asked.marketplace), sources)
+    wanted = next((e for e in market.entries if e.name == asked.plugin), None)
+    if wanted is None:
+        listed = ", ".join(e.name for e in market.entries) or "none"
+        raise SourceError(
+            f"{market.manifest}: no plugin {asked.plugin!r} in marketplace {market.name!r} "
+            f"(it lists: {listed})"
+        )
+    if not wanted.remote:  # in the marketplace's own tree: the marketplace source uses it
+        chosen = market_source.plugins
+        if not chosen or wanted.name in chosen:
+            return Done("unchanged", market_source, detail=f"{wanted.name} is already added")
+        grown = market_source._replace(plugins=(*chosen, wanted.name))
+        if not dry_run:
+            write_lock(home, [grown if s is market_source else s for s in sources])
+        return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
+    assert not isinstance(wanted.source, str)
+    url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
+    source = Source(asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name)
+    return _add_source(home, source, sources, dry_run)
+
+
+# --------------------------------------------------------------------------- update
+
+
+def select(sources: list[Source], names: Iterable[str]) -> list[Source]:
+    """The sources named (by source name, or by a plugin name they list); all when none."""
+    names = list(names)
+    if not names:
+        return list(sources)
+    chosen = []
+    for name in names:
+        found = [s for s in sources if s.name == name] or [s for s in sources if name in s.plugins]
+        if not found:
+            raise SourceError(
+                f"{name}: no source of that name was added; 'skilltool plugins status' lists them"
+            )
+        chosen += [s for s in found if s not in chosen]
+    return chosen
+
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def at_once(work: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+    """`work` on every item in threads (git does the waiting), results in order; the first
+    failure is raised once all are done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if len(items) < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(16, len(items))) as pool:
+        return list(pool.map(work, items))
+
+
+def newest(sources: list[Source]) -> dict[str, str]:
+    """Source name -> the commit its ref names now: one remote query per URL, in parallel.
+
+    A pinned commit stays and costs no query; a path has no commit.
+    """
+    asking = [s for s in sources if s.url is not None and not s.pinned]
+    wanted: dict[str, set[str]] = {}
+    for source in asking:
+        wanted.setdefault(str(source.url), set()).add(source.ref or "HEAD")
+    urls = sorted(wanted)
+    answers = dict(zip(urls, at_once(lambda u: ls_remote(u, sorted(wanted[u])), urls), strict=True))
+    found = {s.name: str(s.ref) for s in sources if s.url is not None and s.pinned}
+    for source in asking:
+        found[source.name] = resolve(str(source.url), source.ref, answers[str(source.url)])
+    return found
+
+
+def _in_use(home: paths.Home, source: Source, commit: str | None) -> bool:
+    there = checkout(home, source)
+    return there is not None and commit is not None and commit_of(there) == commit
+
+
+def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
+    """The paths changed by hand in a source's checkout (none for a path)."""
+    there = checkout(home, source)
+    return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
+
+
+def changed_by_hand(there: Path, store: Path) -> list[str]:
+    """The paths of a checkout that differ from the tree its directory is named after;
+    what cannot be checked counts as changed, so that it is kept."""
+    found = named(there.parent.name)
+    if found is None:
+        return [f"{there.parent.name}: not a checkout skilltool named"]
+    try:
+        return local_changes(store, found[1], there)
+    except SourceError as err:
+        return [f"cannot be checked ({err})"]
+
+
+def fetched(home: paths.Home, source: Source, commit: str) -> Source:
+    """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
+    assert source.url is not None
+    place = home_of(home, source.name)
+    store = place / STORE
+    if not os.path.isdir(store):
+        place.mkdir(parents=True, exist_ok=True)
+        new_store(store)
+    fetch(store, source.url, source.ref, commit)
+    tree = tree_of(store, commit, source.subdir, source.shown())
+    if source.commit == commit and source.tree is not None and tree != source.tree:
+        raise SourceError(
+            f"{source.name}: commit {commit[:12]} holds tree {tree[:12]}, not the lockfile's "
+            f"{source.tree[:12]}; the lockfile was edited by hand, or the repository rewritten"
+        )
+    prepare(place, source.name, commit, store, tree, source.shown())
+    return source._replace(commit=commit, tree=tree)
+
+
+def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str]]:
+    """Make a fetched source's checkout current; what changed in its plugins."""
+    place = home_of(home, new.name)
+    before_at = checkout(home, old)
+    before = holdings(SearchEntry(before_at, "added", old.plugins)) if before_at else {}
+    flip(place, str(new.commit), str(new.tree))
+    after = holdings(SearchEntry(place / CURRENT / new.name, "added", new.plugins))
+    return differences(before, after)
+
+
+def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> list[Done]:
+    """`plugins update`: every source chosen to the newest commit of its ref, or said why not."""
+    sources = read_lock(home)
+    chosen = select(sources, names)
+    if not check:  # what a killed run left: its temporary files, a checkout no longer used
+        sweep_all(home, chosen)
+    try:
+        commits = newest(chosen)
+    except SourceError as err:
+        if len(chosen) < 2:
+            raise
+        raise SourceError(f"{err}; nothing was updated (name the others to update them)") from err
+    done: list[Done] = []
+    plan: list[tuple[Source, str]] = []
+    for source in chosen:
+        commit = commits.get(source.name)
+        if source.url is None:
+            done.append(Done("unchanged", source, detail="a local path, used in place"))
+        elif commit == source.commit and _in_use(home, source, commit):
+            done.append(Done("unchanged", source))
+        else:
+            plan.append((source, str(commit)))
+    if check:
+        return done + [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+    for source, _ in plan:
+        changed = kept_for_changes(home, source)
+        if changed and not force:
+            raise SourceError(
+                f"{source.name}: its checkout {checkout(home, source)} has local changes "
+                f"({', '.join(changed[:3])}); nothing was updated: --force discards them"
+            )
+    ready = at_once(lambda item: (item[0], fetched(home, *item)), plan)
+    for source, moved in ready:  # every fetch done: from here on nothing can fail but the disk
+        changes = move_to(home, source, moved)
+        sources = [moved if s.name == source.name else s for s in sources]
+        write_lock(home, sources)
+        sweep(home_of(home, source.name))
+        done.append(Done("updated", moved, source.commit, changes=changes))
+    return done
+
+
+# --------------------------------------------------------------------------- remove and sync
+
+
+class Removal(NamedTuple):
+    """What `remove` takes away: the source as it will be (None: all of it), and the
+    search-path entry whose plugins (all, or those named) are dropped before."""
+
+    source: Source
+    after: Source | None
+    entry: SearchEntry
+    plugins: tuple[str, ...]  # empty: every plugin of the entry
+
+
+def removal(home: paths.Home, name: str, force: bool) -> Removal:
+    """What removing NAME (a source, or one plugin an added marketplace lists) means, or a
+    SourceError saying why it cannot be removed."""
+    sources = read_lock(home)
+    found = next((s for s in sources if s.name == name), None)
+    holder = found or next((s for s in sources if name in s.plugins), None)
+    if holder is None:
+        raise SourceError(
+            f"{name}: no source of that name was added by skilltool; nothing was removed "
+            "('skilltool plugins status' lists what was added)"
+        )
+    rest = () if found else tuple(p for p in holder.plugins if p != name)
+    if rest:  # one plugin of a marketplace source: the source stays, narrowed
+        return Removal(holder, holder._replace(plugins=rest), entry(home, holder), (name,))
+    changed = kept_for_changes(home, holder)
+    if changed and not force:
+        raise SourceError(
+            f"kept      {holder.name}: its checkout {checkout(home, holder)} has local changes "
+            f"({', '.join(changed[:3])}); nothing was removed: --force removes it anyway"
+        )
+    return Removal(holder, None, entry(home, holder), ())
+
+
+def forget(home: paths.Home, gone: Removal) -> None:
+    """Drop a removed source from the lockfile, then delete its checkout (never a path)."""
+    sources = read_lock(home)
+    if gone.after is not None:
+        write_lock(home, [gone.after if s.name == gone.source.name else s for s in sources])
+        return
+    place = home_of(home, gone.source.name)
+    write_lock(home, [s for s in sources if s.name != gone.source.name])
+    if gone.source.path is None and os.path.isdir(place):
+        drop(place)
+
+
+class Stray(NamedTuple):
+    """A checkout no source of the lockfile has (the lockfile was replaced, say from a
+    dotfiles repository): `sync` prunes what came from it and deletes it."""
+
+    source: Source  # its name, and its directory as the path
+    entry: SearchEntry
+    changed: list[str]
+
+
+def strays(home: paths.Home, sources: Iterable[Source]) -> list[Stray]:
+    names = {s.name for s in sources}
+    top = paths.sources_dir(home)
+    try:
+        found = sorted(os.listdir(top))
+    except OSError:
+        return []
+    left = []
+    for name in found:
+        place = top / name
+        if name in names or name.startswith(TEMP_PREFIX) or not os.path.isdir(place / STORE):
+            continue
+        try:
+            there = place / os.readlink(place / CURRENT) / name
+        except OSError:
+            there = None
+        changed = changed_by_hand(there, place / STORE) if there and there.is_dir() else []
+        entry = paths.source_entry(home, name, None)
+        left.append(Stray(Source(name, path=place), entry, changed))
+    return left
+
+
+def drop(place: Path) -> None:
+    """Delete a checkout directory: renamed aside first, so a crash leaves no half of it
+    under its own name."""
+    aside = place.parent / f"{TEMP_PREFIX}gone-{place.name}-{os.getpid()}"
+    os.rename(place, aside)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
+    """`plugins sync`: every source of the lockfile checked out at its recorded commit."""
+    sources = read_lock(home)
+    done: list[Done] = []
+    todo: list[Source] = []
+    for source in sources:
+        if source.path is not None:
+            if not os.path.isdir(source.path):
+                raise SourceError(f"{source.name}: {source.path} does not exist on this machine")
+            done.append(Done("unchanged", source, detail="a local path, used in place"))
+        elif source.commit is None and frozen:
+            raise SourceError(
+                f"{paths.lockfile(home)}: sources.{source.name} has no commit, and --frozen "
+                "resolves nothing; run 'skilltool plugins sync' without --frozen"
+            )
+        elif _in_use(home, source, source.commit):
+            done.append(Done("unchanged", source))
+        else:
+            todo.append(source)
+    if dry_run:
+        return done + [Done("would sync", s) for s in todo]
+    resolved = {s.name: s.commit for s in todo if s.commit} | newest(
+        [s for s in todo if not s.commit]
+    )
+    ready = at_once(lambda s: (s, fetched(home, s, str(resolved[s.name]))), todo)
+    for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
+        before = _at(home, source)
+        flip(home_of(home, source.name), str(synced.commit), str(synced.tree))
+        sources = [synced if s.name == source.name else s for s in sources]
+        done.append(Done("synced", synced, before))
+    if not frozen and any(s.commit is None for s in todo):
+        write_lock(home, sources)
+    for source in sources:
+        if source.path is None:
+            sweep(home_of(home, source.name))
+    return done
+
+
+def _at(home: paths.Home, source: Source) -> str | None:
+    there = checkout(home, source)
+    return commit_of(there) if there is not None else None
+
+
+def states(home: paths.Home) -> list[dict[str, Any]]:
+    """Per added source, what `status` shows: where from, ref, commit, local changes."""
+    try:
+        found = read_lock(home)
+    except SourceError as err:
+        return [{"name": None, "problem": str(err)}]
+    rows = []
+    for source in found:
+        at = _at(home, source)
+        row: dict[str, Any] = {
+            "name": source.name,
+            "source": source.shown(),
+            "ref": source.ref,
+            "commit": source.commit,
+            "plugins": list(source.plugins),
+            "checkout": str(checkout(home, source) or "") or None,
+            "local_changes": kept_for_changes(home, source),
+            "problem": None,
+        }
+        if source.path is None and at is None:
+            row["problem"] = "not checked out here; run 'skilltool plugins sync'"
+        elif source.path is None and at != source.commit:
+            row["problem"] = (
+                f"checked out at {at}, not the lockfile's; run 'skilltool plugins sync'"
+            )
+        elif source.path is not None and not os.path.isdir(source.path):
+            row["problem"] = "the path does not exist"
+        rows.append(row)
+    return rows

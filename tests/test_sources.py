@@ -1,0 +1,730 @@
+"""`plugins add / update / remove / sync` against real git repositories over file:// and
+plain paths (SPEC §9). Never the network; the machine's git config never leaks in."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from skilltool import sources
+from skilltool.paths import load_toml
+from tests.conftest import agent_md, build_file_tree, plugin_tree, run, skill_md
+from tests.gitrepos import Repo, git, home_state, isolate_git, plugin_files
+
+
+@pytest.fixture(autouse=True)
+def gitconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolate_git(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    """A plugin repository: two skills and an agent, pushed."""
+    made = Repo(tmp_path, "tools")
+    made.commit(plugin_files("tools", ("alpha", "beta"), {"helper": "You help.\n"}), "first")
+    made.push()
+    return made
+
+
+BUNDLED = ("using-skilltool", "writing-plugins", "writing-skills")
+
+
+def data(home: Path) -> Path:
+    return home / ".local/share/skilltool"
+
+
+def lock(home: Path) -> dict[str, dict[str, object]]:
+    parsed = load_toml((data(home) / "plugins.lock").read_bytes())
+    return parsed["sources"]
+
+
+def links(home: Path) -> dict[str, str]:
+    skills = home / ".agents/skills"
+    found = {}
+    for name in sorted(os.listdir(skills)) if skills.is_dir() else []:
+        if (skills / name).is_symlink():
+            found[name] = os.readlink(skills / name)
+    return found
+
+
+def test_add_by_url_links_into_the_checkout_and_pins_the_commit(home: Path, repo: Repo) -> None:
+    (home / ".codex").mkdir()
+    done = run("plugins", "add", repo.url)
+    assert done.code == 0, done.stdout + done.stderr
+    assert done.lines[0] == f"added     tools {repo.url} @ {repo.head()[:12]} (1 plugin(s): tools)"
+    current = data(home) / "sources/tools/current/tools"
+    assert links(home)["alpha"] == f"{current}/skills/alpha"
+    assert (home / ".agents/skills/alpha/SKILL.md").read_text() == skill_md("alpha")
+    assert "wrote     codex    ~/.codex/skilltool/helper.md" in done.lines
+    entry = lock(home)["tools"]
+    assert entry["url"] == repo.url and entry["commit"] == repo.head()
+    assert entry["tree"] == git("rev-parse", "HEAD^{tree}", cwd=repo.work)
+    status = run("plugins", "status").stdout
+    assert "plugin    tools (added) ~/.local/share/skilltool/sources/tools/current/tools" in status
+
+
+def test_add_a_local_path_uses_it_in_place(home: Path, tmp_path: Path) -> None:
+    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
+    done = run("plugins", "add", mine)
+    assert done.code == 0, done.stderr
+    assert links(home)["notes"] == f"{mine}/skills/notes"
+    assert lock(home)["mine"] == {"path": str(mine)}
+    assert not (data(home) / "sources/mine").exists()  # never copied
+    # an edit in place is what is linked, with no update needed
+    (mine / "skills/notes/SKILL.md").write_text(skill_md("notes", "Edited in place. Use it."))
+    assert "Edited in place" in (home / ".agents/skills/notes/SKILL.md").read_text()
+
+
+def test_ref_as_tag_branch_and_commit(home: Path, repo: Repo) -> None:
+    first = repo.head()
+    git("tag", "-a", "v1.0.0", "-m", "release", cwd=repo.work)
+    repo.push("main", "v1.0.0")
+    git("checkout", "-q", "-b", "dev", cwd=repo.work)
+    dev = repo.commit({"skills/gamma/SKILL.md": skill_md("gamma")}, "dev work")
+    repo.push("dev")
+    git("checkout", "-q", "main", cwd=repo.work)
+    third = repo.commit({"skills/delta/SKILL.md": skill_md("delta")}, "main work")
+    repo.push()
+
+    for name, ref, commit in (
+        ("at-tag", "v1.0.0", first),
+        ("at-dev", "dev", dev),
+        ("at-id", first, first),
+    ):
+        where = home.parent / name
+        where.mkdir()
+        done = run("plugins", "add", repo.url, "--ref", ref, "--home", where)
+        assert done.code == 0, done.stderr
+        entry = load_toml((data(where) / "plugins.lock").read_bytes())["sources"]["tools"]
+        assert (entry["commit"], entry["ref"]) == (commit, ref)
+        linked = sorted(n for n in links(where) if n not in BUNDLED)
+        assert linked == (["alpha", "beta", "gamma"] if ref == "dev" else ["alpha", "beta"])
+    assert third != first
+
+
+def test_a_second_source_with_the_same_plugin_is_refused(home: Path, repo: Repo) -> None:
+    assert run("plugins", "add", repo.url).code == 0
+    before = home_state(home)
+    done = run("plugins", "add", repo.url, "--name", "again")
+    assert done.code == 1
+    assert done.stderr.strip().splitlines() == [
+        f"skilltool: {repo.url}: plugin 'tools' is already added from tools ({repo.url}); "
+        "remove that first, or choose others with --plugin"
+    ]
+    assert home_state(home) == before
+
+
+def test_update_after_new_commits_says_what_changed_per_plugin(home: Path, repo: Repo) -> None:
+    (home / ".codex").mkdir()
+    assert run("plugins", "add", repo.url).code == 0
+    old = repo.head()
+    repo.commit(
+        {
+            "skills/gamma/SKILL.md": skill_md("gamma"),
+            "agents/helper.md": agent_md("helper", "You help, now better.\n"),
+        },
+        remove=("skills/beta",),
+    )
+    repo.push()
+    check = run("plugins", "update", "--check")
+    assert check.code == 1
+    assert check.lines == [f"outdated  tools {repo.url} {old[:12]} -> {repo.head()[:12]}"]
+    done = run("plugins", "update")
+    assert done.code == 0, done.stderr
+    assert done.lines[:2] == [
+        f"updated   tools {repo.url} {old[:12]} -> {repo.head()[:12]}",
+        "  plugin  tools: skill added gamma; skill removed beta; agent changed helper",
+    ]
+    assert sorted(links(home)) == [
+        "alpha",
+        "gamma",
+        "using-skilltool",
+        "writing-plugins",
+        "writing-skills",
+    ]
+    assert "now better" in (home / ".codex/skilltool/helper.md").read_text()
+    assert lock(home)["tools"]["commit"] == repo.head()
+    # the old checkout is gone, only the one in use is kept
+    assert sorted(os.listdir(data(home) / "sources/tools")) == [
+        f"c-{repo.head()}-{git('rev-parse', 'HEAD^{tree}', cwd=repo.work)}",
+        "current",
+        "git",
+    ]
+    again = run("plugins", "update")
+    assert again.lines[0] == f"unchanged tools {repo.url} @ {repo.head()[:12]}"
+    assert run("plugins", "update", "--check").code == 0
+
+
+def test_update_follows_a_force_push(home: Path, repo: Repo) -> None:
+    assert run("plugins", "add", repo.url, "--no-install").code == 0
+    build_file_tree(repo.work, {"skills/alpha/SKILL.md": skill_md("alpha", "Rewritten. Use it.")})
+    git("commit", "-q", "-a", "--amend", "-m", "rewritten", cwd=repo.work)
+    repo.push(force=True)
+    done = run("plugins", "update", "tools")
+    assert done.code == 0, done.stderr
+    assert lock(home)["tools"]["commit"] == repo.head()
+    assert "Rewritten" in (home / ".agents/skills/alpha/SKILL.md").read_text()
+
+
+def test_update_when_the_ref_was_deleted_fails_and_changes_nothing(home: Path, repo: Repo) -> None:
+    git("push", "-q", repo.remote, "main:feature", cwd=repo.work)
+    assert run("plugins", "add", repo.url, "--ref", "feature").code == 0
+    git("push", "-q", repo.remote, ":feature", cwd=repo.work)
+    before = home_state(home)
+    done = run("plugins", "update")
+    assert done.code == 1
+    assert done.stderr.splitlines() == [
+        f"skilltool: {repo.url}: no branch or tag 'feature' (a commit must be given as its "
+        "full id); check --ref"
+    ]
+    assert home_state(home) == before
+
+
+def test_a_pinned_commit_stays_on_update(home: Path, repo: Repo) -> None:
+    first = repo.head()
+    assert run("plugins", "add", repo.url, "--ref", first).code == 0
+    repo.commit({"skills/gamma/SKILL.md": skill_md("gamma")})
+    repo.push()
+    done = run("plugins", "update", "--check")
+    assert done.code == 0 and done.lines == [f"unchanged tools {repo.url} @ {first[:12]}"]
+
+
+def test_check_and_dry_run_write_nothing(home: Path, repo: Repo) -> None:
+    assert run("plugins", "add", repo.url).code == 0
+    repo.commit({"skills/gamma/SKILL.md": skill_md("gamma")})
+    repo.push()
+    before = home_state(home)
+    assert run("plugins", "update", "--check").code == 1
+    assert run("plugins", "update", "--dry-run").code == 0
+    assert home_state(home) == before
+
+
+def test_remove_prunes_links_and_renderings_and_keeps_what_is_not_ours(
+    home: Path, repo: Repo
+) -> None:
+    (home / ".codex").mkdir()
+    assert run("plugins", "add", repo.url).code == 0
+    build_file_tree(home / ".agents/skills", {"mine/SKILL.md": skill_md("mine")})
+    done = run("plugins", "remove", "tools")
+    assert done.code == 0, done.stderr
+    assert (
+        done.lines[0]
+        == f"removed   tools {repo.url} @ {repo.head()[:12]} (its checkout and lockfile entry)"
+    )
+    assert "unlinked  skill alpha (its source is removed)" in done.lines
+    assert "removed   codex    ~/.codex/skilltool/helper.md (its agent is gone)" in done.lines
+    assert sorted(links(home)) == ["using-skilltool", "writing-plugins", "writing-skills"]
+    assert not (home / ".codex/skilltool/helper.md").exists()
+    assert (home / ".agents/skills/mine/SKILL.md").exists()
+    assert not (data(home) / "sources/tools").exists()
+    assert "tools" not in load_toml((data(home) / "plugins.lock").read_bytes()).get("sources", {})
+
+
+def test_remove_keeps_a_checkout_with_local_changes_unless_forced(home: Path, repo: Repo) -> None:
+    assert run("plugins", "add", repo.url).code == 0
+    edited = data(home) / "sources/tools/current/tools/skills/alpha/SKILL.md"
+    edited.write_text(skill_md("alpha", "My own notes. Use it."))
+    before = home_state(home)
+    done = run("plugins", "remove", "tools")
+    assert done.code == 1
+    assert done.lines[0].startswith("kept      tools: its checkout ")
+    assert "has local changes (skills/alpha/SKILL.md); nothing was removed" in done.lines[0]
+    assert home_state(home) == before
+    forced = run("plugins", "remove", "tools", "--force")
+    assert forced.code == 0, forced.stderr
+    assert not (data(home) / "sources/tools").exists()
+    assert "alpha" not in links(home)
+
+
+def test_remove_a_path_source_leaves_the_directory(home: Path, tmp_path: Path) -> None:
+    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
+    assert run("plugins", "add", mine).code == 0
+    assert run("plugins", "remove", "mine").code == 0
+    assert (mine / "skills/notes/SKILL.md").exists()
+    assert "notes" not in links(home)
+
+
+def test_nothing_skilltool_did_not_add_can_be_removed(home: Path, tmp_path: Path) -> None:
+    plugin_tree(data(home) / "plugins", "local", skills=("notes",))
+    assert run("plugins", "install").code == 0
+    before = home_state(home)
+    done = run("plugins", "remove", "local")
+    assert done.code == 1
+    assert done.stderr.startswith("skilltool: local: no source of that name was added by skilltool")
+    assert home_state(home) == before
+
+
+def test_sync_on_a_second_home_from_the_lockfile_alone(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    assert run("plugins", "add", repo.url).code == 0
+    pinned = repo.head()
+    repo.commit({"skills/gamma/SKILL.md": skill_md("gamma")})  # newer than the lockfile
+    repo.push()
+    other = tmp_path / "other"
+    (other / ".local/share/skilltool").mkdir(parents=True)
+    (other / ".local/share/skilltool/plugins.lock").write_bytes(
+        (data(home) / "plugins.lock").read_bytes()
+    )
+    for flags in (["--frozen"], []):
+        done = run("plugins", "sync", "--home", other, *flags)
+        assert done.code == 0, done.stderr
+        assert sorted(
+            os.listdir(other / ".local/share/skilltool/sources/tools/current/tools/skills")
+        ) == ["alpha", "beta"]
+        assert (
+            (other / ".local/share/skilltool/sources/tools/current/tools")
+            .resolve()
+            .parent.name.startswith(f"c-{pinned}-")
+        )
+        assert "alpha" in links(other)
+    assert (
+        run("plugins", "sync", "--home", other).lines[0]
+        == f"unchanged tools {repo.url} @ {pinned[:12]}"
+    )
+
+
+def test_sync_frozen_resolves_nothing_anew(home: Path, repo: Repo, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    place = other / ".local/share/skilltool/plugins.lock"
+    place.parent.mkdir(parents=True)
+    place.write_text(f'[sources.tools]\nurl = "{repo.url}"\nref = "main"\n')
+    before = home_state(other)
+    frozen = run("plugins", "sync", "--frozen", "--home", other)
+    assert frozen.code == 1 and "has no commit, and --frozen resolves nothing" in frozen.stderr
+    assert home_state(other) == before
+    done = run("plugins", "sync", "--home", other)
+    assert done.code == 0, done.stderr
+    written = load_toml(place.read_bytes())["sources"]["tools"]
+    assert written["commit"] == repo.head() and written["ref"] == "main"
+
+
+def test_a_lockfile_kept_in_dotfiles_is_written_through_its_link(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles/plugins.lock"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text("# my plugins\n")
+    data(home).mkdir(parents=True)
+    (data(home) / "plugins.lock").symlink_to(dotfiles)
+    assert run("plugins", "add", repo.url).code == 0
+    assert (data(home) / "plugins.lock").is_symlink()
+    assert dotfiles.read_text().startswith("# my plugins\n")
+    assert load_toml(dotfiles.read_bytes())["sources"]["tools"]["commit"] == repo.head()
+
+
+def test_no_hook_or_filter_of_the_fetched_repository_ever_runs(
+    home: Path, tmp_path: Path, gitconfig: Path
+) -> None:
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    hooks = tmp_path / "template/hooks"
+    hooks.mkdir(parents=True)
+    for hook in ("post-checkout", "reference-transaction", "post-merge", "post-index-change"):
+        (hooks / hook).write_text(f"#!/bin/sh\ntouch {ran}/{hook}\n")
+        (hooks / hook).chmod(0o755)
+    with gitconfig.open("a") as config:  # the user's own config names the template and the filter
+        config.write(f"[init]\n\ttemplateDir = {hooks.parent}\n")
+        config.write(f"[filter \"smudger\"]\n\tsmudge = sh -c 'touch {ran}/smudge && cat'\n")
+        config.write("\tclean = cat\n\trequired = true\n")
+    made = Repo(tmp_path, "hooked")
+    files = plugin_files("hooked", ("alpha",))
+    files[".gitattributes"] = "* filter=smudger\n"
+    made.commit(files)
+    made.push()
+    git("clone", "-q", made.url, tmp_path / "control")  # a plain clone runs them all
+    assert {"post-checkout", "smudge"} <= set(os.listdir(ran))
+    for hook in os.listdir(ran):
+        (ran / hook).unlink()
+    assert run("plugins", "add", made.url).code == 0
+    made.commit({"skills/beta/SKILL.md": skill_md("beta")})
+    made.push()
+    for path in os.listdir(ran):
+        (ran / path).unlink()
+    assert run("plugins", "update").code == 0
+    assert os.listdir(ran) == []
+    checkout = data(home) / "sources/hooked/current/hooked"
+    assert (checkout / "skills/beta/SKILL.md").read_text() == skill_md("beta")
+    assert not os.path.exists(data(home) / "sources/hooked/git/hooks")
+
+
+def test_a_tree_with_a_link_leaving_it_is_refused(home: Path, tmp_path: Path) -> None:
+    made = Repo(tmp_path, "leaky")
+    files = plugin_files("leaky", ("alpha",))
+    files["skills/secrets"] = Path("../../../../../../../../etc")
+    made.commit(files)
+    made.push()
+    done = run("plugins", "add", made.url)
+    assert done.code == 1
+    assert done.stderr.splitlines() == [
+        f"skilltool: {made.url}: skills/secrets is a link that leads outside the repository; "
+        "it is not used"
+    ]
+    assert not (data(home) / "plugins.lock").exists()
+    assert not os.path.exists(data(home))
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda r: "file:///nonexistent/nowhere.git", "cannot be reached"),
+        (lambda r: r.url, "no plugin with a skill or an agent in it"),
+    ],
+)
+def test_failures_are_one_line_and_change_nothing(
+    home: Path, tmp_path: Path, make: object, expected: str
+) -> None:
+    empty = Repo(tmp_path, "empty")
+    empty.commit({"README.md": "nothing here\n"})
+    empty.push()
+    url = make(empty)  # type: ignore[operator]
+    before = home_state(home)
+    done = run("plugins", "add", url)
+    assert done.code == 1
+    assert len(done.stderr.splitlines()) == 1 and expected in done.stderr
+    assert home_state(home) == before
+    as_json = run("plugins", "add", url, "--json")
+    assert as_json.code == 1 and expected in json.loads(as_json.stdout)["error"]["message"]
+
+
+def test_unknown_ref_fails_in_one_line(home: Path, repo: Repo) -> None:
+    done = run("plugins", "add", repo.url, "--ref", "v9")
+    assert done.code == 1
+    assert "no branch or tag 'v9'" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_dry_run_and_json_of_add(home: Path, repo: Repo) -> None:
+    before = home_state(home)
+    dry = run("plugins", "add", repo.url, "--dry-run")
+    assert dry.code == 0
+    assert dry.lines == [
+        f"dry-run: added     tools {repo.url} @ {repo.head()[:12]} (1 plugin(s): tools)"
+    ]
+    assert home_state(home) == before
+    done = run("plugins", "add", repo.url, "--json")
+    report = json.loads(done.stdout)
+    assert report["sources"][0]["commit"] == repo.head()
+    assert {a["name"] for a in report["actions"] if a["kind"] == "link"} >= {"alpha", "beta"}
+
+
+def marketplace(tmp_path: Path, remote: Repo) -> Repo:
+    """A marketplace repository: two plugins in its own tree, one elsewhere."""
+    made = Repo(tmp_path, "market")
+    files = plugin_files("alpha-tools", ("alpha",), prefix="alpha-tools/")
+    files.update(plugin_files("beta-tools", ("beta",), prefix="beta-tools/"))
+    entries = [
+        {"name": "alpha-tools", "source": "./alpha-tools"},
+        {"name": "beta-tools", "source": "./beta-tools"},
+        {"name": "tools", "source": {"source": "url", "url": remote.url}},
+        {"name": "from-npm", "source": {"source": "npm", "package": "@x/y"}},
+    ]
+    files[".claude-plugin/marketplace.json"] = json.dumps(
+        {"name": "market", "owner": {"name": "T"}, "plugins": entries}
+    )
+    made.commit(files)
+    made.push()
+    return made
+
+
+def test_marketplace_plugins_by_name_and_plugin_at_marketplace(home: Path, tmp_path: Path) -> None:
+    elsewhere = Repo(tmp_path, "elsewhere")
+    elsewhere.commit(plugin_files("tools", ("gamma",)))
+    elsewhere.push()
+    market = marketplace(tmp_path, elsewhere)
+    done = run("plugins", "add", market.url, "--plugin", "alpha-tools")
+    assert done.code == 0, done.stderr
+    assert "alpha" in links(home) and "beta" not in links(home)
+    assert lock(home)["market"]["plugins"] == ["alpha-tools"]
+    shown = [ln for ln in run("plugins", "status").lines if ln.startswith("source")]
+    assert shown == [
+        f"source    market {market.url} default branch commit {market.head()[:12]} plugins alpha-tools"
+    ]
+    grown = run("plugins", "add", "beta-tools@market")
+    assert grown.code == 0, grown.stderr
+    assert lock(home)["market"]["plugins"] == ["alpha-tools", "beta-tools"]
+    assert "beta" in links(home)
+    remote = run("plugins", "add", "tools@market")
+    assert remote.code == 0, remote.stderr
+    assert lock(home)["tools"]["marketplace"] == "market"
+    assert lock(home)["tools"]["commit"] == elsewhere.head()
+    assert "gamma" in links(home)
+    missing = run("plugins", "add", "nope@market")
+    assert missing.code == 1
+    assert (
+        "no plugin 'nope' in marketplace 'market' (it lists: alpha-tools, beta-tools, tools, from-npm)"
+        in missing.stderr
+    )
+    npm = run("plugins", "add", "from-npm@market")
+    assert npm.code == 1 and "cannot be fetched by skilltool" in npm.stderr
+    # removing one plugin of a marketplace keeps the others
+    assert run("plugins", "remove", "beta-tools").code == 0
+    assert lock(home)["market"]["plugins"] == ["alpha-tools"]
+    assert "beta" not in links(home) and "alpha" in links(home)
+
+
+def test_plugin_at_an_unknown_marketplace(home: Path) -> None:
+    done = run("plugins", "add", "tools@nowhere")
+    assert done.code == 1
+    assert done.stderr.startswith("skilltool: nowhere: no marketplace of that name is added")
+
+
+def test_a_git_subdir_entry_uses_only_that_directory(home: Path, tmp_path: Path) -> None:
+    mono = Repo(tmp_path, "mono")
+    mono.commit(plugin_files("deep", ("alpha",), prefix="plugins/deep/"))
+    mono.push()
+    market = Repo(tmp_path, "cat")
+    entry = {
+        "name": "deep",
+        "source": {"source": "git-subdir", "url": mono.url, "path": "plugins/deep"},
+    }
+    market.commit(
+        {
+            ".claude-plugin/marketplace.json": json.dumps({"name": "cat", "plugins": [entry]}),
+            **plugin_files("cat", ("cat-skill",)),
+        }
+    )
+    market.push()
+    added = run("plugins", "add", market.url)
+    assert added.code == 0, added.stdout + added.stderr
+    done = run("plugins", "add", "deep@cat")
+    assert done.code == 0, done.stderr
+    assert lock(home)["deep"]["subdir"] == "plugins/deep"
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+
+
+@pytest.mark.parametrize(
+    ("typed", "url", "subdir", "name"),
+    [
+        ("obra/superpowers", "https://github.com/obra/superpowers.git", "", "superpowers"),
+        ("o/r/plugins/x", "https://github.com/o/r.git", "plugins/x", "x"),
+        ("git@github.com:o/tools.git", "git@github.com:o/tools.git", "", "tools"),
+        ("ssh://git@host/o/tools", "ssh://git@host/o/tools", "", "tools"),
+    ],
+)
+def test_what_a_source_names(typed: str, url: str, subdir: str, name: str) -> None:
+    asked = sources.request(typed)
+    assert (asked.url, asked.subdir, asked.name) == (url, subdir, name)
+
+
+def test_a_password_in_the_url_is_refused(home: Path) -> None:
+    done = run("plugins", "add", "https://me:secret@example.invalid/o/r.git")
+    assert done.code == 1 and "holds a password" in done.stderr and "secret" not in done.stderr
+
+
+def test_status_shows_each_source_its_ref_commit_and_local_changes(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
+    assert run("plugins", "add", repo.url, "--ref", "main").code == 0
+    assert run("plugins", "add", mine).code == 0
+    lines = [ln for ln in run("plugins", "status").lines if ln.startswith("source")]
+    assert lines == [
+        f"source    tools {repo.url} ref main commit {repo.head()[:12]}",
+        f"source    mine {mine}",
+    ]
+    build_file_tree(data(home) / "sources/tools/current/tools", {"skills/alpha/extra.md": "mine\n"})
+    report = json.loads(run("plugins", "status", "--json").stdout)
+    assert report["sources"][0]["local_changes"] == ["skills/alpha/extra.md"]
+    [line] = [x for x in run("plugins", "status").lines if x.startswith("source    tools ")]
+    assert line.endswith("(1 local change(s): skills/alpha/extra.md)")
+
+
+def test_a_repository_without_a_manifest_is_a_plugin_named_after_the_source(
+    home: Path, tmp_path: Path
+) -> None:
+    bare = Repo(tmp_path, "team-skills")  # the shape of a skills repository: skills/ only
+    bare.commit({"skills/pdf/SKILL.md": skill_md("pdf"), "skills/docx/SKILL.md": skill_md("docx")})
+    bare.push()
+    done = run("plugins", "add", bare.url)
+    assert done.code == 0, done.stderr
+    assert done.lines[0].endswith("(1 plugin(s): team-skills)")
+    assert "plugin    team-skills (added)" in run("plugins", "status").stdout
+
+
+def test_sync_prunes_a_checkout_the_lockfile_no_longer_has(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    (home / ".codex").mkdir()
+    other = Repo(tmp_path, "other")
+    other.commit(plugin_files("other", ("gamma",)))
+    other.push()
+    assert run("plugins", "add", repo.url).code == 0
+    kept = (data(home) / "plugins.lock").read_bytes()
+    assert run("plugins", "add", other.url).code == 0
+    (data(home) / "plugins.lock").write_bytes(kept)  # the dotfiles' lockfile comes back
+    done = run("plugins", "sync")
+    assert done.code == 0, done.stderr
+    assert f"removed   other {data(home)}/sources/other (not in the lockfile)" in done.lines
+    assert "unlinked  skill gamma (its source is removed)" in done.lines
+    assert not (data(home) / "sources/other").exists()
+    assert "alpha" in links(home) and "gamma" not in links(home)
+
+
+def test_remove_and_sync_dry_run_and_json_write_nothing(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    (home / ".codex").mkdir()
+    assert run("plugins", "add", repo.url).code == 0
+    before = home_state(home)
+    dry = run("plugins", "remove", "tools", "--dry-run")
+    assert dry.code == 0, dry.stderr
+    assert dry.lines[0].startswith("dry-run: removed   tools ")
+    assert "dry-run: unlinked  skill alpha (its source is removed)" in dry.lines
+    as_json = json.loads(run("plugins", "remove", "tools", "--dry-run", "--json").stdout)
+    assert as_json["dry_run"] and as_json["sources"][0]["name"] == "tools"
+    assert {a["name"] for a in as_json["actions"] if a["change"] == "remove"} >= {"alpha", "helper"}
+    assert home_state(home) == before
+    other = tmp_path / "other"
+    (other / ".local/share/skilltool").mkdir(parents=True)
+    (other / ".local/share/skilltool/plugins.lock").write_bytes(
+        (data(home) / "plugins.lock").read_bytes()
+    )
+    fresh = home_state(other)
+    sync = run("plugins", "sync", "--dry-run", "--home", other)
+    assert sync.code == 0 and sync.lines == [
+        f"dry-run: would sync tools {repo.url} @ {repo.head()[:12]}"
+    ]
+    report = json.loads(run("plugins", "sync", "--json", "--home", other).stdout)
+    assert (
+        report["sources"][0]["verb"] == "synced" and report["sources"][0]["commit"] == repo.head()
+    )
+    assert home_state(other) != fresh
+    assert home_state(home) == before
+
+
+def test_a_lockfile_entry_that_cannot_be_used_is_one_line_naming_its_place(
+    home: Path,
+) -> None:
+    where = data(home) / "plugins.lock"
+    where.parent.mkdir(parents=True)
+    where.write_text('version = 1\n\n[sources.tools]\nurl = "ext::sh -c touch% /tmp/x"\n')
+    done = run("plugins", "sync")
+    assert done.code == 1
+    assert done.stderr.splitlines() == [
+        f"skilltool: {where}:3: sources.tools.url: must be a git URL (https://, ssh://, "
+        "git@host:path, file://); fix it"
+    ]
+    status = run("plugins", "status")
+    assert status.code == 0 and f"problem   {where}:3: sources.tools.url" in status.stdout
+
+
+def test_github_shorthand_with_a_subdir_goes_through_the_users_git_config(
+    home: Path, tmp_path: Path, gitconfig: Path
+) -> None:
+    # the user's own url.insteadOf applies, as do their keys and helpers: here it maps
+    # github.com onto local bare repositories, so no network is needed
+    mono = Repo(tmp_path, "mono")
+    mono.commit(plugin_files("deep", ("alpha",), prefix="plugins/deep/"))
+    mono.push()
+    (tmp_path / "remotes/acme").mkdir()
+    os.rename(mono.remote, tmp_path / "remotes/acme/mono.git")
+    with gitconfig.open("a") as config:
+        config.write(f'[url "{(tmp_path / "remotes").as_uri()}/"]\n')
+        config.write("\tinsteadOf = https://github.com/\n")
+    done = run("skills", "add", "acme/mono/plugins/deep")
+    assert done.code == 0, done.stderr
+    assert done.lines[0].startswith(
+        "added     deep https://github.com/acme/mono.git/plugins/deep @ "
+    )
+    entry = lock(home)["deep"]
+    assert (entry["url"], entry["subdir"]) == ("https://github.com/acme/mono.git", "plugins/deep")
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+
+
+def test_update_moves_every_outdated_source_and_leaves_the_others(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    others = []
+    for name in ("second", "third"):
+        made = Repo(tmp_path, name)
+        made.commit(plugin_files(name, (f"{name}-skill",)))
+        made.push()
+        others.append(made)
+        assert run("plugins", "add", made.url, "--no-install").code == 0
+    assert run("plugins", "add", repo.url).code == 0
+    for made in (repo, others[1]):
+        made.commit(
+            {f"skills/new-in-{made.work.name}/SKILL.md": skill_md(f"new-in-{made.work.name}")}
+        )
+        made.push()
+    done = run("plugins", "update")
+    assert done.code == 0, done.stderr
+    verbs = {ln.split()[1]: ln.split()[0] for ln in done.lines if not ln.startswith(" ")}
+    assert (verbs["tools"], verbs["second"], verbs["third"]) == ("updated", "unchanged", "updated")
+    assert {"new-in-tools", "new-in-third", "second-skill"} <= set(links(home))
+
+
+def test_an_added_plugin_shadows_one_of_the_same_name_until_removed(home: Path, repo: Repo) -> None:
+    mine = plugin_tree(data(home) / "plugins", "tools", skills=("alpha",))
+    assert run("plugins", "add", repo.url).code == 0
+    assert links(home)["alpha"] == f"{data(home)}/sources/tools/current/tools/skills/alpha"
+    status = run("plugins", "status").stdout
+    assert "plugin    tools (user) ~/.local/share/skilltool/plugins/tools shadowed by" in status
+    done = run("plugins", "remove", "tools")
+    assert done.code == 0, done.stderr
+    assert f"relinked  skill alpha -> {mine}/skills/alpha" in done.lines
+    assert links(home)["alpha"] == f"{mine}/skills/alpha"
+
+
+def test_a_chain_of_links_that_ends_outside_is_refused(home: Path, tmp_path: Path) -> None:
+    made = Repo(tmp_path, "chained")
+    files = plugin_files("chained", ("alpha",))
+    # each link alone stays inside when read as written; followed, the second leaves
+    files["skills/here"] = Path(".")
+    files["skills/away"] = Path("here/../../../../../../../../etc")
+    made.commit(files)
+    made.push()
+    done = run("plugins", "add", made.url)
+    assert done.code == 1
+    assert "skills/away is a link that leads outside the repository" in done.stderr
+    assert not (data(home) / "plugins.lock").exists()
+
+
+def test_submodules_are_not_fetched_and_the_line_says_so(home: Path, tmp_path: Path) -> None:
+    inner = Repo(tmp_path, "inner")
+    inner.commit({"README.md": "inner\n"})
+    inner.push()
+    made = Repo(tmp_path, "outer")
+    made.commit(plugin_files("outer", ("alpha",)))
+    git(
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        inner.url,
+        "vendor/inner",
+        cwd=made.work,
+    )
+    git("commit", "-q", "-m", "a submodule", cwd=made.work)
+    made.push()
+    done = run("plugins", "add", made.url)
+    assert done.code == 0, done.stderr
+    assert done.lines[0].endswith("(1 plugin(s): outer; submodules not fetched: vendor/inner)")
+    checkout = data(home) / "sources/outer/current/outer"
+    assert (checkout / ".gitmodules").is_file() and not (checkout / "vendor/inner").exists()
+
+
+def test_one_source_that_cannot_be_resolved_stops_the_update_and_says_how_to_go_on(
+    home: Path, repo: Repo, tmp_path: Path
+) -> None:
+    git("push", "-q", repo.remote, "main:feature", cwd=repo.work)
+    assert run("plugins", "add", repo.url, "--ref", "feature", "--no-install").code == 0
+    other = Repo(tmp_path, "other")
+    other.commit(plugin_files("other", ("gamma",)))
+    other.push()
+    assert run("plugins", "add", other.url, "--no-install").code == 0
+    git("push", "-q", repo.remote, ":feature", cwd=repo.work)
+    other.commit({"skills/delta/SKILL.md": skill_md("delta")})
+    other.push()
+    before = home_state(home)
+    done = run("plugins", "update")
+    assert done.code == 1
+    assert done.stderr.strip().endswith("nothing was updated (name the others to update them)")
+    assert home_state(home) == before
+    named = run("plugins", "update", "other")
+    assert named.code == 0, named.stderr
+    assert lock(home)["other"]["commit"] == other.head()
