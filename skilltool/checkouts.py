@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from skilltool.fs import TEMP_PREFIX
+from skilltool.fs import TEMP_PREFIX, fsync_dir
 
 CURRENT = "current"
 STORE = "git"
@@ -314,21 +314,13 @@ def flip(place: Path, commit: str, tree: str) -> None:
         os.unlink(link)
     os.symlink(checkout_name(commit, tree), link)
     os.replace(link, place / CURRENT)
-    _fsync_dir(place)
+    fsync_dir(place)
 
 
 def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
     skipped = prepare(place, name, commit, store, tree, said)
     flip(place, commit, tree)
     return skipped
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def sweep(place: Path) -> None:
