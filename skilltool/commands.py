@@ -507,7 +507,7 @@ def _without(catalogue: Catalogue, gone: Sequence[Gone]) -> Catalogue:
     every = (*catalogue.plugins, *(off_path.plugins if off_path else ()))
     kept = [p._replace(shadowed_by=None) for p in catalogue.plugins if not dropped(p)]
     # the dropped ones stay, inactive: their skill folders still prove the links into them ours
-    going = [p._replace(shadowed_by=p.root) for p in every if dropped(p)]
+    going = [p._replace(shadowed_by=p.root, problems=()) for p in every if dropped(p)]
     return catalogue._replace(
         entries=(*catalogue.entries, *extra),
         plugins=(*discover.shadow(kept), *going),
