@@ -1,0 +1,40 @@
+"""Kilo Code CLI: OpenCode's agent format in ~/.config/kilo/agents; no `tools` key (Kilo drops
+an agent whose `tools` is a Claude string, without a word)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from skilltool.harnesses import Harness, Launch, Rendering
+from skilltool.model import Agent
+
+PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+~-]+"  # Kilo's own models: kilo/<vendor>/<id>
+
+
+class Kilo(Harness):
+    name = "kilo"
+    title = "Kilo Code CLI"
+
+    def root(self) -> Path:
+        return self.home.config_home / "kilo"
+
+    def accepts_model(self, model: str) -> bool:
+        return re.fullmatch(PROVIDER_MODEL, model) is not None
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        content = self.template("agent.md.j2", agent, model=self.model(agent))
+        return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
+
+    def owned_places(self) -> list[Path]:
+        return sorted((self.root() / "agents").glob("*.md"))
+
+    def launch(self, agent: Agent) -> Launch:
+        import json
+
+        config = json.dumps({"default_agent": agent.name}, separators=(",", ":"))
+        return Launch(
+            ["kilo", "acp"],
+            {"KILO_CONFIG_CONTENT": config},
+            [f"in a terminal: kilo --agent {agent.name}"],
+        )
