@@ -10,6 +10,10 @@ from skilltool.harnesses import Harness, Launch, Rendering
 from skilltool.model import Agent
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+~-]+"  # Kilo's own models: kilo/<vendor>/<id>
+# Kilo's own agents (7.7.7 lists the first ten; `build` and `scout` are in its code): a file of
+# that name would be merged into the built-in one
+BUILT_IN = frozenset({"ask", "code", "compaction", "debug", "explore", "general", "orchestrator",
+                      "plan", "summary", "title", "build", "scout"})  # fmt: skip
 
 
 class Kilo(Harness):
@@ -18,6 +22,11 @@ class Kilo(Harness):
 
     def root(self) -> Path:
         return self.home.config_home / "kilo"
+
+    def absent(self, agent: Agent) -> str | None:
+        if agent.name in BUILT_IN and self.root().is_dir():
+            return f"'{agent.name}' is a built-in Kilo agent: rename the agent"
+        return super().absent(agent)
 
     def accepts_model(self, model: str) -> bool:
         return re.fullmatch(PROVIDER_MODEL, model) is not None

@@ -271,6 +271,17 @@ def test_kilo_never_gets_tools_or_a_claude_model(home: Path, tmp_path: Path) -> 
                                "model": "kilo/anthropic/claude-sonnet-4"}  # fmt: skip
 
 
+def test_kilo_never_replaces_one_of_its_own_agents(home: Path, tmp_path: Path) -> None:
+    source = build_file_tree(tmp_path / "src/demo", {"agents/plan.md": (
+        "---\nname: plan\ndescription: A plugin's plan agent.\n---\nPlan things.\n")})  # fmt: skip
+    (home / ".config/kilo").mkdir(parents=True)
+    result = run("plugins", "install", "--only", "kilo", "--home", home,
+                 env={"SKILLTOOL_PLUGINS": str(source)})  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert "skipped   kilo: 'plan' is a built-in Kilo agent: rename the agent" in result.stdout
+    assert not (home / ".config/kilo/agents").exists()
+
+
 def test_qwen_gets_its_own_tool_names_and_models(home: Path, tmp_path: Path) -> None:
     [content] = renderings("qwen", tricky_agent(tmp_path), home).values()
     front = _front(content)
