@@ -118,7 +118,7 @@ def skill_md(
     return f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n\nBody.\n"
 
 
-def agent_md(name: str, body: str = "You help.\n", extra: str = "") -> str:
+def agent_md(name: str, body: str = "You help with the tests.\n", extra: str = "") -> str:
     return f"---\nname: {name}\ndescription: An agent for tests.\n{extra}---\n{body}"
 
 

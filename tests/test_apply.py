@@ -13,7 +13,7 @@ def _edited_home(home: Path, tmp_path: Path) -> tuple[dict[str, str], Path, str]
     (home / ".claude").mkdir()
     assert run("plugins", "install", "--only", "claude", env=env).code == 0
     target = home / ".claude/agents/helper.md"
-    edited = target.read_text().replace("You help.", "You help, my way.")
+    edited = target.read_text().replace("You help with the tests.", "You help, my way.")
     target.write_text(edited)
     return env, target, edited
 
@@ -24,7 +24,7 @@ def test_force_keeps_the_hand_edit_beside_it_and_diff_shows_it_first(
     env, target, edited = _edited_home(home, tmp_path)
     shown = run("plugins", "install", "--only", "claude", "--diff", env=env)
     assert shown.code == 0
-    assert "-You help, my way." in shown.lines and "+You help." in shown.lines
+    assert "-You help, my way." in shown.lines and "+You help with the tests." in shown.lines
     assert target.read_text() == edited  # --diff alone changes nothing
     forced = run("plugins", "install", "--only", "claude", "--force", env=env)
     assert forced.code == 0

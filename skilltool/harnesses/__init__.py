@@ -160,6 +160,14 @@ def named(skill: Skill, shown: str | None = None, extra: str = "") -> Verdict | 
     return Verdict(False, f"name it {shown or repr(declared)}{extra}")
 
 
+def named_or_skipped(skill: Skill) -> Verdict | None:
+    """For a harness that repairs frontmatter as Claude Code does (or reads it line by line)
+    and names a skill by it: a skill with no `name` is skipped, the rest load as named."""
+    if "name" not in skill.fields:
+        return Verdict(True, "no name")
+    return named(skill)
+
+
 def verdict_line(verdicts: Mapping[str, Verdict | None]) -> str:
     """'loads everywhere', or e.g. 'OpenCode and Codex load it; pi skips it: no description'.
 
@@ -228,7 +236,7 @@ def environment() -> jinja2.Environment:
 
 # the harness modules, in the order everything is shown and done: the one list of names.
 # Each module defines one Harness subclass whose `name` is the module's name.
-NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot")
+NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen")
 
 
 def registry() -> dict[str, type[Harness]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
 from skilltool.model import Agent, Skill
 
 # Claude Code tool names -> Gemini CLI's
@@ -74,9 +74,7 @@ class Gemini(Harness):
         return None
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
-        if "name" not in skill.fields:
-            return Verdict(True, "no name")
-        return named(skill)  # its own line parser reads what YAML refuses
+        return named_or_skipped(skill)  # its own line parser reads what YAML refuses
 
     def render(self, agent: Agent) -> list[Rendering]:
         tools = gemini_tools(agent) if agent.tools else None  # no list: Gemini's default set

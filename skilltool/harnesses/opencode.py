@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
 from skilltool.model import Agent, Skill
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
@@ -22,9 +22,9 @@ class OpenCode(Harness):
         return re.fullmatch(PROVIDER_MODEL, model) is not None
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
-        if "name" not in skill.fields:
-            return Verdict(True, "no name")
-        return named(skill)  # it repairs frontmatter as Claude Code does, and loads the rest
+        return named_or_skipped(
+            skill
+        )  # it repairs frontmatter as Claude Code does, and loads the rest
 
     def target(self, agent_name: str) -> Path:
         return self.root() / "agent" / f"{agent_name}.md"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance import sandbox
-from tests.conformance.homes import SECOND_WAVE, Installed, install_home
+from tests.conformance.homes import SECOND_WAVE, THIRD_WAVE, Installed, install_home
 from tests.conformance.support import HARNESSES, PROOFS, VARIABLE, VERSIONS, Proven, record
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +86,16 @@ def second_wave(
     real `skilltool plugins install` (test_claude/gemini/copilot.py use it as `installed`)."""
     key: str = request.param
     return install_home(tmp_path_factory.mktemp(f"conformance2-{key}"), key, SECOND_WAVE)
+
+
+@pytest.fixture(scope="session", params=["bundled", "tricky"])
+def third_wave(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Installed:
+    """One home per agent with ~/.config/kilo and ~/.qwen (settings.json), after the real
+    `skilltool plugins install` (test_kilo/qwen.py use it as `installed`)."""
+    key: str = request.param
+    return install_home(tmp_path_factory.mktemp(f"conformance3-{key}"), key, THIRD_WAVE)
 
 
 def pytest_terminal_summary(

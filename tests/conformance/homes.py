@@ -9,7 +9,8 @@ the real `skilltool plugins install --home` has run, as a subprocess.
 `install_home(root, key)` makes the first wave's directories (OpenCode, Codex, pi,
 Hermes); `install_home(root, key, SECOND_WAVE)` makes ~/.claude, ~/.gemini (with the
 settings.json that points Gemini at an API key and turns its usage statistics off)
-and ~/.copilot instead.
+and ~/.copilot instead; `THIRD_WAVE`, ~/.config/kilo and ~/.qwen (with a settings.json that
+turns Qwen's usage statistics and update check off).
 """
 
 from __future__ import annotations
@@ -36,10 +37,16 @@ BUNDLED_PLUGIN = REPO / "resources/plugins/skilltool"
 
 FIRST_WAVE = ("opencode", "codex", "pi", "hermes")
 SECOND_WAVE = ("claude", "gemini", "copilot")
+THIRD_WAVE = ("kilo", "qwen")
 # ~/.gemini/settings.json for an offline run: API-key auth (GEMINI_API_KEY + the stub's
 # GOOGLE_GEMINI_BASE_URL), no usage statistics
 GEMINI_SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+# ~/.qwen/settings.json: no usage statistics, no update check
+QWEN_SETTINGS = {
+    "general": {"enableAutoUpdate": False},
     "privacy": {"usageStatisticsEnabled": False},
 }
 
@@ -59,6 +66,7 @@ TRICKY_AGENT = (
     "harnesses:\r\n"
     "  opencode: {model: stub/stub-model}\r\n"
     "  codex: {model: gpt-6.1-sol}\r\n"
+    "  kilo: {model: stub/stub-model}\r\n"
     "---\r\n"
     "\r\n"
     "You are tricky. ✓ ünïcødé — \"double\" and 'single' quotes, `$HOME`, \\back\\slash, {{ braces }}.\r\n"
@@ -223,6 +231,13 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
             settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n", encoding="utf-8")
     if "copilot" in harnesses:
         (home / ".copilot").mkdir(parents=True, exist_ok=True)
+    if "kilo" in harnesses:
+        (home / ".config/kilo").mkdir(parents=True, exist_ok=True)
+    if "qwen" in harnesses:
+        (home / ".qwen").mkdir(parents=True, exist_ok=True)
+        settings = home / ".qwen/settings.json"
+        if not settings.exists():
+            settings.write_text(json.dumps(QWEN_SETTINGS, indent=2) + "\n", encoding="utf-8")
 
 
 @dataclass

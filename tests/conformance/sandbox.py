@@ -76,6 +76,9 @@ def harness_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str,
             "DISABLE_AUTOUPDATER": "1",  # Claude Code
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # Claude Code: telemetry, updates
             "COPILOT_AUTO_UPDATE": "false",
+            "KILO_DISABLE_AUTOUPDATE": "1",
+            "KILO_DISABLE_MODELS_FETCH": "1",
+            "KILO_TELEMETRY_LEVEL": "off",  # else Kilo sends PostHog events, and waits 2 s on exit
             "NO_COLOR": "1",
             "CI": "true",
         }

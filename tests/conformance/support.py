@@ -25,6 +25,8 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "claude": ("Claude Code", "claude", ("@agentclientprotocol/claude-agent-acp",)),
     "gemini": ("Gemini CLI", "gemini", ()),
     "copilot": ("Copilot CLI", "copilot", ()),
+    "kilo": ("Kilo Code CLI", "kilo", ()),
+    "qwen": ("Qwen Code", "qwen", ()),
 }
 
 Proven = Callable[[str, str], None]

@@ -20,6 +20,8 @@ HARNESS_DIRS = {
     "claude": ".claude",
     "gemini": ".gemini",
     "copilot": ".copilot",
+    "kilo": ".config/kilo",
+    "qwen": ".qwen",
 }
 TARGETS = {
     "opencode": [".config/opencode/agent/helper.md"],
@@ -30,6 +32,8 @@ TARGETS = {
     "claude": [".claude/agents/helper.md"],
     "gemini": [".gemini/agents/helper.md"],
     "copilot": [".copilot/agents/helper.agent.md"],
+    "kilo": [".config/kilo/agents/helper.md"],
+    "qwen": [".qwen/agents/helper.md"],
 }  # fmt: skip
 
 

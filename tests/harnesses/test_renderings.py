@@ -215,6 +215,8 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
         "claude": ("claude-agent-acp", [], None),
         "gemini": ("gemini", ["--acp"], None),
         "copilot": ("copilot", ["--acp"], None),
+        "kilo": ("kilo", ["acp"], {"KILO_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
+        "qwen": ("qwen", ["--acp"], None),
     }[harness]  # fmt: skip
     assert (entry["command"], entry["args"], entry.get("env")) == expected
 
@@ -385,3 +387,65 @@ def test_claude_rendering_reads_back_every_key_whatever_it_holds(
     [content] = renderings("claude", agent, home).values()
     front = _front(content)
     assert front == fields
+def test_kilo_never_gets_tools_or_a_claude_model(home: Path, tmp_path: Path) -> None:
+    [(relative, content)] = renderings("kilo", tricky_agent(tmp_path), home).items()
+    assert relative == ".config/kilo/agents/tricky.md"
+    assert set(_front(content)) == {"description", "mode"}  # Kilo drops a tools string's agent
+    override = Agent("k", Path("/p/agents/k.md"), "d", "b", ("Read",), (), "sonnet",
+                     {"kilo": {"model": "kilo/anthropic/claude-sonnet-4"}})  # fmt: skip
+    [content] = renderings("kilo", override, home).values()
+    assert _front(content) == {"description": "d", "mode": "primary",
+                               "model": "kilo/anthropic/claude-sonnet-4"}  # fmt: skip
+
+
+def test_kilo_never_replaces_one_of_its_own_agents(home: Path, tmp_path: Path) -> None:
+    source = build_file_tree(tmp_path / "src/demo", {"agents/plan.md": (
+        "---\nname: plan\ndescription: A plugin's plan agent.\n---\nPlan things.\n")})  # fmt: skip
+    (home / ".config/kilo").mkdir(parents=True)
+    result = run("plugins", "install", "--only", "kilo", "--home", home,
+                 env={"SKILLTOOL_PLUGINS": str(source)})  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert "skipped   kilo: 'plan' is a built-in Kilo agent: rename the agent" in result.stdout
+    assert not (home / ".config/kilo/agents").exists()
+
+
+def test_qwen_gets_its_own_tool_names_and_models(home: Path, tmp_path: Path) -> None:
+    [content] = renderings("qwen", tricky_agent(tmp_path), home).values()
+    front = _front(content)
+    assert front == {"name": "tricky", "description": front["description"],
+                     "tools": ["read_file", "grep_search", "run_shell_command", "web_fetch",
+                               "skill"]}  # fmt: skip
+    own = Agent("q", Path("/p/agents/q.md"), "d", "body", ("Read", "Bogus"), (), "qwen3-coder-plus")
+    [content] = renderings("qwen", own, home).values()
+    assert _front(content)["model"] == "qwen3-coder-plus"
+    assert _front(content)["tools"] == ["read_file"]
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "said"),
+    [
+        (
+            "helper",
+            "\r\n  short  \r\n",
+            "the body is under 10 characters, which Qwen Code drops: write more",
+        ),
+        (
+            "default",
+            "A body long enough.\n",
+            "Qwen Code reserves the name 'default': rename the agent",
+        ),
+        ("codex", "A body long enough.\n", "'codex' is a built-in Qwen Code agent"),
+        ("q", "A body long enough.\n", "Qwen Code refuses the name 'q'"),
+    ],
+)
+def test_qwen_skips_an_agent_it_would_drop_with_a_line(
+    home: Path, tmp_path: Path, name: str, body: str, said: str
+) -> None:
+    source = build_file_tree(tmp_path / "src/demo", {f"agents/{name}.md": (
+        f"---\nname: {name}\ndescription: An agent for tests.\n---\n{body}")})  # fmt: skip
+    (home / ".qwen").mkdir()
+    result = run("plugins", "install", "--only", "qwen", "--home", home,
+                 env={"SKILLTOOL_PLUGINS": str(source)})  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert f"skipped   qwen: {said}" in result.stdout.splitlines()[0], result.stdout
+    assert not (home / ".qwen/agents").exists()

@@ -42,7 +42,7 @@ SKIPPED_BY = {
     "hidden": set(),
     "dotted.name": set(),
     "list-hint": {"copilot"},
-    "no-name": {"opencode", "gemini"},
+    "no-name": {"opencode", "gemini", "kilo", "qwen"},  # Kilo and Qwen as OpenCode and Gemini
 }
 
 
@@ -102,7 +102,7 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     verdicts = dict(line.split(": verdict: ", 1) for line in result.lines if ": verdict: " in line)
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
-        "OpenCode, Hermes, Codex, Claude Code and Gemini CLI load it; "
+        "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Kilo Code CLI and Qwen Code load it; "
         "pi and Copilot CLI skip it: frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
@@ -128,7 +128,11 @@ def test_validate_json_carries_the_verdicts_as_data(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "refused_by"),
-    [("my.agent", {"gemini", "hermes"}), ("Reviewer", {"gemini", "hermes"}), ("my_agent", set())],
+    [
+        ("my.agent", {"gemini", "hermes", "qwen"}),  # Qwen: letters, digits, '-', '_'
+        ("Reviewer", {"gemini", "hermes"}),
+        ("my_agent", set()),
+    ],
 )
 def test_agent_names_gemini_and_hermes_cannot_take_are_not_rendered_there(
     name: str, refused_by: set[str], tmp_path: Path, home: Path

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from skilltool.fs import TEMP_PREFIX
+from skilltool.harnesses import NAMES
 from tests.conftest import Result, agent_md, build_file_tree, run, skill_md
 from tests.hostile.tally import COUNTS
 
@@ -153,7 +154,8 @@ def test_read_only_skills_dir_stops_the_whole_run_before_it_starts(
     assert result.code == 1
     lines = [line for line in result.decided if not line.startswith("skipped   ")]
     assert len(lines) == SKILLS + 8  # every link and every rendering: none of them made
-    assert result.lines[-1] == f"{SKILLS + 8} failed: 3 harnesses absent"
+    absent = len(NAMES) - len(HARNESS_DIRS)
+    assert result.lines[-1] == f"{SKILLS + 8} failed: {absent} harnesses absent"
     reason = "~/.agents/skills is on a read-only file system; make it writable, then run again"
     assert f"failed    ~/.agents/skills/s00: {reason}" in lines
     assert (

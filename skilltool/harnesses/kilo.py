@@ -1,0 +1,52 @@
+"""Kilo Code CLI: OpenCode's agent format in ~/.config/kilo/agents; no `tools` key (Kilo drops
+an agent whose `tools` is a Claude string, without a word)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
+from skilltool.model import Agent, Skill
+
+PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+~-]+"  # Kilo's own models: kilo/<vendor>/<id>
+# Kilo's own agents (7.7.7 lists the first ten; `build` and `scout` are in its code): a file of
+# that name would be merged into the built-in one
+BUILT_IN = frozenset({"ask", "code", "compaction", "debug", "explore", "general", "orchestrator",
+                      "plan", "summary", "title", "build", "scout"})  # fmt: skip
+
+
+class Kilo(Harness):
+    name = "kilo"
+    title = "Kilo Code CLI"
+
+    def root(self) -> Path:
+        return self.home.config_home / "kilo"
+
+    def refusal(self, agent: Agent) -> str | None:
+        if agent.name in BUILT_IN:
+            return f"'{agent.name}' is a built-in Kilo agent: rename the agent"
+        return None
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        return named_or_skipped(skill)  # as OpenCode, which Kilo is built from (not proven apart)
+
+    def accepts_model(self, model: str) -> bool:
+        return re.fullmatch(PROVIDER_MODEL, model) is not None
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        content = self.template("agent.md.j2", agent, model=self.model(agent))
+        return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
+
+    def owned_places(self) -> list[Path]:
+        return sorted((self.root() / "agents").glob("*.md"))
+
+    def launch(self, agent: Agent) -> Launch:
+        import json
+
+        config = json.dumps({"default_agent": agent.name}, separators=(",", ":"))
+        return Launch(
+            ["kilo", "acp"],
+            {"KILO_CONFIG_CONTENT": config},
+            [f"in a terminal: kilo --agent {agent.name}"],
+        )

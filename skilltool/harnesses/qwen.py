@@ -1,0 +1,100 @@
+"""Qwen Code: ~/.qwen/agents/<name>.md with `tools` as a list of Qwen's own tool names; an agent
+file Qwen would refuse (short body, reserved name) is skipped with a line, since Qwen drops it
+without a word."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
+from skilltool.model import Agent, Skill
+
+# Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)
+TOOL_NAMES = {
+    "Read": "read_file",
+    "Grep": "grep_search",
+    "Glob": "glob",
+    "LS": "list_directory",
+    "Bash": "run_shell_command",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "Write": "write_file",
+    "WebFetch": "web_fetch",
+    "WebSearch": "web_search",
+    "TodoWrite": "todo_write",
+    "NotebookEdit": "notebook_edit",
+    "Skill": "skill",
+    "Task": "agent",
+}
+# names Qwen's validator refuses, and its own agents (never replaced by a plugin agent)
+RESERVED = frozenset({"self", "system", "user", "model", "tool", "config", "default", "main"})
+BUILT_IN = frozenset({"general-purpose", "explore", "statusline-setup", "review-agent",
+                      "claude-code", "codex", "fork"})  # fmt: skip
+NAME = re.compile(r"[^\W_](?:[\w-]*[^\W_])?")  # letters, digits, '-', '_'; no '-'/'_' at the ends
+MIN_PROMPT = 10  # characters of the trimmed body, as JavaScript counts them
+
+
+def qwen_tools(agent: Agent) -> list[str]:
+    """Qwen's names for the agent's tools (and the skill tool when it has skills)."""
+    names = [TOOL_NAMES[t] for t in agent.tools if t in TOOL_NAMES]
+    if names and agent.skills:
+        names.append("skill")
+    return list(dict.fromkeys(names))
+
+
+def refusal(agent: Agent) -> str | None:
+    """Why Qwen Code would drop this agent file, or None when it loads it."""
+    name = agent.name
+    if not 2 <= len(name) <= 50 or not NAME.fullmatch(name):
+        return f"Qwen Code refuses the name '{name}' (2-50 letters, digits, '-', '_'): rename it"
+    if name.lower() in RESERVED:
+        return f"Qwen Code reserves the name '{name}': rename the agent"
+    if name.lower() in BUILT_IN:
+        return f"'{name}' is a built-in Qwen Code agent: rename the agent"
+    prompt = agent.body.replace("\r\n", "\n").strip()
+    if len(prompt.encode("utf-16-le")) // 2 < MIN_PROMPT:
+        return f"the body is under {MIN_PROMPT} characters, which Qwen Code drops: write more"
+    return None
+
+
+class Qwen(Harness):
+    name = "qwen"
+    title = "Qwen Code"
+    enforces_tools = True
+
+    def root(self) -> Path:
+        return self.home.path / ".qwen"
+
+    def refusal(self, agent: Agent) -> str | None:
+        return refusal(agent)
+
+    def skill_verdict(self, skill: Skill) -> Verdict | None:
+        return named_or_skipped(skill)  # as Gemini CLI, which Qwen is built from (not proven apart)
+
+    def accepts_model(self, model: str) -> bool:
+        return model.startswith("qwen")
+
+    def tools_enforced(self, agent: Agent) -> bool:
+        # a tool Qwen has no name for is dropped: the list is enforced only when all map
+        return all(t in TOOL_NAMES for t in agent.tools)
+
+    def render(self, agent: Agent) -> list[Rendering]:
+        content = self.template(
+            "agent.md.j2", agent, tools=qwen_tools(agent), model=self.model(agent)
+        )
+        return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
+
+    def owned_places(self) -> list[Path]:
+        return sorted((self.root() / "agents").glob("*.md"))
+
+    def launch(self, agent: Agent) -> Launch:
+        return Launch(
+            ["qwen", "--acp"],
+            {},
+            [
+                "qwen --acp cannot select an agent: it starts as Qwen Code's own agent, which "
+                f"can hand work to the subagent {agent.name} (ask for it by name in the prompt)",
+                f"in a terminal: qwen, then ask for the {agent.name} agent",
+            ],
+        )
