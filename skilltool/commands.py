@@ -95,11 +95,15 @@ def status(opts: Options) -> Result:
     added = _added_states(home)
     data = view.as_dict()
     data["home"] = str(home.path)
-    data["problems"] += [p.as_dict() for p in full.problems]
+    told = set(catalogue.problems)
+    data["problems"] += [p.as_dict() for p in full.problems if p not in told]
     data["sources"] = added
     data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
     lines = [*_home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
-    lines += [f"problem   {report.problem_line(p)}" for p in (*catalogue.problems, *full.problems)]
+    lines += [
+        f"problem   {report.problem_line(p)}"
+        for p in plan.once([*catalogue.problems, *full.problems])
+    ]
     lines.append(report.next_step(full.actions))
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
 
@@ -210,7 +214,7 @@ def _change(opts: Options, remove: bool) -> Result:
             outcomes = [_not_done(a, blocked, home) for a in actions.actions]
         else:
             outcomes = apply(actions.actions)
-    problems = plan.all_problems(catalogue) + list(actions.problems)
+    problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     found = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.diff or opts.dry_run:
@@ -542,7 +546,7 @@ def _installed(
         outcomes = [_not_done(a, blocked, home) for a in actions.actions]
     else:
         outcomes = apply(actions.actions)
-    return outcomes, plan.all_problems(catalogue) + list(actions.problems)
+    return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
 
 
 def _sources_report(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -306,3 +307,30 @@ def test_a_temporary_file_left_by_a_killed_run_is_swept_not_failed_on(
     assert code == 0, lines
     assert len(lines) == 1 and re.fullmatch(r"\d+ unchanged", lines[0]), lines
     assert not leftover.exists()
+
+
+def two_plugins_with_one_name(tmp_path: Path) -> Path:
+    """Two plugins on one search path that both ship a skill `notes` and an agent `helper`."""
+    root = tmp_path / "two"
+    for plugin in ("first", "second"):
+        build_file_tree(root / plugin, {
+            ".claude-plugin/plugin.json": f'{{"name": "{plugin}"}}\n',
+            "agents/helper.md": agent_md("helper", f"\nThe {plugin} helper.\n"),
+            "skills/notes/SKILL.md": "---\nname: notes\ndescription: Notes. Use always.\n---\n",
+        })  # fmt: skip
+    return root
+
+
+@pytest.mark.parametrize("command", ["install", "status", "uninstall"])
+def test_a_skill_clash_is_said_once_though_two_skills_dirs_are_planned(
+    home: Path, tmp_path: Path, command: str
+) -> None:
+    setup(home, "claude")  # ~/.agents/skills and ~/.claude/skills both get links
+    root = two_plugins_with_one_name(tmp_path)
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    result = run("plugins", command, "--home", home, env=env)
+    said = result.stdout + result.stderr
+    assert said.count("skill 'notes' is also in plugin 'first'") == 1, said
+    data = json.loads(run("plugins", command, "--home", home, "--json", env=env).stdout)
+    clashes = [p for p in data["problems"] if "skill 'notes' is also in" in p["message"]]
+    assert len(clashes) == 1, data["problems"]
