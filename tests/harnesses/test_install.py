@@ -334,3 +334,26 @@ def test_a_skill_clash_is_said_once_though_two_skills_dirs_are_planned(
     data = json.loads(run("plugins", command, "--home", home, "--json", env=env).stdout)
     clashes = [p for p in data["problems"] if "skill 'notes' is also in" in p["message"]]
     assert len(clashes) == 1, data["problems"]
+
+
+def test_status_shows_the_first_plugins_agent_as_current_and_the_other_as_shadowed(
+    home: Path, tmp_path: Path
+) -> None:
+    setup(home, "opencode")
+    root = two_plugins_with_one_name(tmp_path)
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    run("plugins", "install", "--home", home, env=env)
+    lines = run("plugins", "status", "--home", home, env=env).lines
+    first = lines.index(f"  agent   helper                   {root}/first/agents/helper.md")
+    second = lines.index(f"  agent   helper                   {root}/second/agents/helper.md")
+    assert lines[first + 1] == "    opencode  current         ~/.config/opencode/agent/helper.md"
+    assert lines[second + 1] == f"    shadowed                  by {root}/first/agents/helper.md"
+    assert not lines[second + 2].startswith("    ")  # no rendering line of its own
+    data = json.loads(run("plugins", "status", "--home", home, "--json", env=env).stdout)
+    agents = {p["name"]: p["agents"][0] for p in data["plugins"]}
+    assert [r["state"] for r in agents["first"]["renderings"] if r["harness"] == "opencode"] == [
+        "current"
+    ]
+    assert agents["first"]["shadowed_by"] is None
+    assert agents["second"]["renderings"] == []
+    assert agents["second"]["shadowed_by"] == str(root / "first/agents/helper.md")
