@@ -14,6 +14,11 @@ PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 class OpenCode(Harness):
     name = "opencode"
     title = "OpenCode"
+    # `opencode agent list` in a clean home
+    builtin_agents = frozenset(
+        {"build", "compaction", "explore", "general", "plan", "summary", "title"}
+    )
+    builtin_version = "1.18.33"
 
     def root(self) -> Path:
         return self.home.config_home / "opencode"

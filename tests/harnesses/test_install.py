@@ -357,3 +357,45 @@ def test_status_shows_the_first_plugins_agent_as_current_and_the_other_as_shadow
     assert agents["first"]["shadowed_by"] is None
     assert agents["second"]["renderings"] == []
     assert agents["second"]["shadowed_by"] == str(root / "first/agents/helper.md")
+
+
+def test_an_agent_named_like_a_built_in_one_is_skipped_there_and_rendered_elsewhere(
+    home: Path, tmp_path: Path
+) -> None:
+    # `explore` is a built-in agent of OpenCode and of Copilot CLI, not of Claude Code
+    # (whose own is `Explore`): a rendering would replace or shadow the harness's own
+    source = build_file_tree(tmp_path / "src/scout", {
+        "agents/explore.md": agent_md("explore", "\nExplore the plugin's way.\n"),
+    })  # fmt: skip
+    for harness in ("opencode", "claude", "copilot"):
+        setup(home, harness)
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert not (home / ".config/opencode/agent/explore.md").exists()
+    assert not (home / ".copilot/agents/explore.agent.md").exists()
+    assert (home / ".claude/agents/explore.md").is_file()
+    assert (
+        "skipped   opencode: 'explore' is the name of a built-in agent of OpenCode (1.18.33), "
+        "which a plugin agent never replaces; rename the agent (its 'name:') to have it here"
+    ) in lines
+    assert any(line.startswith("skipped   copilot: 'explore' is the name of a") for line in lines)
+    code, lines = skilltool(home, source, "status")
+    assert any(
+        line.startswith("    opencode  skipped         'explore' is the name of") for line in lines
+    )
+    result = run("plugins", "validate", source / "..", "--home", home)
+    verdict = next(line for line in result.stdout.splitlines() if ": verdict: " in line)
+    assert "OpenCode and Copilot CLI skip it: 'explore' is the name of a built-in agent" not in (
+        verdict
+    )  # each harness names its own version
+    assert "OpenCode skips it: 'explore' is the name of a built-in agent of OpenCode" in verdict
+    assert "Copilot CLI skips it: 'explore' is the name of a built-in agent of Copilot" in verdict
+    assert "Claude Code" in verdict.split(";")[0]  # it loads it
+
+
+def test_a_hermes_profile_named_default_is_the_built_in_one(home: Path, tmp_path: Path) -> None:
+    source = build_file_tree(tmp_path / "src/p", {"agents/default.md": agent_md("default")})
+    (home / ".hermes/profiles/default").mkdir(parents=True)
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert not (home / ".hermes/profiles/default/SOUL.md").exists()
+    assert any(line.startswith("skipped   hermes: 'default' is the name of") for line in lines)
