@@ -124,7 +124,7 @@ def test_opencode_never_gets_tools_or_a_claude_model(home: Path, tmp_path: Path)
     agent = tricky_agent(tmp_path)
     [content] = renderings("opencode", agent, home).values()
     front = yaml.safe_load(content.decode().split("---\n")[1])
-    assert front == {"description": agent.description, "mode": "primary",
+    assert front == {"description": agent.description, "mode": "subagent",
                      "model": "anthropic/claude-sonnet-4-5"}  # fmt: skip
     plain = Agent("plain", agent.path, "d", "body", ("Read",), (), "sonnet")
     [content] = renderings("opencode", plain, home).values()
@@ -188,7 +188,7 @@ def test_render_command_prints_without_writing(home: Path) -> None:
     result = run("plugins", "render", "plugin-author", "--harness", "opencode", "--home", home)
     assert result.code == 0
     assert result.stdout.startswith("---\n# rendered by skilltool from ")
-    assert "mode: primary" in result.stdout
+    assert "mode: subagent" in result.stdout  # out of the Tab cycle; launch makes it primary
     assert not (home / ".config/opencode/agent").exists()
 
 
@@ -208,7 +208,8 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
     toml_part = "\n".join(line for line in block.splitlines() if not line.startswith("# "))
     [entry] = toml_loads(toml_part)["agents"]
     expected = {
-        "opencode": ("opencode", ["acp"], {"OPENCODE_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
+        "opencode": ("opencode", ["acp"], {"OPENCODE_CONFIG_CONTENT":
+                     '{"default_agent":"plugin-author","agent":{"plugin-author":{"mode":"primary"}}}'}),
         "hermes": ("hermes", ["-p", "plugin-author", "acp"], None),
         "codex": ("codex-acp", [], {"CODEX_CONFIG": "{file:~/.codex/skilltool/plugin-author.json}"}),
         "pi": ("pi-acp", [], {"PI_ACP_PI_COMMAND": str(home / ".pi/agent/skilltool/plugin-author")}),
