@@ -272,6 +272,11 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
     return lines
 
 
+def emptied_line(path: Path, home: Home) -> str:
+    """A directory uninstall removed: skilltool made it, and nothing is left in it."""
+    return f"{'removed':<9} {home.show(path)} (an empty directory skilltool made)"
+
+
 def problem_line(problem: Problem) -> str:
     suffix = " (warning)" if problem.severity == "warning" else ""
     return f"{problem}{suffix}"

@@ -399,3 +399,46 @@ def test_a_hermes_profile_named_default_is_the_built_in_one(home: Path, tmp_path
     code, lines = skilltool(home, source, "install", "--only", "hermes")
     assert not (home / ".hermes/profiles/default/SOUL.md").exists()
     assert any(line.startswith("skipped   hermes: 'default' is the name of") for line in lines)
+
+
+MADE_BY_INSTALL = [".agents/skills", ".agents", ".config/opencode/agent", ".codex/skilltool",
+                   ".pi/agent/skilltool", ".claude/agents", ".claude/skills", ".gemini/agents",
+                   ".copilot/agents"]  # fmt: skip
+
+
+def test_uninstall_removes_the_directories_install_made_and_left_empty(
+    home: Path, source: Path
+) -> None:
+    for harness in NAMES:
+        setup(home, harness)
+    (home / ".gemini/agents").mkdir()  # the user's own, before skilltool came
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert all((home / d).is_dir() for d in MADE_BY_INSTALL)
+    code, lines = skilltool(home, source, "uninstall")
+    assert code == 0
+    for made in MADE_BY_INSTALL:
+        if made != ".gemini/agents":
+            assert not os.path.lexists(home / made), made
+            assert f"removed   ~/{made} (an empty directory skilltool made)" in lines
+    assert (home / ".gemini/agents").is_dir()  # made by the user: kept, though empty
+    for harness in NAMES:  # a harness's own directory always stays
+        assert (home / HARNESS_DIRS[harness]).is_dir()
+    assert (home / ".hermes/profiles/helper").is_dir()
+
+
+def test_a_directory_install_made_that_gained_a_users_file_stays(home: Path, source: Path) -> None:
+    setup(home, "claude")
+    skilltool(home, source, "install")
+    (home / ".claude/agents/mine.md").write_text("my own agent\n")
+    code, lines = skilltool(home, source, "uninstall")
+    assert (home / ".claude/agents/mine.md").read_text() == "my own agent\n"
+    assert not (home / ".claude/agents/helper.md").exists()
+    assert not (home / ".claude/skills").exists()  # emptied: it goes
+    assert not any("~/.claude/agents (an empty" in line for line in lines)
+    (home / ".claude/agents/mine.md").unlink()  # emptied by the user later: a later uninstall
+    code, lines = skilltool(home, source, "uninstall")  # still knows it made it
+    assert not (home / ".claude/agents").exists()
+    data = json.loads(run("plugins", "uninstall", "--home", home, "--json",
+                          env={"SKILLTOOL_PLUGINS": str(source)}).stdout)  # fmt: skip
+    assert data["removed_dirs"] == []
