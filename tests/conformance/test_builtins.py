@@ -137,7 +137,10 @@ def test_an_explore_agent_leaves_opencodes_own_explore(tmp_path: Path, proven: P
     assert "skipped   opencode: 'explore' is the name of a built-in agent" in done.stdout
     shown = run(["opencode", "debug", "agent", "explore"], harness_env(home), home, timeout=TIMEOUT)
     data = json.loads(shown.stdout)
+    # a user file of that name is merged into the native agent: its body would be the prompt
     assert data["native"] is True and data["mode"] == "subagent"
-    assert "PLUGIN EXPLORE BODY" not in shown.stdout
+    assert (
+        "PLUGIN EXPLORE BODY" not in shown.stdout and data["description"] != "The plugin's explorer"
+    )
     proven("opencode", "a plugin agent `explore` is skipped: `opencode debug agent explore` "
-           "is still the native subagent")  # fmt: skip
+           "keeps the native subagent's own prompt and description")  # fmt: skip

@@ -442,3 +442,19 @@ def test_a_directory_install_made_that_gained_a_users_file_stays(home: Path, sou
     data = json.loads(run("plugins", "uninstall", "--home", home, "--json",
                           env={"SKILLTOOL_PLUGINS": str(source)}).stdout)  # fmt: skip
     assert data["removed_dirs"] == []
+
+
+def test_a_rendering_made_before_the_name_was_known_as_built_in_is_removed(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skilltool.harnesses.opencode import OpenCode
+
+    source = build_file_tree(tmp_path / "src/scout", {"agents/explore.md": agent_md("explore")})
+    setup(home, "opencode")
+    with monkeypatch.context() as earlier:  # a skilltool that did not know OpenCode's explore
+        earlier.setattr(OpenCode, "builtin_agents", frozenset())
+        skilltool(home, source, "install")
+    assert (home / ".config/opencode/agent/explore.md").is_file()
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert not (home / ".config/opencode/agent/explore.md").exists()  # OpenCode's own is back
