@@ -161,6 +161,9 @@ def render(agent_name: str, harness_name: str, opts: Options) -> Result:
 def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
+    clash = harness.builtin_clash(agent)
+    if clash is not None:  # launching it would start the harness's own agent
+        raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
     how = harness.launch(agent)
     unwritten = [r.target for r in harness.render(agent) if not _is_current(r.target, r.content)]
     for target in unwritten:

@@ -16,7 +16,7 @@ from skilltool.harnesses import NAMES, heading, registry
 from skilltool.model import Agent
 from skilltool.parse import read_agent
 from skilltool.paths import Home
-from tests.conftest import REPO, build_file_tree, run, scrub
+from tests.conftest import REPO, agent_md, build_file_tree, run, scrub
 from tests.helpers import toml_loads
 
 BUNDLED_AGENT = REPO / "resources/plugins/skilltool/agents/plugin-author.md"
@@ -386,3 +386,14 @@ def test_claude_rendering_reads_back_every_key_whatever_it_holds(
     [content] = renderings("claude", agent, home).values()
     front = _front(content)
     assert front == fields
+
+
+def test_launch_refuses_an_agent_named_like_a_built_in_one(home: Path, tmp_path: Path) -> None:
+    build_file_tree(tmp_path / "plugins/scout", {"agents/plan.md": agent_md("plan")})
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    result = run("plugins", "launch", "plan", "--harness", "opencode", "--home", home, env=env)
+    assert result.code == 1
+    assert "OpenCode cannot start the plugin's plan: 'plan' is the name of a built-in" in (
+        result.stderr
+    )
+    assert run("plugins", "launch", "plan", "--harness", "codex", "--home", home, env=env).code == 0
