@@ -27,6 +27,61 @@ from skilltool.fs import (
 )
 from skilltool.plan import Action
 
+MADE_DIRS = "made-dirs"  # in the state dir: each directory an apply made, one a line
+
+
+class MadeDirs:
+    """The directories skilltool made, recorded in the state dir as it makes them: known, not
+    guessed, so that uninstall removes only those, and only when they are empty. A
+    directory the user made is never in it."""
+
+    def __init__(self, state_dir: Path | None) -> None:
+        self.record = state_dir / MADE_DIRS if state_dir is not None else None
+        self.paths: list[Path] = []
+        data = read_regular(self.record) if self.record is not None else None
+        if data is not None:
+            lines = data.decode("utf-8", "surrogateescape").splitlines()
+            self.paths = [Path(line) for line in lines if os.path.isabs(line)]
+
+    def make(self, directory: Path) -> None:
+        """`mkdir -p`, recording each level made (after making it: a crash between the two
+        leaves a directory unrecorded, which is only ever kept)."""
+        missing = []
+        for path in (directory, *directory.parents):
+            if os.path.lexists(path):
+                break
+            missing.append(path)
+        for path in reversed(missing):
+            os.mkdir(path)
+            self.paths.append(path)
+        if missing:
+            self.save()
+
+    def prune(self, keep: frozenset[Path]) -> list[Path]:
+        """Remove each recorded directory that is empty now, deepest first; never one in
+        `keep` (a harness's own root, the home). Returns those removed."""
+        removed, left = [], []
+        for path in sorted(set(self.paths), key=lambda p: len(p.parts), reverse=True):
+            if path in keep or not os.path.lexists(path):
+                continue
+            try:
+                os.rmdir(path)  # only an empty directory goes; anything else raises
+            except OSError:
+                left.append(path)
+                continue
+            removed.append(path)
+        if removed:
+            self.paths = sorted(left)
+            self.save()
+        return removed
+
+    def save(self) -> None:
+        if self.record is None:
+            return
+        text = "".join(f"{os.fsdecode(p)}\n" for p in dict.fromkeys(self.paths))
+        self.record.parent.mkdir(parents=True, exist_ok=True)
+        write_file(self.record, text.encode("utf-8", "surrogateescape"), 0o644, replace=True)
+
 
 class Outcome(NamedTuple):
     """What became of one action."""
@@ -36,11 +91,11 @@ class Outcome(NamedTuple):
     error: str = ""
 
 
-def _link(action: Action) -> None:
+def _link(action: Action, made: MadeDirs) -> None:
     assert action.source is not None
     link = action.target
     if action.change == "create":
-        link.parent.mkdir(parents=True, exist_ok=True)
+        made.make(link.parent)
         os.symlink(action.source, link)
         return
     if action.change == "remove":
@@ -53,7 +108,7 @@ def _link(action: Action) -> None:
     os.replace(tmp, link)
 
 
-def _file(action: Action) -> None:
+def _file(action: Action, made: MadeDirs) -> None:
     target, backup = action.target, action.backup
     if action.keep is not None:  # a hand edit that --force discards: kept beside it first
         edited = read_regular(target)
@@ -71,7 +126,7 @@ def _file(action: Action) -> None:
         original = read_regular(target)
         if original is not None:
             write_file(backup, original, 0o644, replace=False)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    made.make(target.parent)
     write_file(target, action.content, action.mode, replace=action.change == "replace")
 
 
@@ -129,16 +184,17 @@ def _still(action: Action) -> bool:
     return data is not None and digest(data) == action.seen
 
 
-def carry_out(action: Action) -> Outcome:
+def carry_out(action: Action, made: MadeDirs | None = None) -> Outcome:
     if not action.writes:
         return Outcome(action, True)
     if not _still(action):
         return Outcome(action, False, "changed while skilltool was working; run again")
     try:
+        made = made or MadeDirs(None)
         if action.kind == "link":
-            _link(action)
+            _link(action, made)
         else:
-            _file(action)
+            _file(action, made)
     except OSError as err:
         if isinstance(err, FileExistsError) and os.path.lexists(action.target):
             why = "something appeared there while skilltool was working; run again"
@@ -147,8 +203,9 @@ def carry_out(action: Action) -> Outcome:
     return Outcome(action, True)
 
 
-def apply(actions: tuple[Action, ...]) -> list[Outcome]:
+def apply(actions: tuple[Action, ...], made: MadeDirs | None = None) -> list[Outcome]:
+    """Carry out each action; `made` records the directories made on the way."""
     sweep(
         sorted({os.path.dirname(a.target) for a in actions if a.state not in ("absent", "unready")})
     )
-    return [carry_out(action) for action in actions]
+    return [carry_out(action, made) for action in actions]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool import discover, paths, plan, report
-from skilltool.apply import Outcome, apply, unwritable
+from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Agent, Catalogue, Plugin, Problem, SearchEntry
@@ -95,11 +95,15 @@ def status(opts: Options) -> Result:
     added = _added_states(home)
     data = view.as_dict()
     data["home"] = str(home.path)
-    data["problems"] += [p.as_dict() for p in full.problems]
+    told = set(catalogue.problems)
+    data["problems"] += [p.as_dict() for p in full.problems if p not in told]
     data["sources"] = added
     data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
     lines = [*_home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
-    lines += [f"problem   {report.problem_line(p)}" for p in (*catalogue.problems, *full.problems)]
+    lines += [
+        f"problem   {report.problem_line(p)}"
+        for p in plan.once([*catalogue.problems, *full.problems])
+    ]
     lines.append(report.next_step(full.actions))
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
 
@@ -157,6 +161,9 @@ def render(agent_name: str, harness_name: str, opts: Options) -> Result:
 def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
+    clash = harness.builtin_clash(agent)
+    if clash is not None:  # launching it would start the harness's own agent
+        raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
     how = harness.launch(agent)
     unwritten = [r.target for r in harness.render(agent) if not _is_current(r.target, r.content)]
     for target in unwritten:
@@ -202,26 +209,27 @@ def _change(opts: Options, remove: bool) -> Result:
                     "or give another --home"
                 ) from None
         catalogue = find(home, warnings, keep_cache=not opts.dry_run)
-        actions = _install_plan(opts, catalogue, home, remove=remove, skills_dir=skills_dir)
-        blocked = {} if opts.dry_run else unwritable(actions.actions)
-        if opts.dry_run:
-            outcomes = [Outcome(a, True) for a in actions.actions]
-        elif blocked:
-            outcomes = [_not_done(a, blocked, home) for a in actions.actions]
-        else:
-            outcomes = apply(actions.actions)
-    problems = plan.all_problems(catalogue) + list(actions.problems)
-    found = report.counts(outcomes)
+        found = harnesses(home, skills_dir, opts.only)
+        actions = _install_plan(opts, catalogue, home, remove, found, skills_dir)
+        # never a harness's own root, nor the home, whatever the record says
+        keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
+        outcomes, emptied = _carried_out(opts, home, actions.actions, keep)
+    problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
+    counted = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
+    if opts.verbosity != "quiet":
+        lines += [report.emptied_line(path, home) for path in emptied]
     if opts.diff or opts.dry_run:
         lines += report.diff_lines(actions.actions, home)
-    lines.append(report.summary_line(found, opts.dry_run))
+    lines.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),
         "dry_run": opts.dry_run,
         "actions": [report.action_dict(o.action, home, o) for o in outcomes],
         "problems": [p.as_dict() for p in problems],
-        "summary": found,
+        "summary": counted,
+        # the directories skilltool had made and uninstall left empty, so removed
+        "removed_dirs": [str(path) for path in emptied],
     }
     failed = any(not o.done for o in outcomes)
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
@@ -233,6 +241,21 @@ def _change(opts: Options, remove: bool) -> Result:
         tuple(f"problem   {report.problem_line(p)}" for p in problems),
         tuple(warnings),
     )
+
+
+def _carried_out(
+    opts: Options, home: paths.Home, actions: tuple[plan.Action, ...], keep: frozenset[Path] | None
+) -> tuple[list[Outcome], list[Path]]:
+    """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
+    skilltool made that are empty now are removed, but for those in `keep`."""
+    if opts.dry_run:
+        return [Outcome(a, True) for a in actions], []
+    blocked = unwritable(actions)
+    if blocked:
+        return [_not_done(a, blocked, home) for a in actions], []
+    made = MadeDirs(home.state_dir)
+    outcomes = apply(actions, made)
+    return outcomes, made.prune(keep) if keep is not None else []
 
 
 def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -> Outcome:
@@ -535,14 +558,8 @@ def _installed(
     """An install, the lock already held, with the plugins of the entries `gone` dropped."""
     catalogue = _without(find(home, warnings, keep_cache=not opts.dry_run), gone)
     actions = _said_removed(_install_plan(opts, catalogue, home, remove=False), gone)
-    blocked = {} if opts.dry_run else unwritable(actions.actions)
-    if opts.dry_run:
-        outcomes = [Outcome(a, True) for a in actions.actions]
-    elif blocked:
-        outcomes = [_not_done(a, blocked, home) for a in actions.actions]
-    else:
-        outcomes = apply(actions.actions)
-    return outcomes, plan.all_problems(catalogue) + list(actions.problems)
+    outcomes, _ = _carried_out(opts, home, actions.actions, None)
+    return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
 
 
 def _sources_report(

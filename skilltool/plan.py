@@ -262,7 +262,12 @@ def merge(plans: Iterable[Plan]) -> Plan:
     for plan in plans:
         actions += plan.actions
         problems += plan.problems
-    return Plan(tuple(actions), tuple(problems))
+    return Plan(tuple(actions), tuple(once(problems)))
+
+
+def once(problems: Iterable[Problem]) -> list[Problem]:
+    """Each problem once, in order: a skill clash is found again in every skills dir planned."""
+    return list(dict.fromkeys(problems))
 
 
 def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:

@@ -272,6 +272,11 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
     return lines
 
 
+def emptied_line(path: Path, home: Home) -> str:
+    """A directory uninstall removed: skilltool made it, and nothing is left in it."""
+    return f"{'removed':<9} {home.show(path)} (an empty directory skilltool made)"
+
+
 def problem_line(problem: Problem) -> str:
     suffix = " (warning)" if problem.severity == "warning" else ""
     return f"{problem}{suffix}"
@@ -361,12 +366,19 @@ class StatusView(NamedTuple):
     def _files_of(self, agent: str) -> list[Action]:
         return [a for a in self.files if a.name == agent]
 
+    def _winners(self) -> dict[str, Path]:
+        """Agent name -> the file of the agent rendered under it (the first on the path)."""
+        from skilltool.plan import winning_agents
+
+        return {a.name: a.path for a in winning_agents(self.catalogue)[0]}
+
     def _tools_note(self, action: Action) -> str:
         note = self.tools.get((action.owner, action.name))
         return "" if note is None or action.state in ("absent", "unready") else f" ({note})"
 
     def lines(self) -> list[str]:
         show = self.home.show
+        winners = self._winners()
         lines = [f"skills    {show(self.skills_dir)}"]
         layouts = self.catalogue.layouts
         lines += [
@@ -390,6 +402,10 @@ class StatusView(NamedTuple):
                 told: set[str] = set()
                 if not plugin.active:
                     continue
+                winner = winners.get(agent.name)
+                if winner != agent.path:  # another plugin's agent of that name is rendered
+                    lines.append(f"    {'shadowed':<25} by {show(winner) if winner else '?'}")
+                    continue
                 for action in self._files_of(agent.name):
                     word = FILE_WORDS[action.state]
                     absent = action.state in ("absent", "unready")
@@ -409,6 +425,7 @@ class StatusView(NamedTuple):
 
     def as_dict(self) -> dict[str, Any]:
         plugins = []
+        winners = self._winners()
         for plugin in self.catalogue.plugins:
             skills = []
             for skill in plugin.skills:
@@ -424,9 +441,11 @@ class StatusView(NamedTuple):
                 )
             agents = []
             for agent in plugin.agents:
+                winner = winners.get(agent.name)
+                shadowed = plugin.active and winner != agent.path
                 renderings = (
                     []
-                    if not plugin.active
+                    if not plugin.active or shadowed
                     else [
                         {
                             "harness": a.owner,
@@ -445,6 +464,8 @@ class StatusView(NamedTuple):
                         "path": str(agent.path),
                         "description": agent.description,
                         "renderings": renderings,
+                        # the agent rendered instead, when another plugin's comes first
+                        "shadowed_by": str(winner) if shadowed else None,
                     }
                 )
             plugins.append(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import agent_md, build_file_tree, run
+from tests.conftest import agent_md, build_file_tree, run, skill_md
 
 
 def _edited_home(home: Path, tmp_path: Path) -> tuple[dict[str, str], Path, str]:
@@ -47,3 +47,48 @@ def test_dry_run_shows_the_edit_and_writes_nothing(home: Path, tmp_path: Path) -
     assert "-You help, my way." in result.lines
     assert target.read_text() == edited
     assert not target.with_name("helper.md.skilltool-edited").exists()
+
+
+def _skills_home(tmp_path: Path) -> dict[str, str]:
+    build_file_tree(tmp_path / "plugins/docs/skills/notes", {"SKILL.md": skill_md("notes")})
+    return {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+
+
+def test_uninstall_removes_the_skills_dir_install_made(home: Path, tmp_path: Path) -> None:
+    env = _skills_home(tmp_path)
+    assert run("plugins", "install", env=env).code == 0
+    assert (home / ".agents/skills/notes").is_symlink()
+    record = home / ".local/state/skilltool/made-dirs"
+    assert record.read_text().splitlines() == [str(home / ".agents"), str(home / ".agents/skills")]
+    result = run("plugins", "uninstall", env=env)
+    assert result.code == 0
+    assert "removed   ~/.agents/skills (an empty directory skilltool made)" in result.lines
+    assert not (home / ".agents").exists()
+    assert record.read_text() == ""
+
+
+def test_a_skills_dir_the_user_made_stays_empty(home: Path, tmp_path: Path) -> None:
+    env = _skills_home(tmp_path)
+    (home / ".agents/skills").mkdir(parents=True)
+    run("plugins", "install", env=env)
+    result = run("plugins", "uninstall", env=env)
+    assert (home / ".agents/skills").is_dir() and not any((home / ".agents/skills").iterdir())
+    assert not any("an empty directory" in line for line in result.lines)
+
+
+def test_without_the_record_nothing_is_taken_for_made(home: Path, tmp_path: Path) -> None:
+    env = _skills_home(tmp_path)
+    run("plugins", "install", env=env)
+    (home / ".local/state/skilltool/made-dirs").unlink()  # known, not guessed: no record, no rmdir
+    run("plugins", "uninstall", env=env)
+    assert (home / ".agents/skills").is_dir()
+
+
+def test_a_made_directory_that_holds_a_users_file_stays(home: Path, tmp_path: Path) -> None:
+    env = _skills_home(tmp_path)
+    run("plugins", "install", env=env)
+    (home / ".agents/skills/mine").mkdir()
+    result = run("plugins", "uninstall", env=env)
+    assert result.code == 0
+    assert (home / ".agents/skills/mine").is_dir()
+    assert not (home / ".agents/skills/notes").exists()

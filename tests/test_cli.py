@@ -154,9 +154,10 @@ def test_output_says_what_changed_and_each_absent_harness_once(many: dict[str, s
 def test_status_says_what_install_would_do(many: dict[str, str]) -> None:
     result = run("plugins", "status", env=many)
     assert result.lines[-1] == "next      'skilltool plugins install' would do: 40 linked"
-    assert json.loads(run("plugins", "status", "--json", env=many).stdout)["install_would"][
-        "linked"
-    ] == 40
+    assert (
+        json.loads(run("plugins", "status", "--json", env=many).stdout)["install_would"]["linked"]
+        == 40
+    )
 
 
 def test_a_missing_hermes_profile_is_not_an_absent_harness(home: Path) -> None:

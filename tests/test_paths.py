@@ -21,7 +21,9 @@ def test_the_default_search_path_order(home: Path, tmp_path: Path, monkeypatch) 
     ]
 
 
-def test_an_explicit_home_ignores_the_real_homes_xdg(home: Path, tmp_path: Path, monkeypatch) -> None:
+def test_an_explicit_home_ignores_the_real_homes_xdg(
+    home: Path, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "real-config"))
     (tmp_path / "other").mkdir()
     other = paths.Home.resolve(str(tmp_path / "other"))

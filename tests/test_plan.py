@@ -29,7 +29,8 @@ def test_a_rendering_whose_plugin_folder_is_missing_is_kept_until_it_can_be_read
     assert result.code == 0
     assert rendered.is_file()
     assert any(
-        line.startswith("left      ~/.codex/skilltool/helper.md: its agent") for line in result.lines
+        line.startswith("left      ~/.codex/skilltool/helper.md: its agent")
+        for line in result.lines
     ), result.lines
     os.rename(tmp_path / "unmounted", disk)
     (system / "docs/agents/helper.md").unlink()  # now the folder is read, and the agent is gone
@@ -51,7 +52,11 @@ def test_plan_writes_nothing(home: Path, tmp_path: Path) -> None:
     links = plan.plan_links(catalogue, home / ".agents/skills")
     files = plan.plan_renderings(catalogue, found)
     assert [(a.name, a.change) for a in links.actions] == [("s", "create")]
-    assert {a.owner for a in files.actions if a.change == "create"} == {"codex", "claude", "opencode"}
+    assert {a.owner for a in files.actions if a.change == "create"} == {
+        "codex",
+        "claude",
+        "opencode",
+    }
     assert sorted(str(p) for p in home.rglob("*")) == before
 
 

@@ -25,7 +25,9 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     terminal, pipe = Terminal(), io.StringIO()
     report.write_lines(["linked    skill x", "left      y: z"], terminal)
     report.write_lines(["linked    skill x"], pipe)
-    assert terminal.getvalue() == "\x1b[32mlinked\x1b[0m    skill x\n\x1b[33mleft\x1b[0m      y: z\n"
+    assert (
+        terminal.getvalue() == "\x1b[32mlinked\x1b[0m    skill x\n\x1b[33mleft\x1b[0m      y: z\n"
+    )
     assert pipe.getvalue() == "linked    skill x\n"
     monkeypatch.setenv("NO_COLOR", "1")
     quiet = Terminal()
@@ -33,7 +35,9 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     assert quiet.getvalue() == "linked    skill x\n"
 
 
-def _outcome(kind: str, change: str, state: str, owner: str = "skill", done: bool = True) -> Outcome:
+def _outcome(
+    kind: str, change: str, state: str, owner: str = "skill", done: bool = True
+) -> Outcome:
     action = Action(kind, owner, "n", Path("/t"), state, change)  # type: ignore[arg-type]
     return Outcome(action, done, "" if done else "broken")
 

@@ -64,6 +64,10 @@ class Harness(abc.ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     enforces_tools: ClassVar[bool] = False
+    # the harness's own agents, as its binary lists them in a clean home (SPEC §6: a plugin
+    # agent never replaces one), and the version they were read from
+    builtin_agents: ClassVar[frozenset[str]] = frozenset()
+    builtin_version: ClassVar[str] = ""
 
     def __init__(self, home: Home, skills_dir: Path) -> None:
         self.home = home
@@ -77,7 +81,22 @@ class Harness(abc.ABC):
         """Why nothing can be rendered for this agent here, or None when it can."""
         if not self.root().is_dir():
             return f"{self.home.show(self.root())} does not exist (the harness is not set up here)"
-        return self.refusal(agent)
+        return self.builtin_clash(agent) or self.refusal(agent)
+
+    def builtin_name(self, agent: Agent) -> str:
+        """The name the harness would know the rendering by."""
+        return agent.name
+
+    def builtin_clash(self, agent: Agent) -> str | None:
+        """Why the agent is not rendered here when it is named like one of the harness's own."""
+        name = self.builtin_name(agent)
+        if name not in self.builtin_agents:
+            return None
+        return (
+            f"{name!r} is the name of a built-in agent of {self.title} "
+            f"({self.builtin_version}), which a plugin agent never replaces; "
+            "rename the agent (its 'name:') to have it here"
+        )
 
     @abc.abstractmethod
     def render(self, agent: Agent) -> list[Rendering]:
@@ -89,7 +108,7 @@ class Harness(abc.ABC):
 
     def agent_verdict(self, agent: Agent) -> Verdict | None:
         """Whether this harness loads skilltool's rendering of the agent as written (None)."""
-        why = self.refusal(agent)
+        why = self.builtin_clash(agent) or self.refusal(agent)
         if why is not None:
             return Verdict(True, why)
         return self.tools_verdict(agent)

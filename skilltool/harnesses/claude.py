@@ -39,6 +39,9 @@ class Claude(Harness):
     name = "claude"
     title = "Claude Code"
     enforces_tools = True
+    # the init event's `agents` in a clean home; names are case-sensitive ('explore' is not one)
+    builtin_agents = frozenset({"claude", "Explore", "general-purpose", "Plan", "statusline-setup"})
+    builtin_version = "2.1.332"
 
     def root(self) -> Path:
         return self.home.path / ".claude"

@@ -14,6 +14,12 @@ class Copilot(Harness):
     name = "copilot"
     title = "Copilot CLI"
     enforces_tools = True  # Copilot maps Claude tool names and drops the ones it lacks
+    # the `agent_type` values of its `task` tool in a clean home; a custom agent of one of
+    # these names is listed twice (explore) or not at all (general-purpose)
+    builtin_agents = frozenset(
+        {"explore", "task", "general-purpose", "code-review", "research", "security-review"}
+    )
+    builtin_version = "1.0.102"
 
     def root(self) -> Path:
         return self.home.path / ".copilot"

@@ -41,6 +41,10 @@ class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
     enforces_tools = True
+    # the subagents its system prompt lists in a clean home; a user agent of one of these
+    # names is ignored ("Duplicate agent name") with a warning on every run
+    builtin_agents = frozenset({"codebase_investigator", "cli_help", "generalist"})
+    builtin_version = "0.61.0"
 
     def root(self) -> Path:
         return self.home.path / ".gemini"

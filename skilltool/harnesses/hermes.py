@@ -30,6 +30,9 @@ PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 class Hermes(Harness):
     name = "hermes"
     title = "Hermes"
+    # `default` is the built-in profile, ~/.hermes itself ('hermes profile create' refuses it)
+    builtin_agents = frozenset({"default"})
+    builtin_version = "0.19.0"
 
     def root(self) -> Path:
         return self.home.path / ".hermes"
@@ -39,6 +42,9 @@ class Hermes(Harness):
 
     def profile_dir(self, agent: Agent) -> Path:
         return self.root() / "profiles" / self.profile(agent)
+
+    def builtin_name(self, agent: Agent) -> str:
+        return self.profile(agent)
 
     def refusal(self, agent: Agent) -> str | None:
         name = self.profile(agent)
@@ -53,7 +59,7 @@ class Hermes(Harness):
         return named(skill)  # its own line parser reads what YAML refuses
 
     def absent(self, agent: Agent) -> str | None:
-        if not self.root().is_dir() or self.refusal(agent) is not None:
+        if not self.root().is_dir() or (self.builtin_clash(agent) or self.refusal(agent)):
             return super().absent(agent)
         if not self.profile_dir(agent).is_dir():
             name = self.profile(agent)

@@ -19,14 +19,11 @@ BUILT_IN = frozenset({"ask", "code", "compaction", "debug", "explore", "general"
 class Kilo(Harness):
     name = "kilo"
     title = "Kilo Code CLI"
+    builtin_agents = BUILT_IN
+    builtin_version = "7.7.7"
 
     def root(self) -> Path:
         return self.home.config_home / "kilo"
-
-    def refusal(self, agent: Agent) -> str | None:
-        if agent.name in BUILT_IN:
-            return f"'{agent.name}' is a built-in Kilo agent: rename the agent"
-        return None
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         return named_or_skipped(skill)  # as OpenCode, which Kilo is built from (not proven apart)

@@ -1,4 +1,7 @@
-"""OpenCode: a V1 agent file, `mode: primary`, no `tools` key (a Claude tools string breaks it)."""
+"""OpenCode: a V1 agent file, `mode: subagent`, no `tools` key (a Claude tools string breaks it).
+
+A subagent stays out of the primary-agent cycle (Tab), which hundreds of plugin agents would
+flood; `launch` makes it primary for that one run, where `default_agent` needs a primary one."""
 
 from __future__ import annotations
 
@@ -14,6 +17,11 @@ PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 class OpenCode(Harness):
     name = "opencode"
     title = "OpenCode"
+    # `opencode agent list` in a clean home
+    builtin_agents = frozenset(
+        {"build", "compaction", "explore", "general", "plan", "summary", "title"}
+    )
+    builtin_version = "1.18.33"
 
     def root(self) -> Path:
         return self.home.config_home / "opencode"
@@ -38,6 +46,16 @@ class OpenCode(Harness):
 
     def launch(self, agent: Agent) -> Launch:
         import json
+        import shlex
 
-        config = json.dumps({"default_agent": agent.name}, separators=(",", ":"))
-        return Launch(["opencode", "acp"], {"OPENCODE_CONFIG_CONTENT": config})
+        # 1.18.33 honours default_agent only for a primary agent: primary for this run only
+        primary = {"default_agent": agent.name, "agent": {agent.name: {"mode": "primary"}}}
+        config = json.dumps(primary, separators=(",", ":"), ensure_ascii=False)
+        return Launch(
+            ["opencode", "acp"],
+            {"OPENCODE_CONFIG_CONTENT": config},
+            [
+                f"in a terminal: OPENCODE_CONFIG_CONTENT={shlex.quote(config)} opencode",
+                f"in any OpenCode session it is a subagent: @{agent.name}",
+            ],
+        )

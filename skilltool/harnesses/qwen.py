@@ -50,8 +50,6 @@ def refusal(agent: Agent) -> str | None:
         return f"Qwen Code refuses the name '{name}' (2-50 letters, digits, '-', '_'): rename it"
     if name.lower() in RESERVED:
         return f"Qwen Code reserves the name '{name}': rename the agent"
-    if name.lower() in BUILT_IN:
-        return f"'{name}' is a built-in Qwen Code agent: rename the agent"
     prompt = agent.body.replace("\r\n", "\n").strip()
     if len(prompt.encode("utf-16-le")) // 2 < MIN_PROMPT:
         return f"the body is under {MIN_PROMPT} characters, which Qwen Code drops: write more"
@@ -61,6 +59,8 @@ def refusal(agent: Agent) -> str | None:
 class Qwen(Harness):
     name = "qwen"
     title = "Qwen Code"
+    builtin_agents = BUILT_IN
+    builtin_version = "0.24.4"
     enforces_tools = True
 
     def root(self) -> Path:
@@ -68,6 +68,9 @@ class Qwen(Harness):
 
     def refusal(self, agent: Agent) -> str | None:
         return refusal(agent)
+
+    def builtin_name(self, agent: Agent) -> str:
+        return agent.name.lower()  # Qwen Code matches its own agents' names in any case
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         return named_or_skipped(skill)  # as Gemini CLI, which Qwen is built from (not proven apart)

@@ -45,19 +45,19 @@ def debug_agent(env: dict[str, str], home: Path, name: str) -> dict[str, Any]:
     return data
 
 
-def test_agent_list_shows_the_agent_as_primary(installed: Installed, proven: Proven) -> None:
+def test_agent_list_shows_the_agent_as_a_subagent(installed: Installed, proven: Proven) -> None:
     case = installed.case
     done = opencode(installed.env(), installed.home, "agent", "list")
     agents = dict(AGENT_LINE.findall(done.stdout))
-    assert agents.get(case.name) == "primary", done.stdout
-    proven("opencode", f"[{case.key}] `opencode agent list` shows `{case.name} (primary)`")
+    assert agents.get(case.name) == "subagent", done.stdout
+    proven("opencode", f"[{case.key}] `opencode agent list` shows `{case.name} (subagent)`")
 
 
 def test_debug_agent_prompt_is_the_body_trimmed(installed: Installed, proven: Proven) -> None:
     case = installed.case
     data = debug_agent(installed.env(), installed.home, case.name)
     assert data["name"] == case.name
-    assert data["mode"] == "primary"
+    assert data["mode"] == "subagent"
     assert data["description"] == case.description
     assert data["prompt"] == case.body.strip()
     # the marker is a YAML comment: it lands nowhere (an unknown key would go to options)
@@ -71,7 +71,7 @@ def test_debug_agent_prompt_is_the_body_trimmed(installed: Installed, proven: Pr
         assert not data.get("model")
     proven(
         "opencode",
-        f"[{case.key}] `opencode debug agent {case.name}`: mode primary, description as written, "
+        f"[{case.key}] `opencode debug agent {case.name}`: mode subagent, description as written, "
         "prompt == body trimmed, the marker comment nowhere"
         + (f", model {model} (per-harness override)" if model else ""),
     )
@@ -118,7 +118,8 @@ def test_acp_starts_as_the_agent(installed: Installed, proven: Proven) -> None:
     how = installed.launch("opencode")
     assert how["command"] == ["opencode", "acp"]
     config = json.loads(how["env"]["OPENCODE_CONFIG_CONTENT"])
-    assert config == {"default_agent": case.name}
+    # a subagent in the file; primary for this run only (default_agent needs a primary one)
+    assert config == {"default_agent": case.name, "agent": {case.name: {"mode": "primary"}}}
     with OpenAIStub(reply="stub reply") as stub:
         merged = {**config, **stub_provider(stub)}
         env = installed.env({"OPENCODE_CONFIG_CONTENT": json.dumps(merged)})
@@ -177,4 +178,65 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
         "a user's own ~/.config/opencode/agent/<name>.md is byte-for-byte untouched by install "
         "and uninstall, and `opencode debug agent` shows the user's prompt before, between "
         "and after",
+    )
+
+
+def mode_choices(session: dict[str, Any]) -> list[str]:
+    """The agents an ACP session offers as modes: OpenCode's primary-agent cycle (Tab), the
+    agents neither `mode: subagent` nor `hidden`."""
+    for option in session.get("configOptions") or []:
+        if option.get("id") == "mode":
+            return [str(o.get("value")) for o in option.get("options", [])]
+    return [str(m["id"]) for m in (session.get("modes") or {}).get("availableModes", [])]
+
+
+def test_plain_opencode_keeps_the_agent_out_of_its_primary_cycle(
+    installed: Installed, proven: Proven
+) -> None:
+    case, home = installed.case, installed.home
+    with OpenAIStub(reply="stub reply") as stub:
+        env = installed.env({"OPENCODE_CONFIG_CONTENT": json.dumps(stub_provider(stub))})
+        with AcpClient(["opencode", "acp"], env=env, cwd=home) as acp:
+            acp.initialize()
+            session = acp.new_session(home)
+    choices = mode_choices(session)
+    assert "build" in choices and case.name not in choices, choices
+    assert current_mode(session) == "build"
+    proven(
+        "opencode",
+        f"[{case.key}] plain `opencode acp`: session/new offers the modes {', '.join(choices)} "
+        f"(the primary cycle), not {case.name}; `build` stays the default",
+    )
+
+
+MODE_VARIANTS = {"primary": "mode: primary\n", "all": "mode: all\n",
+                 "subagent": "mode: subagent\n", "primary-hidden": "mode: primary\nhidden: true\n"}  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", sorted(MODE_VARIANTS))
+def test_default_agent_alone_starts_only_a_primary_agent(
+    variant: str, tmp_path: Path, proven: Proven
+) -> None:
+    """Why the rendering is a subagent made primary per launch: `default_agent` alone starts
+    a visible primary agent only, and every such agent is in the Tab cycle."""
+    home = make_home(tmp_path)
+    name = f"v-{variant}"
+    agent_dir = home / ".config/opencode/agent"
+    agent_dir.mkdir(parents=True)
+    front = f"---\ndescription: Variant {variant}\n{MODE_VARIANTS[variant]}---\n"
+    (agent_dir / f"{name}.md").write_text(f"{front}BODY OF {name}\n")
+    with OpenAIStub(reply="stub reply") as stub:
+        config = {"default_agent": name, **stub_provider(stub)}
+        env = harness_env(home, {"OPENCODE_CONFIG_CONTENT": json.dumps(config)})
+        with AcpClient(["opencode", "acp"], env=env, cwd=home) as acp:
+            acp.initialize()
+            session = acp.new_session(home)
+    started = current_mode(session) == name
+    assert started == (variant == "primary"), session
+    assert (name in mode_choices(session)) == (variant in ("primary", "all"))
+    proven(
+        "opencode",
+        f"`default_agent` alone with `{MODE_VARIANTS[variant].strip().replace(chr(10), ', ')}`: "
+        + ("starts it" if started else "falls back to build")
+        + (", and it is in the primary cycle" if name in mode_choices(session) else ""),
     )

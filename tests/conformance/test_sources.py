@@ -56,7 +56,7 @@ def test_opencode_loads_an_added_source_across_update_and_remove(
 
     skilltool(env, home, "add", repo.url)
     assert opencode_skills(env, home).get("team-notes") == str(skills / "team-notes/SKILL.md")
-    assert "team-helper (primary)" in opencode_agents(env, home)
+    assert "team-helper (subagent)" in opencode_agents(env, home)
 
     repo.commit(plugin_files("team", ("team-review",)), remove=("skills/team-notes",))
     repo.push()

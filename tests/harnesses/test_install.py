@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -310,3 +311,154 @@ def test_a_temporary_file_left_by_a_killed_run_is_swept_not_failed_on(
     assert code == 0, lines
     assert len(lines) == 1 and re.fullmatch(r"\d+ unchanged", lines[0]), lines
     assert not leftover.exists()
+
+
+def two_plugins_with_one_name(tmp_path: Path) -> Path:
+    """Two plugins on one search path that both ship a skill `notes` and an agent `helper`."""
+    root = tmp_path / "two"
+    for plugin in ("first", "second"):
+        build_file_tree(root / plugin, {
+            ".claude-plugin/plugin.json": f'{{"name": "{plugin}"}}\n',
+            "agents/helper.md": agent_md("helper", f"\nThe {plugin} helper.\n"),
+            "skills/notes/SKILL.md": "---\nname: notes\ndescription: Notes. Use always.\n---\n",
+        })  # fmt: skip
+    return root
+
+
+@pytest.mark.parametrize("command", ["install", "status", "uninstall"])
+def test_a_skill_clash_is_said_once_though_two_skills_dirs_are_planned(
+    home: Path, tmp_path: Path, command: str
+) -> None:
+    setup(home, "claude")  # ~/.agents/skills and ~/.claude/skills both get links
+    root = two_plugins_with_one_name(tmp_path)
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    result = run("plugins", command, "--home", home, env=env)
+    said = result.stdout + result.stderr
+    assert said.count("skill 'notes' is also in plugin 'first'") == 1, said
+    data = json.loads(run("plugins", command, "--home", home, "--json", env=env).stdout)
+    clashes = [p for p in data["problems"] if "skill 'notes' is also in" in p["message"]]
+    assert len(clashes) == 1, data["problems"]
+
+
+def test_status_shows_the_first_plugins_agent_as_current_and_the_other_as_shadowed(
+    home: Path, tmp_path: Path
+) -> None:
+    setup(home, "opencode")
+    root = two_plugins_with_one_name(tmp_path)
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    run("plugins", "install", "--home", home, env=env)
+    lines = run("plugins", "status", "--home", home, env=env).lines
+    first = lines.index(f"  agent   helper                   {root}/first/agents/helper.md")
+    second = lines.index(f"  agent   helper                   {root}/second/agents/helper.md")
+    assert lines[first + 1] == "    opencode  current         ~/.config/opencode/agent/helper.md"
+    assert lines[second + 1] == f"    shadowed                  by {root}/first/agents/helper.md"
+    assert not lines[second + 2].startswith("    ")  # no rendering line of its own
+    data = json.loads(run("plugins", "status", "--home", home, "--json", env=env).stdout)
+    agents = {p["name"]: p["agents"][0] for p in data["plugins"]}
+    assert [r["state"] for r in agents["first"]["renderings"] if r["harness"] == "opencode"] == [
+        "current"
+    ]
+    assert agents["first"]["shadowed_by"] is None
+    assert agents["second"]["renderings"] == []
+    assert agents["second"]["shadowed_by"] == str(root / "first/agents/helper.md")
+
+
+def test_an_agent_named_like_a_built_in_one_is_skipped_there_and_rendered_elsewhere(
+    home: Path, tmp_path: Path
+) -> None:
+    # `explore` is a built-in agent of OpenCode and of Copilot CLI, not of Claude Code
+    # (whose own is `Explore`): a rendering would replace or shadow the harness's own
+    source = build_file_tree(tmp_path / "src/scout", {
+        "agents/explore.md": agent_md("explore", "\nExplore the plugin's way.\n"),
+    })  # fmt: skip
+    for harness in ("opencode", "claude", "copilot"):
+        setup(home, harness)
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert not (home / ".config/opencode/agent/explore.md").exists()
+    assert not (home / ".copilot/agents/explore.agent.md").exists()
+    assert (home / ".claude/agents/explore.md").is_file()
+    assert (
+        "skipped   opencode: 'explore' is the name of a built-in agent of OpenCode (1.18.33), "
+        "which a plugin agent never replaces; rename the agent (its 'name:') to have it here"
+    ) in lines
+    assert any(line.startswith("skipped   copilot: 'explore' is the name of a") for line in lines)
+    code, lines = skilltool(home, source, "status")
+    assert any(
+        line.startswith("    opencode  skipped         'explore' is the name of") for line in lines
+    )
+    result = run("plugins", "validate", source / "..", "--home", home)
+    verdict = next(line for line in result.stdout.splitlines() if ": verdict: " in line)
+    assert "OpenCode and Copilot CLI skip it: 'explore' is the name of a built-in agent" not in (
+        verdict
+    )  # each harness names its own version
+    assert "OpenCode skips it: 'explore' is the name of a built-in agent of OpenCode" in verdict
+    assert "Copilot CLI skips it: 'explore' is the name of a built-in agent of Copilot" in verdict
+    assert "Claude Code" in verdict.split(";")[0]  # it loads it
+
+
+def test_a_hermes_profile_named_default_is_the_built_in_one(home: Path, tmp_path: Path) -> None:
+    source = build_file_tree(tmp_path / "src/p", {"agents/default.md": agent_md("default")})
+    (home / ".hermes/profiles/default").mkdir(parents=True)
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert not (home / ".hermes/profiles/default/SOUL.md").exists()
+    assert any(line.startswith("skipped   hermes: 'default' is the name of") for line in lines)
+
+
+MADE_BY_INSTALL = [".agents/skills", ".agents", ".config/opencode/agent", ".codex/skilltool",
+                   ".pi/agent/skilltool", ".claude/agents", ".claude/skills", ".gemini/agents",
+                   ".copilot/agents"]  # fmt: skip
+
+
+def test_uninstall_removes_the_directories_install_made_and_left_empty(
+    home: Path, source: Path
+) -> None:
+    for harness in NAMES:
+        setup(home, harness)
+    (home / ".gemini/agents").mkdir()  # the user's own, before skilltool came
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert all((home / d).is_dir() for d in MADE_BY_INSTALL)
+    code, lines = skilltool(home, source, "uninstall")
+    assert code == 0
+    for made in MADE_BY_INSTALL:
+        if made != ".gemini/agents":
+            assert not os.path.lexists(home / made), made
+            assert f"removed   ~/{made} (an empty directory skilltool made)" in lines
+    assert (home / ".gemini/agents").is_dir()  # made by the user: kept, though empty
+    for harness in NAMES:  # a harness's own directory always stays
+        assert (home / HARNESS_DIRS[harness]).is_dir()
+    assert (home / ".hermes/profiles/helper").is_dir()
+
+
+def test_a_directory_install_made_that_gained_a_users_file_stays(home: Path, source: Path) -> None:
+    setup(home, "claude")
+    skilltool(home, source, "install")
+    (home / ".claude/agents/mine.md").write_text("my own agent\n")
+    code, lines = skilltool(home, source, "uninstall")
+    assert (home / ".claude/agents/mine.md").read_text() == "my own agent\n"
+    assert not (home / ".claude/agents/helper.md").exists()
+    assert not (home / ".claude/skills").exists()  # emptied: it goes
+    assert not any("~/.claude/agents (an empty" in line for line in lines)
+    (home / ".claude/agents/mine.md").unlink()  # emptied by the user later: a later uninstall
+    code, lines = skilltool(home, source, "uninstall")  # still knows it made it
+    assert not (home / ".claude/agents").exists()
+    data = json.loads(run("plugins", "uninstall", "--home", home, "--json",
+                          env={"SKILLTOOL_PLUGINS": str(source)}).stdout)  # fmt: skip
+    assert data["removed_dirs"] == []
+
+
+def test_a_rendering_made_before_the_name_was_known_as_built_in_is_removed(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skilltool.harnesses.opencode import OpenCode
+
+    source = build_file_tree(tmp_path / "src/scout", {"agents/explore.md": agent_md("explore")})
+    setup(home, "opencode")
+    with monkeypatch.context() as earlier:  # a skilltool that did not know OpenCode's explore
+        earlier.setattr(OpenCode, "builtin_agents", frozenset())
+        skilltool(home, source, "install")
+    assert (home / ".config/opencode/agent/explore.md").is_file()
+    code, lines = skilltool(home, source, "install")
+    assert code == 0
+    assert not (home / ".config/opencode/agent/explore.md").exists()  # OpenCode's own is back

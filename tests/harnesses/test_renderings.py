@@ -16,7 +16,7 @@ from skilltool.harnesses import NAMES, heading, registry
 from skilltool.model import Agent
 from skilltool.parse import read_agent
 from skilltool.paths import Home
-from tests.conftest import REPO, build_file_tree, run, scrub
+from tests.conftest import REPO, agent_md, build_file_tree, run, scrub
 from tests.helpers import toml_loads
 
 BUNDLED_AGENT = REPO / "resources/plugins/skilltool/agents/plugin-author.md"
@@ -124,7 +124,7 @@ def test_opencode_never_gets_tools_or_a_claude_model(home: Path, tmp_path: Path)
     agent = tricky_agent(tmp_path)
     [content] = renderings("opencode", agent, home).values()
     front = yaml.safe_load(content.decode().split("---\n")[1])
-    assert front == {"description": agent.description, "mode": "primary",
+    assert front == {"description": agent.description, "mode": "subagent",
                      "model": "anthropic/claude-sonnet-4-5"}  # fmt: skip
     plain = Agent("plain", agent.path, "d", "body", ("Read",), (), "sonnet")
     [content] = renderings("opencode", plain, home).values()
@@ -188,7 +188,7 @@ def test_render_command_prints_without_writing(home: Path) -> None:
     result = run("plugins", "render", "plugin-author", "--harness", "opencode", "--home", home)
     assert result.code == 0
     assert result.stdout.startswith("---\n# rendered by skilltool from ")
-    assert "mode: primary" in result.stdout
+    assert "mode: subagent" in result.stdout  # out of the Tab cycle; launch makes it primary
     assert not (home / ".config/opencode/agent").exists()
 
 
@@ -208,7 +208,8 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
     toml_part = "\n".join(line for line in block.splitlines() if not line.startswith("# "))
     [entry] = toml_loads(toml_part)["agents"]
     expected = {
-        "opencode": ("opencode", ["acp"], {"OPENCODE_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
+        "opencode": ("opencode", ["acp"], {"OPENCODE_CONFIG_CONTENT":
+                     '{"default_agent":"plugin-author","agent":{"plugin-author":{"mode":"primary"}}}'}),
         "hermes": ("hermes", ["-p", "plugin-author", "acp"], None),
         "codex": ("codex-acp", [], {"CODEX_CONFIG": "{file:~/.codex/skilltool/plugin-author.json}"}),
         "pi": ("pi-acp", [], {"PI_ACP_PI_COMMAND": str(home / ".pi/agent/skilltool/plugin-author")}),
@@ -387,6 +388,8 @@ def test_claude_rendering_reads_back_every_key_whatever_it_holds(
     [content] = renderings("claude", agent, home).values()
     front = _front(content)
     assert front == fields
+
+
 def test_kilo_never_gets_tools_or_a_claude_model(home: Path, tmp_path: Path) -> None:
     [(relative, content)] = renderings("kilo", tricky_agent(tmp_path), home).items()
     assert relative == ".config/kilo/agents/tricky.md"
@@ -405,7 +408,10 @@ def test_kilo_never_replaces_one_of_its_own_agents(home: Path, tmp_path: Path) -
     result = run("plugins", "install", "--only", "kilo", "--home", home,
                  env={"SKILLTOOL_PLUGINS": str(source)})  # fmt: skip
     assert result.code == 0, result.stderr
-    assert "skipped   kilo: 'plan' is a built-in Kilo agent: rename the agent" in result.stdout
+    assert (
+        "skipped   kilo: 'plan' is the name of a built-in agent of Kilo Code CLI (7.7.7)"
+        in result.stdout
+    )
     assert not (home / ".config/kilo/agents").exists()
 
 
@@ -434,7 +440,7 @@ def test_qwen_gets_its_own_tool_names_and_models(home: Path, tmp_path: Path) -> 
             "A body long enough.\n",
             "Qwen Code reserves the name 'default': rename the agent",
         ),
-        ("codex", "A body long enough.\n", "'codex' is a built-in Qwen Code agent"),
+        ("codex", "A body long enough.\n", "'codex' is the name of a built-in agent of Qwen Code"),
         ("q", "A body long enough.\n", "Qwen Code refuses the name 'q'"),
     ],
 )
@@ -449,3 +455,14 @@ def test_qwen_skips_an_agent_it_would_drop_with_a_line(
     assert result.code == 0, result.stderr
     assert f"skipped   qwen: {said}" in result.stdout.splitlines()[0], result.stdout
     assert not (home / ".qwen/agents").exists()
+
+
+def test_launch_refuses_an_agent_named_like_a_built_in_one(home: Path, tmp_path: Path) -> None:
+    build_file_tree(tmp_path / "plugins/scout", {"agents/plan.md": agent_md("plan")})
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    result = run("plugins", "launch", "plan", "--harness", "opencode", "--home", home, env=env)
+    assert result.code == 1
+    assert "OpenCode cannot start the plugin's plan: 'plan' is the name of a built-in" in (
+        result.stderr
+    )
+    assert run("plugins", "launch", "plan", "--harness", "codex", "--home", home, env=env).code == 0

@@ -241,7 +241,11 @@ def check(
         own = tuple(str(world.home / o) for o in OWN)
         left = {p for p, e in after.items() if e[0] != "dir" and p not in before}
         # a hand-edited rendering --force removed is kept beside it, exactly as it was
-        kept = {p for p in left if EDITED_SUFFIX in p and after[p] == before.get(p.split(EDITED_SUFFIX)[0])}
+        kept = {
+            p
+            for p in left
+            if EDITED_SUFFIX in p and after[p] == before.get(p.split(EDITED_SUFFIX)[0])
+        }
         assert {p for p in left - kept if not p.startswith(own)} == set()
 
 

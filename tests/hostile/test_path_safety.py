@@ -169,8 +169,9 @@ def check_writes(writes: list[tuple[str, str]], home: Path) -> None:
         for place in (path, real):
             root = next((r for r in [skills, *harnesses, *own] if r == place or r in place.parents), None)  # fmt: skip
             if root is None:
-                # only skilltool's own directories may be made on the way to these
-                assert event == "os.mkdir" and any(place in r.parents for r in [skills, *own]), (event, place)  # fmt: skip
+                # only skilltool's own directories may be made on the way to these (and
+                # removed by uninstall once empty)
+                assert event in ("os.mkdir", "os.rmdir") and any(place in r.parents for r in [skills, *own]), (event, place)  # fmt: skip
                 continue
             if root in own:
                 continue
