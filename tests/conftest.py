@@ -1,12 +1,13 @@
-"""Shared fixtures: every test runs in a temporary home, and touching the real one fails it."""
+"""Shared fixtures: every test runs in a temporary home, and touching the real one fails it.
+
+The helpers that are not fixtures are in tests/helpers.py."""
 
 from __future__ import annotations
 
 import os
 import pwd
-import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,9 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.amber import AmberSnapshotExtension
 from syrupy.location import PyTestLocation
-from typer.testing import CliRunner
 
-from skilltool.cli import app
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir).resolve()
 _guard = {"on": False}
 
@@ -98,85 +97,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     _guard["on"] = False
 
 
-def build_file_tree(root: Path, spec: Mapping[str, str | bytes | Path]) -> Path:
-    """Make files under `root`: text or bytes make a file, a Path makes a symlink to it."""
-    for relative, value in spec.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(value, Path):
-            path.symlink_to(value)
-        elif isinstance(value, bytes):
-            path.write_bytes(value)
-        else:
-            path.write_text(value, encoding="utf-8", newline="")
-    return root
-
-
-def skill_md(
-    name: str, description: str = "Does a thing. Use when testing.", extra: str = ""
-) -> str:
-    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n\nBody.\n"
-
-
-def agent_md(name: str, body: str = "You help with the tests.\n", extra: str = "") -> str:
-    return f"---\nname: {name}\ndescription: An agent for tests.\n{extra}---\n{body}"
-
-
-def plugin_tree(
-    root: Path,
-    name: str,
-    skills: tuple[str, ...] = (),
-    agents: tuple[str, ...] = (),
-    manifest: bool = True,
-) -> Path:
-    spec: dict[str, str | bytes | Path] = {}
-    if manifest:
-        spec[".claude-plugin/plugin.json"] = f'{{"name": "{name}", "version": "1.0.0"}}\n'
-    for skill in skills:
-        spec[f"skills/{skill}/SKILL.md"] = skill_md(skill)
-    for agent in agents:
-        spec[f"agents/{agent}.md"] = agent_md(agent)
-    return build_file_tree(root / name, spec)
-
-
-class Result:
-    def __init__(self, code: int, stdout: str, stderr: str) -> None:
-        self.code, self.stdout, self.stderr = code, stdout, stderr
-
-    @property
-    def lines(self) -> list[str]:
-        return self.stdout.splitlines()
-
-    @property
-    def decided(self) -> list[str]:
-        """The lines of an install or uninstall without its closing summary line."""
-        *lines, summary = self.lines
-        assert SUMMARY.fullmatch(summary), self.stdout
-        return lines
-
-
-# the closing line of install and uninstall: `12 linked, 3 rendered: 2 harnesses absent`
-SUMMARY = re.compile(
-    r"(dry-run: )?(nothing to do|[0-9,]+ [a-z ]+(, [0-9,]+ [a-z ]+)*)(: [0-9]+ harness(es)? absent)?"
-)
-
-
-def _runner() -> CliRunner:
-    """A runner that keeps stderr apart: click 8.1 (typer 0.15) needs asking, 8.2 always does."""
-    try:
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        return CliRunner()
-
-
-def run(*args: str | Path, env: Mapping[str, str] | None = None) -> Result:
-    """Run the real CLI in this process, the way a user would type it."""
-    result = _runner().invoke(
-        app, [str(a) for a in args], env=dict(env or {}), catch_exceptions=False
-    )
-    return Result(result.exit_code, result.stdout, result.stderr)
-
-
 class TopLevelSnapshots(AmberSnapshotExtension):
     """Snapshots live in the top-level snapshots/ folder, one file per test module."""
 
@@ -189,11 +109,3 @@ class TopLevelSnapshots(AmberSnapshotExtension):
 @pytest.fixture
 def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(TopLevelSnapshots)
-
-
-def scrub(text: str, *roots: Path) -> str:
-    """Output with machine-specific paths replaced by stable names, for snapshots."""
-    text = text.replace(str(REPO), "<repo>")
-    for index, root in enumerate(roots):
-        text = text.replace(str(root), f"<tmp{index or ''}>")
-    return text

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import build_file_tree
+from tests.helpers import build_file_tree
 
 
 def isolate_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -85,7 +85,7 @@ def plugin_files(
     prefix: str = "",
 ) -> dict[str, str | bytes | Path]:
     """The files of a plugin in the Claude Code shape, under `prefix` in a repository."""
-    from tests.conftest import agent_md, skill_md
+    from tests.helpers import agent_md, skill_md
 
     files: dict[str, str | bytes | Path] = {
         f"{prefix}.claude-plugin/plugin.json": f'{{"name": "{name}", "version": "1.0.0"}}\n'

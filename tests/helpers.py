@@ -1,8 +1,18 @@
-"""Helpers the tests share that are not fixtures."""
+"""Helpers the tests share that are not fixtures: fixture trees, the CLI run as a user
+types it, output scrubbing, TOML reading on every Python."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+from typer.testing import CliRunner
+
+from skilltool.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def toml_loads(text: str) -> dict[str, Any]:
@@ -14,3 +24,90 @@ def toml_loads(text: str) -> dict[str, Any]:
 
         return tomlkit.parse(text).unwrap()
     return tomllib.loads(text)
+
+
+def build_file_tree(root: Path, spec: Mapping[str, str | bytes | Path]) -> Path:
+    """Make files under `root`: text or bytes make a file, a Path makes a symlink to it."""
+    for relative, value in spec.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(value, Path):
+            path.symlink_to(value)
+        elif isinstance(value, bytes):
+            path.write_bytes(value)
+        else:
+            path.write_text(value, encoding="utf-8", newline="")
+    return root
+
+
+def skill_md(
+    name: str, description: str = "Does a thing. Use when testing.", extra: str = ""
+) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n\nBody.\n"
+
+
+def agent_md(name: str, body: str = "You help with the tests.\n", extra: str = "") -> str:
+    return f"---\nname: {name}\ndescription: An agent for tests.\n{extra}---\n{body}"
+
+
+def plugin_tree(
+    root: Path,
+    name: str,
+    skills: tuple[str, ...] = (),
+    agents: tuple[str, ...] = (),
+    manifest: bool = True,
+) -> Path:
+    spec: dict[str, str | bytes | Path] = {}
+    if manifest:
+        spec[".claude-plugin/plugin.json"] = f'{{"name": "{name}", "version": "1.0.0"}}\n'
+    for skill in skills:
+        spec[f"skills/{skill}/SKILL.md"] = skill_md(skill)
+    for agent in agents:
+        spec[f"agents/{agent}.md"] = agent_md(agent)
+    return build_file_tree(root / name, spec)
+
+
+class Result:
+    def __init__(self, code: int, stdout: str, stderr: str) -> None:
+        self.code, self.stdout, self.stderr = code, stdout, stderr
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stdout.splitlines()
+
+    @property
+    def decided(self) -> list[str]:
+        """The lines of an install or uninstall without its closing summary line."""
+        *lines, summary = self.lines
+        assert SUMMARY.fullmatch(summary), self.stdout
+        return lines
+
+
+# the closing line of install and uninstall: `12 linked, 3 rendered: 2 harnesses absent`
+SUMMARY = re.compile(
+    r"(dry-run: )?(nothing to do|[0-9,]+ [a-z ]+(, [0-9,]+ [a-z ]+)*)(: [0-9]+ harness(es)? absent)?"
+)
+
+
+def _runner() -> CliRunner:
+    """A runner that keeps stderr apart: click 8.1 (typer 0.15) needs asking, 8.2 always does."""
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        return CliRunner()
+
+
+def run(*args: str | Path, env: Mapping[str, str] | None = None) -> Result:
+    """Run the real CLI in this process, the way a user would type it."""
+    result = _runner().invoke(
+        app, [str(a) for a in args], env=dict(env or {}), catch_exceptions=False
+    )
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+def scrub(text: str, *roots: Path) -> str:
+    """Output with machine-specific paths replaced by stable names, for snapshots."""
+    text = text.replace(str(REPO), "<repo>")
+    for index, root in enumerate(roots):
+        text = text.replace(str(root), f"<tmp{index or ''}>")
+    return text

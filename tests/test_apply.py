@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import agent_md, build_file_tree, run, skill_md
+from tests.helpers import agent_md, build_file_tree, run, skill_md
 
 
 def _edited_home(home: Path, tmp_path: Path) -> tuple[dict[str, str], Path, str]:

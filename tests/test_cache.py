@@ -7,7 +7,7 @@ from pathlib import Path
 
 from skilltool import parse
 from skilltool.cache import ParseCache
-from tests.conftest import agent_md, build_file_tree
+from tests.helpers import agent_md, build_file_tree
 
 
 def test_an_unchanged_file_is_not_parsed_again_and_a_changed_one_is(

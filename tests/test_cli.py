@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skilltool.harnesses import NAMES, registry
-from tests.conftest import agent_md, build_file_tree, plugin_tree, run
+from tests.helpers import agent_md, build_file_tree, plugin_tree, run
 
 COMMANDS = [
     ("plugins", "status"),

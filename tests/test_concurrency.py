@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import build_file_tree, skill_md
+from tests.helpers import build_file_tree, skill_md
 from tests.hostile.tally import COUNTS
 
 RUNS = 8

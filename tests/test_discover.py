@@ -10,7 +10,7 @@ import pytest
 
 from skilltool import discover, paths
 from skilltool.model import SearchEntry
-from tests.conftest import build_file_tree, plugin_tree, run, skill_md
+from tests.helpers import build_file_tree, plugin_tree, run, skill_md
 
 
 def _status(*args: str | Path) -> dict:  # type: ignore[type-arg]

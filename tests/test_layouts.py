@@ -14,7 +14,7 @@ import pytest
 
 from skilltool import discover, parse
 from skilltool.model import Catalogue, SearchEntry
-from tests.conftest import agent_md, build_file_tree, run, skill_md
+from tests.helpers import agent_md, build_file_tree, run, skill_md
 
 Tree = dict[str, str | bytes | Path]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, Result, build_file_tree, plugin_tree, run, skill_md
+from tests.helpers import REPO, Result, build_file_tree, plugin_tree, run, skill_md
 
 Entry = tuple[object, ...]
 

@@ -9,7 +9,7 @@ from skilltool import discover, plan
 from skilltool.harnesses import registry
 from skilltool.model import SearchEntry
 from skilltool.paths import Home
-from tests.conftest import agent_md, build_file_tree, run
+from tests.helpers import agent_md, build_file_tree, run
 
 
 def test_a_rendering_whose_plugin_folder_is_missing_is_kept_until_it_can_be_read(

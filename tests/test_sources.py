@@ -11,8 +11,8 @@ import pytest
 
 from skilltool import sources
 from skilltool.paths import load_toml
-from tests.conftest import agent_md, build_file_tree, plugin_tree, run, skill_md
 from tests.gitrepos import Repo, git, home_state, isolate_git, plugin_files
+from tests.helpers import agent_md, build_file_tree, plugin_tree, run, skill_md
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from skilltool import paths
-from tests.conftest import build_file_tree, plugin_tree, run, scrub, skill_md
+from tests.helpers import build_file_tree, plugin_tree, run, scrub, skill_md
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from syrupy.assertion import SnapshotAssertion
 
-from tests.conftest import agent_md, build_file_tree, plugin_tree, run, scrub, skill_md
+from tests.helpers import agent_md, build_file_tree, plugin_tree, run, scrub, skill_md
 
 # path:line: field: message, and a "(warning)" suffix for a warning
 PROBLEM_LINE = re.compile(r"^(?P<path>/[^:]+):(?P<line>\d+): (?P<field>[a-z][\w.-]*): (?P<msg>.+)$")

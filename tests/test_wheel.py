@@ -9,7 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 
 def test_wheel_carries_resources_and_templates_and_finds_the_bundled_plugin(

@@ -16,7 +16,7 @@ from skilltool.model import Catalogue, SearchEntry
 from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
-from tests.conftest import agent_md, build_file_tree, skill_md
+from tests.helpers import agent_md, build_file_tree, skill_md
 
 pytestmark = pytest.mark.conformance
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from skilltool.harnesses import NAMES
-from tests.conftest import agent_md, build_file_tree, run
+from tests.helpers import agent_md, build_file_tree, run
 
 HARNESS_DIRS = {
     "opencode": ".config/opencode",

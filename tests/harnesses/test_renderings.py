@@ -16,8 +16,7 @@ from skilltool.harnesses import NAMES, heading, registry
 from skilltool.model import Agent
 from skilltool.parse import read_agent
 from skilltool.paths import Home
-from tests.conftest import REPO, agent_md, build_file_tree, run, scrub
-from tests.helpers import toml_loads
+from tests.helpers import REPO, agent_md, build_file_tree, run, scrub, toml_loads
 
 BUNDLED_AGENT = REPO / "resources/plugins/skilltool/agents/plugin-author.md"
 TRICKY = (

@@ -13,7 +13,7 @@ import pytest
 from skilltool.harnesses import registry
 from skilltool.parse import read_agent, read_skill
 from skilltool.paths import Home
-from tests.conftest import agent_md, build_file_tree, run
+from tests.helpers import agent_md, build_file_tree, run
 
 # one folder per variant of the table, beside a valid control skill
 VARIANTS = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import parse
-from tests.conftest import agent_md, build_file_tree, skill_md
+from tests.helpers import agent_md, build_file_tree, skill_md
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "hostile"
 EXPECTED: dict[str, dict[str, Any]] = json.loads(

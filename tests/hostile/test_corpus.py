@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skilltool import parse
-from tests.conftest import Result, agent_md, build_file_tree, run, skill_md
+from tests.helpers import Result, agent_md, build_file_tree, run, skill_md
 from tests.hostile import corpus
 from tests.hostile.tally import COUNTS
 

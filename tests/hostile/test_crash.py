@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from skilltool.fs import TEMP_PREFIX
-from tests.conftest import agent_md, build_file_tree, run, skill_md
+from tests.helpers import agent_md, build_file_tree, run, skill_md
 from tests.hostile.tally import COUNTS
 
 SKILLS = 300

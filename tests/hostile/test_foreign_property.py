@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilltool.plan import BACKUP_SUFFIX, EDITED_SUFFIX
-from tests.conftest import agent_md, build_file_tree, run, skill_md
+from tests.helpers import agent_md, build_file_tree, run, skill_md
 from tests.hostile.tally import COUNTS
 
 SKILLS = ("s1", "s2", "s3")

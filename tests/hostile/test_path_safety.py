@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from skilltool import parse
 from skilltool.fs import TEMP_PREFIX
-from tests.conftest import run, written_paths
+from tests.conftest import written_paths
+from tests.helpers import run
 from tests.hostile.tally import COUNTS
 
 # the paths each run being watched wrote to, changed or removed

@@ -17,7 +17,7 @@ import pytest
 
 from skilltool.fs import TEMP_PREFIX
 from skilltool.harnesses import NAMES
-from tests.conftest import Result, agent_md, build_file_tree, run, skill_md
+from tests.helpers import Result, agent_md, build_file_tree, run, skill_md
 from tests.hostile.tally import COUNTS
 
 SKILLS = 40

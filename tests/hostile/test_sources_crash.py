@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from skilltool.fs import TEMP_PREFIX
-from tests.conftest import agent_md, skill_md
 from tests.gitrepos import Repo, isolate_git, plugin_files
+from tests.helpers import agent_md, skill_md
 from tests.hostile.tally import COUNTS
 
 SKILLS = 200
