@@ -444,6 +444,9 @@ def _harness_actions(
                 )
             )
     if os.path.isdir(harness.root()):
+        # listed first, so that one it cannot read is an OSError here: Path.glob in
+        # owned_places() passes over an unreadable directory in silence (Python 3.13)
+        os.listdir(harness.root())
         actions += _orphans(harness, wanted, force, read)
     return actions
 
