@@ -99,6 +99,39 @@ class Agent(NamedTuple):
         return self.overrides.get(harness, {}).get("model")
 
 
+class SlashCommand(NamedTuple):
+    """A slash command: a `commands/<name>.md` of a plugin (SPEC §10)."""
+
+    name: str  # the file's name without `.md`; a subfolder gives `<sub>:<name>`
+    path: Path
+    description: str
+    body: str  # every character after the closing '---' line (the whole file without one)
+    argument_hint: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+    lines: Mapping[str, int] = EMPTY  # frontmatter key -> its line in the file
+    fields: Mapping[str, Any] = EMPTY
+
+
+McpTransport = Literal["stdio", "http", "sse"]
+
+
+class McpServer(NamedTuple):
+    """One MCP server a plugin declares (`.mcp.json`, or `mcpServers` in plugin.json),
+    with `${CLAUDE_PLUGIN_ROOT}` already expanded to the plugin's directory."""
+
+    name: str
+    path: Path  # the file it was declared in
+    transport: McpTransport
+    command: str | None = None  # stdio
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = EMPTY
+    cwd: str | None = None
+    url: str | None = None  # http, sse
+    headers: Mapping[str, str] = EMPTY
+    line: int | None = None
+
+
 class Plugin(NamedTuple):
     name: str
     root: Path
@@ -114,8 +147,11 @@ class Plugin(NamedTuple):
     skill_places: tuple[Path, ...] = ()
     # skill folders named one by one (a component path naming a skill, a single skill)
     skill_paths: tuple[Path, ...] = ()
-    # command files and folders, for the commands feature (SPEC §10); not rendered yet
+    # command files and folders, as plugin.json or a marketplace entry names them
     commands: tuple[Path, ...] = ()
+    slash_commands: tuple[SlashCommand, ...] = ()  # read from `commands` (SPEC §10)
+    mcp_servers: tuple[McpServer, ...] = ()
+    hooks: tuple[Path, ...] = ()  # hook files found (`hooks/hooks.json`, plugin.json `hooks`): not carried
 
     @property
     def active(self) -> bool:
