@@ -183,3 +183,24 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
         "a user's own ~/.vibe/agents/<name>.toml is byte-for-byte untouched by install and "
         "uninstall, and Vibe's ACP lists the user's agent before, between and after",
     )
+
+
+def test_skills_folders_are_both_read(tmp_path: Path, proven: Proven) -> None:
+    home = make_home(tmp_path)
+    harness_dirs(home, "none", FOURTH_WAVE)
+    for folder, name in ((".agents/skills", "shared-only"), (".vibe/skills", "own-only")):
+        (home / folder / name).mkdir(parents=True)
+        (home / folder / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Seen or not.\n---\nB.\n"
+        )
+    with OpenAIStub(reply="done") as stub:
+        stub_config(home, stub)
+        (tmp_path / "project").mkdir()
+        done = run(["vibe", "-p", "hi"], vibe_env(home), tmp_path / "project", timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        listed = stub.wait_for(lambda r: r.kind == "chat", timeout=30).text
+    for folder, name in ((".agents/skills", "shared-only"), (".vibe/skills", "own-only")):
+        assert f"<path>{home}/{folder}/{name}/SKILL.md</path>" in listed, name
+    proven(
+        "vibe", "skills folders: both ~/.agents/skills and ~/.vibe/skills are listed to the model"
+    )
