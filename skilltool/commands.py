@@ -303,7 +303,12 @@ def _install_plan(
         own = harness.own_skills_dir()
         if own is not None and harness.root().is_dir():
             parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
-    parts.append(plan.plan_renderings(catalogue, found, remove=remove, force=opts.force))
+    from skilltool.cache import RenderCache
+
+    renders = RenderCache(home.cache_dir / "rendered.marshal")
+    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
+    if not opts.dry_run:  # --dry-run writes nothing, the cache included
+        renders.save()
     return plan.merge(parts)
 
 
