@@ -24,7 +24,7 @@ FORMAT = f"skilltool-parsed-3-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
-def _stamp(path: Path) -> Stamp | None:
+def _stamp(path: Path | str) -> Stamp | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -55,16 +55,17 @@ class ParseCache:
             except (OSError, ValueError, EOFError, TypeError, KeyError):
                 pass  # no cache, or a damaged one: parse everything
 
-    def _lookup(self, path: Path) -> tuple[Stamp | None, Any]:
+    def _lookup(self, path: Path | str) -> tuple[Stamp | None, Any]:
         stamp = _stamp(path)
-        hit = self.old.get(str(path))
+        key = str(path)
+        hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
-            self.new[str(path)] = hit
+            self.new[key] = hit
             return stamp, hit[1]
         return stamp, None
 
     def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]:
-        path = directory / parse.SKILL_FILE
+        path = os.path.join(directory, parse.SKILL_FILE)  # a string: no Path per skill on a hit
         stamp, hit = self._lookup(path)
         if hit is not None:
             fields, rows = hit
@@ -78,7 +79,7 @@ class ParseCache:
             self._keep(path, stamp, (row, _problems_out(problems)))
         return skill, problems
 
-    def _keep(self, path: Path, stamp: Stamp, value: Any) -> None:
+    def _keep(self, path: Path | str, stamp: Stamp, value: Any) -> None:
         """Cache a parse, unless it holds what marshal cannot store (a `!!timestamp` value)."""
         try:
             marshal.dumps(value)

@@ -225,7 +225,8 @@ def _change(opts: Options, remove: bool) -> Result:
     data = {
         "home": str(home.path),
         "dry_run": opts.dry_run,
-        "actions": [report.action_dict(o.action, home, o) for o in outcomes],
+        # only --json prints them: a line of its own for every unchanged item costs time
+        "actions": [report.action_dict(o.action, home, o) for o in outcomes] if opts.json else [],
         "problems": [p.as_dict() for p in problems],
         "summary": counted,
         # the directories skilltool had made and uninstall left empty, so removed

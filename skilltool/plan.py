@@ -207,7 +207,8 @@ def plan_links(
         return Plan((), tuple(problems))
     here = SkillsDir(skills_dir, catalogue)
     for name in sorted(winners):
-        want = os.path.abspath(winners[name].path)
+        found = winners[name].path
+        want = os.path.abspath(found)
         state, reason, dest = here.state(name, want)
         if remove and state == "missing":
             continue
@@ -223,7 +224,7 @@ def plan_links(
                 skills_dir / name,
                 state,
                 change,
-                Path(want),
+                found if str(found) == want else Path(want),  # most are absolute already
                 reason=reason,
                 seen=dest,
             )
