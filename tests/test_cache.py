@@ -186,3 +186,11 @@ def test_a_skill_added_by_a_package_upgrade_is_linked_by_the_next_noop(
     done = install(home, plugin)
     assert f"linked    skill more -> {plugin / 'skills/more'}" in done.lines
     assert (home / ".agents/skills/more").resolve() == (plugin / "skills/more").resolve()
+
+
+def test_a_damaged_rendering_cache_costs_only_time(installed: tuple[Path, Path]) -> None:
+    home, plugin = installed
+    (home / ".cache/skilltool/rendered.marshal").write_bytes(b"\x00not marshal")
+    done = install(home, plugin)
+    assert done.code == 0
+    assert done.lines[-1].endswith(" unchanged") and done.lines[-1][0].isdigit()
