@@ -10,17 +10,21 @@ from __future__ import annotations
 import marshal
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltool import __version__, parse
+from skilltool.fs import digest, read_regular, write_file
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill
+
+if TYPE_CHECKING:
+    from skilltool.harnesses import Harness, Rendering
 
 # bumped whenever what parse says about a file changes, so no stale verdict is served
 FORMAT = f"skilltool-parsed-3-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
-def _stamp(path: Path) -> Stamp | None:
+def _stamp(path: Path | str) -> Stamp | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -51,16 +55,17 @@ class ParseCache:
             except (OSError, ValueError, EOFError, TypeError, KeyError):
                 pass  # no cache, or a damaged one: parse everything
 
-    def _lookup(self, path: Path) -> tuple[Stamp | None, Any]:
+    def _lookup(self, path: Path | str) -> tuple[Stamp | None, Any]:
         stamp = _stamp(path)
-        hit = self.old.get(str(path))
+        key = str(path)
+        hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
-            self.new[str(path)] = hit
+            self.new[key] = hit
             return stamp, hit[1]
         return stamp, None
 
     def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]:
-        path = directory / parse.SKILL_FILE
+        path = os.path.join(directory, parse.SKILL_FILE)  # a string: no Path per skill on a hit
         stamp, hit = self._lookup(path)
         if hit is not None:
             fields, rows = hit
@@ -74,7 +79,7 @@ class ParseCache:
             self._keep(path, stamp, (row, _problems_out(problems)))
         return skill, problems
 
-    def _keep(self, path: Path, stamp: Stamp, value: Any) -> None:
+    def _keep(self, path: Path | str, stamp: Stamp, value: Any) -> None:
         """Cache a parse, unless it holds what marshal cannot store (a `!!timestamp` value)."""
         try:
             marshal.dumps(value)
@@ -159,7 +164,7 @@ class ParseCache:
         """Write the cache if this run parsed anything or dropped stale entries."""
         if self.file is None:
             return
-        from skilltool.fs import sweep, write_file
+        from skilltool.fs import sweep
 
         sweep([self.file.parent])  # the temporary file of a run killed while saving
         if self.new == self.old:
@@ -170,3 +175,126 @@ class ParseCache:
             write_file(self.file, data, 0o644, replace=True)
         except OSError:
             pass  # a cache that cannot be written costs time, not correctness
+
+
+RENDER_FORMAT = f"skilltool-rendered-1-{__version__}"
+# one rendering as kept: target, mode, only_if_absent, placeholder digests, content digest
+Kept = tuple[str, int, bool, tuple[str, ...], str]
+
+
+def code_stamp() -> tuple[Stamp | None, ...]:
+    """The stat of every module and template a rendering comes from: a skilltool changed in
+    place (an editable install, a package upgrade that kept the version) renders anew."""
+    from skilltool.paths import package_data
+
+    here = Path(__file__).parent
+    files = [*here.glob("*.py"), *(here / "harnesses").glob("*.py")]
+    files += [p for p in package_data("templates").rglob("*") if p.is_file()]
+    return tuple(_stamp(p) for p in sorted(files))
+
+
+class RenderCache:
+    """Renderings from earlier runs, keyed by everything they are made from (the agent as
+    read, the harness and its places, skilltool's code and templates), so that a no-op run
+    renders nothing (and imports no Jinja2).
+
+    Only a digest of each rendering is kept. A hit is used only when every file of it on disk
+    is, byte for byte, that rendering (its bytes are then the rendering): a file edited by
+    hand, replaced, removed or turned into a link is a miss, and is rendered and judged anew.
+    """
+
+    def __init__(self, file: Path | None) -> None:
+        self.file = file
+        self.old: dict[str, list[Kept]] = {}
+        self.new: dict[str, list[Kept]] = {}
+        self._code: str | None = None
+        self._agents: dict[int, tuple[Agent, str]] = {}  # id -> the agent, its repr's digest
+        self._harnesses: dict[int, tuple[Harness, str]] = {}  # id -> the harness, its places
+        if file is not None:
+            try:
+                data = marshal.loads(file.read_bytes())
+                if isinstance(data, dict) and data.get("format") == RENDER_FORMAT:
+                    self.old = data["entries"]
+            except (OSError, ValueError, EOFError, TypeError, KeyError):
+                pass  # no cache, or a damaged one: render everything
+
+    def key(self, harness: Harness, agent: Agent) -> str:
+        where = self._harnesses.get(id(harness))
+        if where is None or where[0] is not harness:
+            if self._code is None:
+                self._code = repr(code_stamp())
+            home = harness.home
+            places = (str(harness.root()), str(harness.skills_dir), str(home.path))
+            where = (harness, repr((self._code, harness.name, *places, str(home.config_home))))
+            self._harnesses[id(harness)] = where
+        made_of = f"{where[1]}\0{self._agent_digest(agent)}"
+        return f"{harness.name}:{digest(made_of.encode('utf-8', 'surrogateescape'))}"
+
+    def _agent_digest(self, agent: Agent) -> str:
+        """A digest of everything the agent holds, once per agent rather than per harness
+        (a value whose repr is not stable from run to run only makes a miss)."""
+        known = self._agents.get(id(agent))
+        if known is None or known[0] is not agent:
+            known = (agent, digest(repr(agent).encode("utf-8", "surrogateescape")))
+            self._agents[id(agent)] = known
+        return known[1]
+
+    def renderings(self, harness: Harness, agent: Agent) -> tuple[list[Rendering], bool]:
+        """What `harness.render(agent)` gives, and whether it was read back from disk (every
+        file of it is there, a regular file, as it would be rendered now, marker and all)."""
+        key = self.key(harness, agent)
+        hit = self.old.get(key)
+        found = _on_disk(hit) if hit is not None else None
+        if found is not None and hit is not None:
+            self.new[key] = hit
+            return found, True
+        made = harness.render(agent)
+        if not all(_stamped(r.content) for r in made):
+            return made, False  # what carries no marker of its own is judged each run
+        self.new[key] = [
+            (
+                str(r.target),
+                r.mode,
+                r.only_if_absent,
+                tuple(sorted(r.placeholders)),
+                digest(r.content),
+            )
+            for r in made
+        ]
+        return made, False
+
+    def save(self) -> None:
+        """Write the cache when this run rendered anything or dropped stale entries; the
+        entries of harnesses this run did not plan for (`--only`) are kept."""
+        planned = {key.partition(":")[0] for key in self.new}
+        self.new.update((k, v) for k, v in self.old.items() if k.partition(":")[0] not in planned)
+        if self.file is None or self.new == self.old:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            data = marshal.dumps({"format": RENDER_FORMAT, "entries": self.new})
+            write_file(self.file, data, 0o644, replace=True)
+        except OSError:
+            pass  # a cache that cannot be written costs time, not correctness
+
+
+def _stamped(content: bytes) -> bool:
+    """Whether a rendering carries its intact marker: only then is its being on disk, byte
+    for byte, what `plan` would find current."""
+    from skilltool import markers
+
+    marker = markers.find(content)
+    return marker is not None and marker.intact
+
+
+def _on_disk(kept: list[Kept]) -> list[Rendering] | None:
+    """The renderings, with the bytes on disk, when every file is exactly what was rendered."""
+    from skilltool.harnesses import Rendering
+
+    found = []
+    for target, mode, only_if_absent, placeholders, want in kept:
+        data = read_regular(Path(target))
+        if data is None or digest(data) != want:
+            return None
+        found.append(Rendering(Path(target), data, mode, only_if_absent, frozenset(placeholders)))
+    return found

@@ -1,8 +1,8 @@
 """The command line: parses options, calls one function of `commands`, prints its result or
 its error through `report`, and exits with the code decided in `_run` (or `main`)."""
 
-from __future__ import annotations
-
+# no `from __future__ import annotations` here: typer would eval every string annotation
+# of every command (its Option objects included) on each start; real objects cost nothing
 import os
 import sys
 from collections.abc import Callable
@@ -122,14 +122,14 @@ def _options(
     verbose: bool = False,
     quiet: bool = False,
     diff: bool = False,
-) -> Options:
+) -> "Options":
     from skilltool.commands import Options
 
     verbosity: Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
     return Options(home, skills_dir, dry_run, json, namespace, force, only, verbosity, diff)
 
 
-def _run(command: str, as_json: bool, call: Callable[[], Result]) -> NoReturn:
+def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     """Run one command and print its result or its error: exit codes are decided here."""
     from skilltool import report
     from skilltool.errors import SkilltoolError
@@ -454,8 +454,23 @@ COMMAND_WORDS = (
 )
 
 
+def _build_only_invoked(argv: list[str]) -> None:
+    """Keep only the plugins command this run invokes: typer builds every command it has
+    (their signatures, their options) on each start. Help and completion see them all."""
+    if any(a in ("--help", "-h") for a in argv) or any(v.endswith("_COMPLETE") for v in os.environ):
+        return
+    words = [a for a in argv if not a.startswith("-")]  # no option before a command takes a value
+    if words[:1] == ["package"]:
+        plugins_app.registered_commands = []
+    elif words[:1] in (["plugins"], ["skills"]) and len(words) > 1:
+        named = [c for c in plugins_app.registered_commands if c.name == words[1]]
+        if named:  # an unknown word keeps them all, for click's "No such command" and its hint
+            plugins_app.registered_commands = named
+
+
 def main() -> None:
     """Entry point: no traceback reaches the user unless --debug asks for one."""
+    _build_only_invoked(sys.argv[1:])
     try:
         code = app(standalone_mode=False)
     except ParserError as err:

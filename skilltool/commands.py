@@ -225,7 +225,8 @@ def _change(opts: Options, remove: bool) -> Result:
     data = {
         "home": str(home.path),
         "dry_run": opts.dry_run,
-        "actions": [report.action_dict(o.action, home, o) for o in outcomes],
+        # only --json prints them: a line of its own for every unchanged item costs time
+        "actions": [report.action_dict(o.action, home, o) for o in outcomes] if opts.json else [],
         "problems": [p.as_dict() for p in problems],
         "summary": counted,
         # the directories skilltool had made and uninstall left empty, so removed
@@ -303,7 +304,12 @@ def _install_plan(
         own = harness.own_skills_dir()
         if own is not None and harness.root().is_dir():
             parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
-    parts.append(plan.plan_renderings(catalogue, found, remove=remove, force=opts.force))
+    from skilltool.cache import RenderCache
+
+    renders = RenderCache(home.cache_dir / "rendered.marshal")
+    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
+    if not opts.dry_run:  # --dry-run writes nothing, the cache included
+        renders.save()
     return plan.merge(parts)
 
 

@@ -337,7 +337,8 @@ def _read_files(
 def _read_skill_dir(
     directory: Path, root: Path, problems: list[Problem], reader: Reader
 ) -> list[Skill]:
-    if _escapes(directory / parse.SKILL_FILE, root):
+    link = os.path.islink(os.path.join(directory, parse.SKILL_FILE))  # no Path per skill else
+    if link and _escapes(directory / parse.SKILL_FILE, root):
         problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
         return []
     skill, found = reader.read_skill(directory)

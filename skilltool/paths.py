@@ -100,11 +100,12 @@ class Home(NamedTuple):
 
     def show(self, path: Path) -> str:
         """A path as a person reads it: under the home, written with '~'."""
-        try:
-            rest = path.relative_to(self.path)
-        except ValueError:
-            return str(path)
-        return "~" if rest == Path(".") else f"~/{rest}"
+        # on strings, as Path.relative_to decides it: called for every line of a run
+        text, root = str(path), str(self.path)
+        if text == root:
+            return "~"
+        inside = root.rstrip(os.sep) + os.sep
+        return f"~/{text[len(inside) :]}" if text.startswith(inside) else text
 
 
 def named_path(text: str, what: str) -> Path:

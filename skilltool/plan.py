@@ -16,6 +16,7 @@ from skilltool.fs import TEMP_PREFIX, digest, gone, read_regular
 from skilltool.model import Agent, Catalogue, Plugin, Problem, Skill
 
 if TYPE_CHECKING:
+    from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness, Rendering
 
 Named = TypeVar("Named", Skill, Agent)
@@ -206,7 +207,8 @@ def plan_links(
         return Plan((), tuple(problems))
     here = SkillsDir(skills_dir, catalogue)
     for name in sorted(winners):
-        want = os.path.abspath(winners[name].path)
+        found = winners[name].path
+        want = os.path.abspath(found)
         state, reason, dest = here.state(name, want)
         if remove and state == "missing":
             continue
@@ -222,7 +224,7 @@ def plan_links(
                 skills_dir / name,
                 state,
                 change,
-                Path(want),
+                found if str(found) == want else Path(want),  # most are absolute already
                 reason=reason,
                 seen=dest,
             )
@@ -328,11 +330,17 @@ def _not_a_directory(target: Path) -> Path | None:
 
 
 def _file_action(
-    harness: str, agent: str, rendering: Rendering, remove: bool, force: bool
+    harness: str, agent: str, rendering: Rendering, remove: bool, force: bool, on_disk: bool = False
 ) -> Action:
+    """What to do at a rendering's target; `on_disk`: the rendering was just read from there."""
     target = rendering.target
-    state, reason, seen = _file_state(target, rendering.content, rendering.placeholders, remove)
-    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    state: State
+    reason: str
+    seen: str | None
+    if on_disk:  # a regular file, not a link, holding exactly this rendering and its marker
+        state, reason, seen = "current", "", digest(rendering.content)
+    else:
+        state, reason, seen = _file_state(target, rendering.content, rendering.placeholders, remove)
     change: Change = "none"
     if remove:
         if state in ("current", "stale") or (state == "edited" and force):
@@ -341,7 +349,10 @@ def _file_action(
         change = "create"
     elif state in ("stale", "placeholder") or (state == "edited" and force):
         change = "replace"
-    keep = backup if state == "placeholder" or (remove and os.path.lexists(backup)) else None
+    keep = None
+    if state == "placeholder" or remove:  # a Path made only when it may be needed
+        backup = target.with_name(target.name + BACKUP_SUFFIX)
+        keep = backup if state == "placeholder" or os.path.lexists(backup) else None
     edited = _edited_copy(target) if state == "edited" and change != "none" else None
     return Action(
         "file",
@@ -379,14 +390,17 @@ def plan_renderings(
     harnesses: list[Harness],
     remove: bool = False,
     force: bool = False,
+    renders: RenderCache | None = None,
 ) -> Plan:
-    """Every rendering of every agent for every harness given, and our renderings no agent needs."""
+    """Every rendering of every agent for every harness given, and our renderings no agent needs.
+
+    With `renders`, a rendering that is on disk as it would be made again is read, not made."""
     agents, problems = winning_agents(catalogue)
     read = read_places(catalogue)
     actions: list[Action] = []
     for harness in harnesses:
         try:
-            actions += _harness_actions(harness, agents, remove, force, read)
+            actions += _harness_actions(harness, agents, remove, force, read, renders)
         except OSError as err:  # a directory of the harness that cannot be read: skip it
             where = Path(err.filename) if err.filename else harness.root()
             problems.append(
@@ -413,7 +427,12 @@ def _seen_gone(source: str, read: tuple[str, ...]) -> bool:
 
 
 def _harness_actions(
-    harness: Harness, agents: list[Agent], remove: bool, force: bool, read: tuple[str, ...] = ()
+    harness: Harness,
+    agents: list[Agent],
+    remove: bool,
+    force: bool,
+    read: tuple[str, ...] = (),
+    renders: RenderCache | None = None,
 ) -> list[Action]:
     actions: list[Action] = []
     wanted: set[Path] = set()
@@ -425,9 +444,12 @@ def _harness_actions(
                 Action("file", harness.name, agent.name, harness.root(), state, "none", reason=why)
             )
             continue
-        for rendering in harness.render(agent):
+        made, on_disk = (
+            renders.renderings(harness, agent) if renders else (harness.render(agent), False)
+        )
+        for rendering in made:
             wanted.add(rendering.target)
-            action = _file_action(harness.name, agent.name, rendering, remove, force)
+            action = _file_action(harness.name, agent.name, rendering, remove, force, on_disk)
             if action.state == "missing" and remove:
                 continue
             actions.append(replace_source(action, agent.path))

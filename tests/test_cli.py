@@ -192,3 +192,29 @@ def test_the_real_entry_point_answers_usage_errors_in_json(tmp_path: Path) -> No
         "message": "Missing option '--harness'.",
         "exit_code": 2,
     }
+
+
+def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_others(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    def real(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "skilltool", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HOME": str(tmp_path)},
+            timeout=60,
+        )
+
+    listed = real("plugins", "--help").stdout
+    assert all(word in listed for word in ("status", "install", "validate", "sync"))
+    typo = real("plugins", "instal")
+    assert typo.returncode == 2
+    assert "No such command 'instal'" in typo.stderr
+    assert "install" in real("skills", "install", "--help").stdout
+    shown = real("skills", "status", "--home", str(tmp_path))
+    assert shown.returncode == 0
+    assert "plugin    skilltool (bundled)" in shown.stdout

@@ -48,3 +48,12 @@ def test_an_empty_override_is_refused(monkeypatch) -> None:
     monkeypatch.setenv(paths.OVERRIDE_VARIABLE, ":")
     with pytest.raises(UsageError):
         paths.override_entries()
+
+
+def test_a_path_is_shown_under_the_home_as_tilde_and_a_sibling_is_not(tmp_path: Path) -> None:
+    (tmp_path / "al").mkdir()
+    home = paths.Home.resolve(str(tmp_path / "al"))
+    assert home.show(tmp_path / "al") == "~"
+    assert home.show(tmp_path / "al" / ".codex" / "x.md") == "~/.codex/x.md"
+    assert home.show(tmp_path / "alice" / "x.md") == str(tmp_path / "alice" / "x.md")
+    assert home.show(Path("relative/x.md")) == "relative/x.md"

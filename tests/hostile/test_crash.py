@@ -32,7 +32,7 @@ MAX_TRIALS = 200  # a bound, should the machine be so slow that runs end before 
 WORKERS = 2  # homes worked on at once: the machine has two cores
 AGENTS_BEFORE = ("alpha", "beta", "gamma", "delta")
 AGENTS_AFTER = ("alpha", "beta", "delta", "epsilon")
-CACHE = ".cache/skilltool/parsed.marshal"
+CACHE = ".cache/skilltool/"  # the parse and rendering caches
 ENV: dict[str, str] = {}  # the search path of the runs
 
 Entry = tuple[Any, ...]
@@ -50,7 +50,7 @@ def listing(home: Path) -> dict[str, Entry]:
                 found[relative] = ("link", os.readlink(path))
             elif stat.S_ISDIR(info.st_mode):
                 found[relative] = ("dir",)
-            elif relative == CACHE:
+            elif relative.startswith(CACHE):
                 found[relative] = ("cache",)  # a cache: its bytes are its own business
             else:
                 with open(path, "rb") as handle:
