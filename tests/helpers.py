@@ -15,6 +15,21 @@ from skilltool.cli import app
 REPO = Path(__file__).resolve().parent.parent
 
 
+# the directory each harness needs before skilltool renders for it ('helper': a Hermes profile)
+HARNESS_DIRS = {
+    "opencode": ".config/opencode",
+    "hermes": ".hermes/profiles/helper",
+    "codex": ".codex",
+    "pi": ".pi/agent",
+    "claude": ".claude",
+    "gemini": ".gemini",
+    "copilot": ".copilot",
+    "kilo": ".config/kilo",
+    "qwen": ".qwen",
+    "vibe": ".vibe",
+}
+
+
 def toml_loads(text: str) -> dict[str, Any]:
     """TOML read by Python's own parser where it has one (3.11+), else by tomlkit's."""
     try:

@@ -12,7 +12,7 @@ import pytest
 from skilltool import cache, parse
 from skilltool.cache import ParseCache
 from skilltool.harnesses import NAMES, Harness
-from tests.helpers import Result, agent_md, build_file_tree, run, skill_md
+from tests.helpers import HARNESS_DIRS, Result, agent_md, build_file_tree, run, skill_md
 
 
 def test_an_unchanged_file_is_not_parsed_again_and_a_changed_one_is(
@@ -45,17 +45,6 @@ def test_a_damaged_cache_costs_only_time(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- renderings
 
-HARNESS_DIRS = {
-    "opencode": ".config/opencode",
-    "hermes": ".hermes/profiles/helper",
-    "codex": ".codex",
-    "pi": ".pi/agent",
-    "claude": ".claude",
-    "gemini": ".gemini",
-    "copilot": ".copilot",
-    "kilo": ".config/kilo",
-    "qwen": ".qwen",
-}
 # the first file each harness renders for the agent 'helper'
 FIRST = {
     "opencode": ".config/opencode/agent/helper.md",
@@ -67,6 +56,7 @@ FIRST = {
     "copilot": ".copilot/agents/helper.agent.md",
     "kilo": ".config/kilo/agents/helper.md",
     "qwen": ".qwen/agents/helper.md",
+    "vibe": ".vibe/agents/helper.toml",
 }
 
 

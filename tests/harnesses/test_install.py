@@ -11,20 +11,8 @@ from pathlib import Path
 import pytest
 
 from skilltool.harnesses import NAMES
-from tests.helpers import agent_md, build_file_tree, run
+from tests.helpers import HARNESS_DIRS, agent_md, build_file_tree, run
 
-HARNESS_DIRS = {
-    "opencode": ".config/opencode",
-    "hermes": ".hermes/profiles/helper",
-    "codex": ".codex",
-    "pi": ".pi/agent",
-    "claude": ".claude",
-    "gemini": ".gemini",
-    "copilot": ".copilot",
-    "kilo": ".config/kilo",
-    "qwen": ".qwen",
-    "vibe": ".vibe",
-}
 TARGETS = {
     "opencode": [".config/opencode/agent/helper.md"],
     "hermes": [".hermes/profiles/helper/SOUL.md", ".hermes/profiles/helper/config.yaml"],
