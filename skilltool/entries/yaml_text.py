@@ -105,7 +105,7 @@ def _walk(
     text: str, root: yaml.Node | None, table: tuple[str, ...]
 ) -> tuple[yaml.Node | None, int, Pair | None]:
     """(deepest mapping on the path, how many keys it covers, the pair holding the table)."""
-    if root is None:
+    if root is None or _empty(root):  # no document, or `---` with nothing after it
         return None, 0, None
     if not isinstance(root, yaml.MappingNode):
         raise EntryError("the file's top level is not a mapping: skilltool edits only mappings", 1)
