@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, TypeVar
 
 from skilltool.entries import jsonc, toml, yaml_text
-from skilltool.entries.base import BOM, EntryError
+from skilltool.entries.base import BOM, EntryError, line_of
 
 Format = Literal["toml", "json", "jsonc", "yaml"]
 T = TypeVar("T")
@@ -112,7 +112,8 @@ def put_entry(
             after, created = yaml_text.put(body, table, name, plain)
         else:
             after, created = jsonc.put(body, fmt, table, name, plain)
-        _check(after, fmt, _with_entry(before, table, name, plain), table, loose=False)
+        expected = _with_entry(before, table, name, plain)
+        _check(body, after, fmt, expected, (*table, name), loose=False)
         return after, created
 
     after, created = _guarded(edit)
@@ -134,13 +135,13 @@ def remove_entry(
         elif fmt == "yaml":
             after = yaml_text.remove(body, table, name, drop_table)
             try:
-                _check(after, fmt, expected, table, loose)
+                _check(body, after, fmt, expected, (*table, name), loose)
             except EntryError:
                 # the line before may be a block scalar's, whose trailing spaces are content
                 after = yaml_text.remove(body, table, name, drop_table, whole_lines=True)
         else:
             after = jsonc.remove(body, fmt, table, name, drop_table)
-        _check(after, fmt, expected, table, loose)
+        _check(body, after, fmt, expected, (*table, name), loose)
         return after
 
     return bom + _guarded(edit)
@@ -165,7 +166,7 @@ def _guarded(work: Callable[[], T]) -> T:
     try:
         return work()
     except RecursionError:
-        raise EntryError("the file nests too deeply to edit: edit it by hand") from None
+        raise EntryError("the file nests too deeply to edit: edit it by hand", 1) from None
 
 
 def _with_entry(data: Any, table: tuple[str, ...], name: str, value: Any) -> Any:
@@ -216,21 +217,36 @@ def _null_tables(data: Any, table: tuple[str, ...]) -> Any:
     return data
 
 
-def _check(after: str, fmt: Format, expected: Any, table: tuple[str, ...], loose: bool) -> None:
+def _line_hint(text: str, keys: tuple[str, ...]) -> int:
+    """The line where the keys on the way to an entry appear in turn (a hint for a message)."""
+    position = 0
+    for key in keys:
+        found = text.find(key, position)
+        if found < 0:
+            break
+        position = found
+    return line_of(text, position)
+
+
+def _check(
+    before: str, after: str, fmt: Format, expected: Any, keys: tuple[str, ...], loose: bool
+) -> None:
     """Parse the edited text again: it holds exactly the expected values, or no text is returned."""
+    table = keys[:-1]
     try:
         actual = _document(after, fmt)
     except EntryError as error:
         raise EntryError(
-            f"skilltool cannot edit this file exactly (the edit would not parse: "
+            f"skilltool cannot edit this file exactly here (the edit would not parse: "
             f"{error.message}); edit it by hand",
-            error.line,
+            _line_hint(before, keys),
         ) from None
     if fmt == "yaml":
         actual, expected = _null_tables(actual, table), _null_tables(expected, table)
     same = actual == expected or (loose and _prune(actual, table) == _prune(expected, table))
     if not same:
         raise EntryError(
-            f"skilltool cannot edit this file exactly (the edit would change other values under "
-            f"{'.'.join(table)}); edit it by hand"
+            "skilltool cannot edit this file exactly here (the edit would change other values); "
+            "edit it by hand",
+            _line_hint(before, keys),
         )
