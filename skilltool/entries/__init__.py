@@ -62,9 +62,23 @@ class Put(NamedTuple):
 
 
 def entry_digest(value: Any) -> str:
-    """`sha256:<hex>` of the canonical JSON of a plain value: equal values, equal digests."""
-    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """`sha256:<hex>` of the canonical JSON of a plain value: equal values, equal digests.
+
+    A value read from a user's file may hold what JSON has no word for (a TOML or YAML
+    date, a YAML key that is a number): those are taken as their text.
+    """
+    canonical = json.dumps(
+        _canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(key): _canonical(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    return value
 
 
 def fresh_text(fmt: Format) -> str:

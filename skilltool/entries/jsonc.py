@@ -104,6 +104,8 @@ class _Parser:
     def value(self) -> Node:
         kind, start, end = self.take()
         source = self.text[start:end]
+        if kind == "string" and "\\" not in source:
+            return Node(start, end, source[1:-1])  # no escapes: the characters themselves
         if kind in ("string", "number"):
             return Node(start, end, json.loads(source))
         if kind == "literal":
