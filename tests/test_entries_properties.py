@@ -271,7 +271,7 @@ def yaml_files(draw: Any, name: str, with_name: bool) -> str:
         lines: list[str] = []
         for key, value in mapping.items():
             head = indent + _yaml_key(key) + ":"
-            trailing = draw(st.sampled_from(["", "", "  # " + draw(comments), " "]))
+            trailing = draw(st.sampled_from(["", "", "  # " + draw(comments), " ", "\t# tab"]))
             if isinstance(value, dict) and value and draw(st.booleans()):
                 lines += [head + trailing, *block(value, indent + unit)]
             elif (

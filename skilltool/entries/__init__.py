@@ -21,7 +21,8 @@ then splices. Every edit is checked by parsing its result again: when the values
 are not exactly the old ones with that one entry changed, or the file does not
 parse, or a shape cannot be edited exactly (a comment inside a YAML flow mapping,
 an entry written as TOML dotted keys), `EntryError` is raised with the line, and no
-text is returned. The caller then leaves the file alone and shows the message.
+text is returned. The caller then leaves the file alone and shows
+`<file>:<error.line>: <error.message>`.
 
 Formats: `toml`; `json`, strict JSON as Gemini CLI reads it (comments are taken,
 a trailing comma is an error); `jsonc`, with comments and trailing commas

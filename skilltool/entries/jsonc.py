@@ -67,7 +67,7 @@ class _Parser:
         while position < len(text):
             match = _TOKEN.match(text, position)
             if match is None:
-                raise self.error(position, "this is not JSON: fix the file or remove it")
+                raise self.error(position, f"{text[position]!r} is not JSON here: fix the file")
             kind = match.lastgroup or ""
             if kind not in ("ws", "comment"):
                 self.tokens.append((kind, match.start(), match.end()))
