@@ -29,7 +29,7 @@ from skilltool.entries import EntryError, put_entry, read_entries, remove_entry
 
 # SKILLTOOL_ENTRY_EXAMPLES=1000 for a deeper run than the suite's
 SETTINGS = settings(
-    max_examples=int(os.environ.get("SKILLTOOL_ENTRY_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("SKILLTOOL_ENTRY_EXAMPLES", "30")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
