@@ -151,7 +151,8 @@ class Plugin(NamedTuple):
     commands: tuple[Path, ...] = ()
     slash_commands: tuple[SlashCommand, ...] = ()  # read from `commands` (SPEC §10)
     mcp_servers: tuple[McpServer, ...] = ()
-    hooks: tuple[Path, ...] = ()  # hook files found (`hooks/hooks.json`, plugin.json `hooks`): not carried
+    # hook files found (`hooks/hooks.json`, plugin.json `hooks`): listed, not carried
+    hooks: tuple[Path, ...] = ()
 
     @property
     def active(self) -> bool:
