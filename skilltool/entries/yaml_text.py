@@ -255,6 +255,9 @@ def _insert(text: str, mapping: yaml.Node | None, key: str, value: Any, style: _
     if mapping is None:
         block = style.eol.join(_lines(key, value, "", style.unit))
         position = content_end(text, len(text))
+        marker = line_start(text, position)
+        if text[marker:position] == "...":  # the document's end marker: the entry goes before it
+            return splice(text, marker, marker, block + style.eol)
         return (
             splice(text, 0, 0, block + style.eol)
             if position == 0
