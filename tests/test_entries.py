@@ -1,0 +1,219 @@
+"""Entries of a user's config file: every byte outside our entry is kept, and removal is exact."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tomlkit
+import yaml
+
+from skilltool.entries import (
+    EntryError,
+    entry_digest,
+    fresh_text,
+    put_entry,
+    read_entries,
+    remove_entry,
+)
+
+SERVER = {"command": "npx", "args": ["-y", "some-server"], "env": {"API_KEY": "x"}}
+
+CODEX = ("toml", ("mcp_servers",))
+GEMINI = ("json", ("mcpServers",))
+OPENCODE = ("jsonc", ("mcp",))
+HERMES = ("yaml", ("mcp_servers",))
+
+USER_FILES = [
+    (*CODEX, ""),
+    (*CODEX, 'model = "o3"\n'),
+    (*CODEX, "[mcp_servers]\n"),
+    (
+        *CODEX,
+        '# mine\r\nmodel = "o3"\r\n\r\n[mcp_servers.docs]\r\ncommand = "x"  # why\r\n\r\n'
+        '[mcp_servers.docs.env]\r\nK = "v"\r\n\r\n# profiles\r\n[profiles.fast]\r\nmodel = "o4"',
+    ),
+    (*GEMINI, "{}"),
+    (*GEMINI, "{}\n"),
+    (*GEMINI, '{\n  "theme": "Dark"\n}\n'),
+    (*GEMINI, '{"theme": "Dark"}'),
+    (*GEMINI, '{\n\t"mcpServers": {\n\t\t"docs": {"command": "x"}\n\t} // mine\n}'),
+    (*GEMINI, '{"mcpServers": {}}'),
+    (*GEMINI, '\ufeff{\r\n  // mine\r\n  "theme": "Dark"\r\n}\r\n'),
+    (*OPENCODE, '{\n  "theme": "Dark", // mine\n}\n'),
+    (*OPENCODE, "{ /* nothing yet */ }"),
+    (*HERMES, ""),
+    (*HERMES, "model:\n  default: foo/bar  # mine\n"),
+    (*HERMES, "mcp_servers: {}\n"),
+    (*HERMES, "mcp_servers:\n  # none yet\nother: 1\n"),
+    (*HERMES, "mcp_servers:\n  docs:\n    command: x\n    note: |\n      hi\n\n# end\n"),
+    (*HERMES, "---\nmodel: x\n"),
+    (*HERMES, "mcp_servers: {docs: {command: x}}"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "table", "text"), USER_FILES)
+def test_put_then_remove_gives_back_the_users_file(fmt, table, text):
+    put = put_entry(text, fmt, table, "some-server", SERVER)
+
+    assert read_entries(put.text, fmt, table)["some-server"] == SERVER
+    assert remove_entry(put.text, fmt, table, "some-server", put.created_table) == text
+    assert put_entry(put.text, fmt, table, "some-server", SERVER).text == put.text
+
+
+@pytest.mark.parametrize(("fmt", "table"), [CODEX, GEMINI, OPENCODE, HERMES])
+def test_a_file_that_does_not_exist_gets_only_the_entry_and_returns_to_nothing(fmt, table):
+    put = put_entry(None, fmt, table, "some-server", SERVER)
+
+    assert put.created_table
+    assert read_entries(put.text, fmt, table) == {"some-server": SERVER}
+    assert remove_entry(put.text, fmt, table, "some-server", drop_table=True) == fresh_text(fmt)
+
+
+def test_codex_gets_one_section_per_server_with_nested_tables_inline():
+    text = put_entry('model = "o3"\n', *CODEX, "some-server", SERVER).text
+
+    assert text == (
+        'model = "o3"\n\n[mcp_servers.some-server]\ncommand = "npx"\n'
+        'args = ["-y", "some-server"]\nenv = { API_KEY = "x" }\n'
+    )
+    assert tomlkit.parse(text).unwrap()["mcp_servers"]["some-server"] == SERVER
+
+
+def test_an_entry_of_the_same_name_is_replaced_in_place():
+    text = '[mcp_servers.a]\ncommand = "old"\n\n[mcp_servers.some-server]\ncommand = "old"\n\n[z]\nk = 1\n'
+
+    put = put_entry(text, *CODEX, "a", SERVER)
+
+    assert put.text.startswith('[mcp_servers.a]\ncommand = "npx"\nargs')
+    assert put.text.endswith('\n\n[mcp_servers.some-server]\ncommand = "old"\n\n[z]\nk = 1\n')
+
+
+def test_strict_json_stays_strict_json():
+    text = put_entry('{"theme": "Dark"}\n', *GEMINI, "some-server", SERVER).text
+
+    assert json.loads(text) == {"theme": "Dark", "mcpServers": {"some-server": SERVER}}
+
+
+def test_hermes_yaml_reads_back_with_pyyaml():
+    text = put_entry(
+        "model:\n  default: x\n", *HERMES, "odd name: yes", {"args": ["on", "1", ""]}
+    ).text
+
+    assert yaml.safe_load(text)["mcp_servers"] == {"odd name: yes": {"args": ["on", "1", ""]}}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "table", "text", "line", "words"),
+    [
+        (*CODEX, 'model = "o3"\n[mcp_servers.x\n', 2, "not TOML"),
+        (*GEMINI, '{\n  "a": 1,\n}\n', 2, "trailing comma"),
+        (*GEMINI, '{\n  "a": \n', 3, "ends too early"),
+        (*GEMINI, '{"mcpServers": []}', 1, "not an object"),
+        (*GEMINI, "[]", 1, "top level"),
+        (*OPENCODE, "", 1, "no JSON value"),
+        (*HERMES, "a: [\n", 2, "not YAML"),
+        (*HERMES, "mcp_servers: {\n  # mine\n  a: 1}\n", 1, "comment inside a flow mapping"),
+        (*HERMES, "mcp_servers: 3\n", 1, "not a mapping"),
+        (*CODEX, "mcp_servers = { a = 1 }\n", 1, "inline table"),
+    ],
+)
+def test_a_file_that_cannot_be_edited_exactly_is_an_error_with_its_line(
+    fmt, table, text, line, words
+):
+    with pytest.raises(EntryError) as raised:
+        put_entry(text, fmt, table, "some-server", SERVER)
+
+    assert raised.value.line == line
+    assert words in raised.value.message
+
+
+def test_digest_compares_values_not_formatting():
+    assert entry_digest({"b": [1], "a": "x"}) == entry_digest({"a": "x", "b": [1]})
+    assert entry_digest({"a": "x"}) != entry_digest({"a": "y"})
+    assert entry_digest({}).startswith("sha256:")
+
+
+# The files as the harnesses write them themselves (`codex mcp add`, `gemini mcp add -s user`,
+# `pi mcp add`, `copilot mcp add`, OpenCode's first run, Hermes's save_config), in their shapes.
+CODEX_WRITES = (
+    '[mcp_servers.mine]\ncommand = "/bin/echo"\nargs = ["hi", "there"]\n\n'
+    '[mcp_servers.mine.env]\nA = "b"\n\n[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\n'
+)
+GEMINI_WRITES = (
+    '{\n  "mcpServers": {\n    "mine": {\n      "command": "/bin/echo",\n      "args": [\n'
+    '        "hi"\n      ],\n      "env": {\n        "A": "b"\n      }\n    }\n  }\n}'
+)
+COPILOT_WRITES = (
+    '{\n  "mcpServers": {\n    "mine": {\n      "tools": [\n        "*"\n      ],\n'
+    '      "type": "local",\n      "command": "/bin/echo",\n      "args": [\n        "hi"\n      ]\n    }\n  }\n}\n'
+)
+OPENCODE_WRITES = '{\n  "$schema": "https://opencode.ai/config.json"\n}'
+HERMES_WRITES = (
+    "model:\n  default: foo/bar\n_config_version: 33\nmcp_servers:\n  mine:\n    command: /bin/echo\n"
+    "    args:\n      - hi\n      - there\n    env:\n      A: b\n\n"
+    "# ── Notes ──────────────\n# settings left out on purpose:\n#\n# security:\n#   redact: true\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "table", "text"),
+    [
+        (*CODEX, CODEX_WRITES),
+        (*GEMINI, GEMINI_WRITES),
+        ("json", ("mcpServers",), COPILOT_WRITES),
+        (*OPENCODE, OPENCODE_WRITES),
+        (*HERMES, HERMES_WRITES),
+    ],
+)
+def test_the_harnesses_own_files_round_trip(fmt, table, text):
+    put = put_entry(text, fmt, table, "plugin-server", SERVER)
+
+    assert not put.created_table or table == ("mcp",)
+    assert set(read_entries(put.text, fmt, table)) >= {"plugin-server"}
+    assert remove_entry(put.text, fmt, table, "plugin-server", put.created_table) == text
+
+
+def test_a_server_joins_codex_servers_in_the_shape_codex_writes():
+    text = put_entry(CODEX_WRITES, *CODEX, "plugin-server", SERVER).text
+
+    assert text == CODEX_WRITES + (
+        '\n[mcp_servers.plugin-server]\ncommand = "npx"\nargs = ["-y", "some-server"]\n'
+        'env = { API_KEY = "x" }\n'
+    )
+
+
+def test_a_server_joins_gemini_servers_indented_like_gemini():
+    text = put_entry(GEMINI_WRITES, *GEMINI, "plugin-server", {"command": "x", "args": ["a"]}).text
+
+    assert text == GEMINI_WRITES.replace(
+        "\n    }\n  }\n}",
+        '\n    },\n    "plugin-server": {\n      "command": "x",\n      "args": [\n        "a"\n      ]\n    }\n  }\n}',
+    )
+
+
+def test_a_server_joins_hermes_servers_above_its_trailing_comments():
+    text = put_entry(HERMES_WRITES, *HERMES, "plugin-server", {"command": "x", "args": ["a"]}).text
+
+    assert text == HERMES_WRITES.replace(
+        "      A: b\n", "      A: b\n  plugin-server:\n    command: x\n    args:\n      - a\n"
+    )
+
+
+def test_opencode_gets_its_mcp_table_after_the_schema():
+    text = put_entry(
+        OPENCODE_WRITES, *OPENCODE, "plugin-server", {"type": "local", "command": ["x"]}
+    ).text
+
+    assert text == (
+        '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "plugin-server": {\n'
+        '      "type": "local",\n      "command": [\n        "x"\n      ]\n    }\n  }\n}'
+    )
+
+
+def test_digest_takes_what_a_users_toml_or_yaml_entry_may_hold():
+    toml_entry = read_entries("[mcp_servers.x]\nsince = 2024-01-01\n", *CODEX)["x"]
+    yaml_entry = read_entries("mcp_servers:\n  x:\n    1: one\n    b: 2024-01-01\n", *HERMES)["x"]
+
+    assert entry_digest(toml_entry) != entry_digest({"since": "2024-01-02"})
+    assert entry_digest(yaml_entry) == entry_digest({"1": "one", "b": "2024-01-01"})
