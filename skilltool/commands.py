@@ -22,6 +22,7 @@ from skilltool.report import Result
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Verdict
+    from skilltool.mcp import Ledger
     from skilltool.sources import Done
 
 
@@ -91,6 +92,7 @@ def status(opts: Options) -> Result:
         tools,
         home,
         skills_dir,
+        tuple(a for a in full.actions if a.kind == "entry"),
     )
     added = _added_states(home)
     data = view.as_dict()
@@ -254,7 +256,7 @@ def _carried_out(
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []
     made = MadeDirs(home.state_dir)
-    outcomes = apply(actions, made)
+    outcomes = apply(actions, made, _ledger(home))
     return outcomes, made.prune(keep) if keep is not None else []
 
 
@@ -300,7 +302,23 @@ def _install_plan(
         if own is not None and harness.root().is_dir():
             parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
     parts.append(plan.plan_renderings(catalogue, found, remove=remove, force=opts.force))
+    parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
+
+
+def _ledger(home: paths.Home) -> Ledger:
+    from skilltool.mcp import Ledger
+
+    return Ledger(home.state_dir)
+
+
+def _entries_plan(
+    opts: Options, catalogue: Catalogue, home: paths.Home, remove: bool, found: list[Harness]
+) -> plan.Plan:
+    """The MCP servers of the plugins as entries of each harness's config (SPEC §10)."""
+    from skilltool.mcp import plan_entries
+
+    return plan_entries(catalogue, found, _ledger(home), remove=remove, force=opts.force)
 
 
 def install(opts: Options) -> Result:

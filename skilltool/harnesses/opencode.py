@@ -5,11 +5,21 @@ flood; `launch` makes it primary for that one run, where `default_agent` needs a
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named_or_skipped,
+    remote_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
@@ -25,6 +35,19 @@ class OpenCode(Harness):
 
     def root(self) -> Path:
         return self.home.config_home / "opencode"
+
+    def mcp_place(self) -> McpPlace:
+        return McpPlace(self.config_file(), "jsonc", ("mcp",))
+
+    def config_file(self) -> Path:
+        """opencode.json, or opencode.jsonc when that is the one there (both take comments)."""
+        for name in ("opencode.json", "opencode.jsonc"):
+            if os.path.lexists(self.root() / name):
+                return self.root() / name
+        return self.root() / "opencode.json"
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        return opencode_entry(server, self.title)
 
     def accepts_model(self, model: str) -> bool:
         return re.fullmatch(PROVIDER_MODEL, model) is not None
@@ -59,3 +82,16 @@ class OpenCode(Harness):
                 f"in any OpenCode session it is a subagent: @{agent.name}",
             ],
         )
+
+
+def opencode_entry(server: McpServer, title: str) -> McpValue | Verdict:
+    """`{type: local, command: [...], environment}` or `{type: remote, url, headers}`
+    (OpenCode's shape, which Kilo keeps)."""
+    if server.transport != "stdio":
+        return remote_entry(server, type="remote")  # it tries streamable HTTP, then SSE
+    if server.cwd is not None:
+        return Verdict(True, f"{title} has no working directory for a server (its 'cwd')")
+    value: McpValue = {"type": "local", "command": [server.command, *server.args]}
+    if server.env:
+        value["environment"] = dict(server.env)
+    return value
