@@ -1,0 +1,235 @@
+"""Entries of a user's config file: read them, put one, remove one, keeping every other byte.
+
+A harness keeps its MCP servers as entries of a table inside a file that belongs to
+the user (`[mcp_servers.<name>]` in Codex's `config.toml`, `mcpServers` in Gemini's
+`settings.json`, `mcp` in OpenCode's `opencode.jsonc`, `mcp_servers` in Hermes's
+`config.yaml`). This package edits one entry at a time:
+
+- `read_entries(text, fmt, table)`: the plain values of every entry under the key
+  path `table`, None when the table is absent.
+- `put_entry(text, fmt, table, name, value)`: the text with entry `name` set to
+  `value`; an existing entry is replaced in place, a new one goes after the table's
+  last entry (the table is added at the end when absent: `created_table`).
+- `remove_entry(text, fmt, table, name, drop_table)`: the exact inverse, byte for
+  byte: `remove_entry(put_entry(t, ...).text, ..., drop_table=created_table) == t`.
+- `entry_digest(value)`: compares values, not formatting.
+- `fresh_text(fmt)`: the text of a file holding nothing, which `put_entry(None, ...)`
+  starts from; a file that equals it after a removal held only our entries.
+
+Nothing is re-dumped: each editor parses the text to validate it and to find spans,
+then splices. Every edit is checked by parsing its result again: when the values
+are not exactly the old ones with that one entry changed, or the file does not
+parse, or a shape cannot be edited exactly (a comment inside a YAML flow mapping,
+an entry written as TOML dotted keys), `EntryError` is raised with the line, and no
+text is returned. The caller then leaves the file alone and shows the message.
+
+Formats: `toml`; `json`, strict JSON as Gemini CLI reads it (comments are taken,
+a trailing comma is an error); `jsonc`, with comments and trailing commas
+(OpenCode); `yaml`, as PyYAML's `safe_load` reads it (Hermes). No edit ever writes
+a comment or a trailing comma. A byte-order mark, CRLF line endings, the file's
+indentation and a missing final newline are kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, NamedTuple, TypeVar
+
+from skilltool.entries import jsonc, toml, yaml_text
+from skilltool.entries.base import BOM, EntryError
+
+Format = Literal["toml", "json", "jsonc", "yaml"]
+T = TypeVar("T")
+
+__all__ = [
+    "EntryError",
+    "Format",
+    "Put",
+    "entry_digest",
+    "fresh_text",
+    "put_entry",
+    "read_entries",
+    "remove_entry",
+]
+
+
+class Put(NamedTuple):
+    text: str
+    created_table: bool  # the table was absent: pass it as drop_table when removing
+
+
+def entry_digest(value: Any) -> str:
+    """`sha256:<hex>` of the canonical JSON of a plain value: equal values, equal digests."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def fresh_text(fmt: Format) -> str:
+    """What a file of this format holding nothing looks like."""
+    return "{}\n" if fmt in ("json", "jsonc") else ""
+
+
+def _document(text: str, fmt: Format) -> Any:
+    if fmt == "toml":
+        return toml.document(text)
+    if fmt == "yaml":
+        return yaml_text.document(text)
+    return jsonc.document(text, fmt)
+
+
+def read_entries(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | None:
+    """The plain values of the entries under `table`; None when it is absent."""
+    body = _strip_bom(text)[1]
+    return _guarded(lambda: _read(body, fmt, table))
+
+
+def _read(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | None:
+    if fmt == "toml":
+        return toml.read(text, table)
+    if fmt == "yaml":
+        return yaml_text.read(text, table)
+    return jsonc.read(text, fmt, table)
+
+
+def put_entry(
+    text: str | None, fmt: Format, table: tuple[str, ...], name: str, value: Mapping[str, Any]
+) -> Put:
+    """`text` with entry `name` of `table` set to `value`; None for a file that does not exist."""
+    bom, body = _strip_bom(fresh_text(fmt) if text is None else text)
+    plain = _plain(value)
+
+    def edit() -> tuple[str, bool]:
+        before = _document(body, fmt)
+        current = _read(body, fmt, table)
+        if current is not None and name in current and current[name] == plain:
+            return body, False  # already so: the same bytes, nothing to write
+        if fmt == "toml":
+            after, created = toml.put(body, table, name, plain)
+        elif fmt == "yaml":
+            after, created = yaml_text.put(body, table, name, plain)
+        else:
+            after, created = jsonc.put(body, fmt, table, name, plain)
+        _check(after, fmt, _with_entry(before, table, name, plain), table, loose=False)
+        return after, created
+
+    after, created = _guarded(edit)
+    return Put(bom + after, created)
+
+
+def remove_entry(
+    text: str, fmt: Format, table: tuple[str, ...], name: str, drop_table: bool
+) -> str:
+    """`text` without entry `name` of `table`; the table too, when `drop_table` and it is empty."""
+    bom, body = _strip_bom(text)
+
+    def edit() -> str:
+        before = _document(body, fmt)
+        if fmt == "toml":
+            after = toml.remove(body, table, name)
+        elif fmt == "yaml":
+            after = yaml_text.remove(body, table, name, drop_table)
+        else:
+            after = jsonc.remove(body, fmt, table, name, drop_table)
+        _check(
+            after,
+            fmt,
+            _without_entry(before, table, name),
+            table,
+            loose=drop_table or fmt == "toml",
+        )
+        return after
+
+    return bom + _guarded(edit)
+
+
+def _strip_bom(text: str) -> tuple[str, str]:
+    return (BOM, text[1:]) if text.startswith(BOM) else ("", text)
+
+
+def _plain(value: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(dict(value), allow_nan=True))
+    except (TypeError, ValueError) as error:
+        raise EntryError(
+            f"the entry's value is not plain data ({error}): give dicts, lists, strings, numbers"
+        ) from None
+    return plain
+
+
+def _guarded(work: Callable[[], T]) -> T:
+    """Run an edit; a parser's recursion limit is an EntryError like any other."""
+    try:
+        return work()
+    except RecursionError:
+        raise EntryError("the file nests too deeply to edit: edit it by hand") from None
+
+
+def _with_entry(data: Any, table: tuple[str, ...], name: str, value: Any) -> Any:
+    expected = copy.deepcopy(data) if data is not None else {}
+    node = expected
+    for key in table:
+        if node.get(key) is None:
+            node[key] = {}
+        node = node[key]
+    node[name] = value
+    return expected
+
+
+def _without_entry(data: Any, table: tuple[str, ...], name: str) -> Any:
+    expected = copy.deepcopy(data)
+    node = expected
+    for key in table:
+        if not isinstance(node, dict) or key not in node:
+            return expected
+        node = node[key]
+    if isinstance(node, dict):
+        node.pop(name, None)
+    return expected
+
+
+def _prune(data: Any, table: tuple[str, ...]) -> Any:
+    """`data` with empty tables along the path `table` taken out, deepest first."""
+    pruned = copy.deepcopy(data)
+    for depth in range(len(table), 0, -1):
+        node = pruned
+        for key in table[: depth - 1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and node.get(table[depth - 1]) == {}:
+            del node[table[depth - 1]]
+    return pruned
+
+
+def _null_tables(data: Any, table: tuple[str, ...]) -> Any:
+    """YAML's `key:` with nothing after it is an empty table, like `key: {}`."""
+    data = {} if data is None else copy.deepcopy(data)
+    node = data
+    for key in table:
+        if not isinstance(node, dict) or key not in node:
+            break
+        if node[key] is None:
+            node[key] = {}
+        node = node[key]
+    return data
+
+
+def _check(after: str, fmt: Format, expected: Any, table: tuple[str, ...], loose: bool) -> None:
+    """Parse the edited text again: it holds exactly the expected values, or no text is returned."""
+    try:
+        actual = _document(after, fmt)
+    except EntryError as error:
+        raise EntryError(
+            f"skilltool cannot edit this file exactly (the edit would not parse: "
+            f"{error.message}); edit it by hand",
+            error.line,
+        ) from None
+    if fmt == "yaml":
+        actual, expected = _null_tables(actual, table), _null_tables(expected, table)
+    same = actual == expected or (loose and _prune(actual, table) == _prune(expected, table))
+    if not same:
+        raise EntryError(
+            f"skilltool cannot edit this file exactly (the edit would change other values under "
+            f"{'.'.join(table)}); edit it by hand"
+        )

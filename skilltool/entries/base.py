@@ -1,0 +1,73 @@
+"""What every format's editor shares: the error it raises and the text primitives.
+
+An editor never re-dumps a file: it parses the text to find where things are, then
+splices, so every byte outside the one span it inserts, replaces or deletes is kept
+by construction.
+"""
+
+from __future__ import annotations
+
+import re
+
+BOM = "\ufeff"
+
+
+class EntryError(Exception):
+    """The file cannot be edited safely: it does not parse, or a shape cannot be edited exactly.
+
+    `line` is 1-based (None when no line applies); `message` is one line naming what
+    is wrong and the fix.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+        self.message = message
+        self.line = line
+
+
+def line_of(text: str, index: int) -> int:
+    """The 1-based line of position `index` in `text`."""
+    return text.count("\n", 0, max(0, index)) + 1
+
+
+def eol_of(text: str) -> str:
+    """The file's own line ending: that of its first line, LF when it has none."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def line_start(text: str, index: int) -> int:
+    """Where the line holding `index` begins."""
+    return text.rfind("\n", 0, index) + 1
+
+
+def line_indent(text: str, index: int) -> str:
+    """The leading spaces and tabs of the line holding `index`."""
+    start = line_start(text, index)
+    match = re.match(r"[ \t]*", text[start:])
+    return match.group(0) if match else ""
+
+
+def starts_line(text: str, index: int) -> bool:
+    """Only spaces or tabs come before `index` on its line."""
+    return text[line_start(text, index) : index].strip(" \t") == ""
+
+
+def content_end(text: str, index: int) -> int:
+    """`index` moved back over trailing whitespace and line breaks."""
+    while index > 0 and text[index - 1] in " \t\r\n":
+        index -= 1
+    return index
+
+
+def indent_unit(lines_indents: list[str], default: str = "  ") -> str:
+    """The file's indentation step: its shortest non-empty leading whitespace."""
+    found = [indent for indent in lines_indents if indent]
+    if not found:
+        return default
+    shortest = min(found, key=len)
+    return "\t" if shortest.startswith("\t") else shortest
+
+
+def splice(text: str, start: int, end: int, new: str) -> str:
+    return text[:start] + new + text[end:]

@@ -1,0 +1,134 @@
+"""Entries of a user's config file: every byte outside our entry is kept, and removal is exact."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tomlkit
+import yaml
+
+from skilltool.entries import (
+    EntryError,
+    entry_digest,
+    fresh_text,
+    put_entry,
+    read_entries,
+    remove_entry,
+)
+
+SERVER = {"command": "npx", "args": ["-y", "some-server"], "env": {"API_KEY": "x"}}
+
+CODEX = ("toml", ("mcp_servers",))
+GEMINI = ("json", ("mcpServers",))
+OPENCODE = ("jsonc", ("mcp",))
+HERMES = ("yaml", ("mcp_servers",))
+
+USER_FILES = [
+    (*CODEX, ""),
+    (*CODEX, 'model = "o3"\n'),
+    (*CODEX, "[mcp_servers]\n"),
+    (
+        *CODEX,
+        '# mine\r\nmodel = "o3"\r\n\r\n[mcp_servers.docs]\r\ncommand = "x"  # why\r\n\r\n'
+        '[mcp_servers.docs.env]\r\nK = "v"\r\n\r\n# profiles\r\n[profiles.fast]\r\nmodel = "o4"',
+    ),
+    (*GEMINI, "{}"),
+    (*GEMINI, "{}\n"),
+    (*GEMINI, '{\n  "theme": "Dark"\n}\n'),
+    (*GEMINI, '{"theme": "Dark"}'),
+    (*GEMINI, '{\n\t"mcpServers": {\n\t\t"docs": {"command": "x"}\n\t} // mine\n}'),
+    (*GEMINI, '{"mcpServers": {}}'),
+    (*GEMINI, '\ufeff{\r\n  // mine\r\n  "theme": "Dark"\r\n}\r\n'),
+    (*OPENCODE, '{\n  "theme": "Dark", // mine\n}\n'),
+    (*OPENCODE, "{ /* nothing yet */ }"),
+    (*HERMES, ""),
+    (*HERMES, "model:\n  default: foo/bar  # mine\n"),
+    (*HERMES, "mcp_servers: {}\n"),
+    (*HERMES, "mcp_servers:\n  # none yet\nother: 1\n"),
+    (*HERMES, "mcp_servers:\n  docs:\n    command: x\n    note: |\n      hi\n\n# end\n"),
+    (*HERMES, "---\nmodel: x\n"),
+    (*HERMES, "mcp_servers: {docs: {command: x}}"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "table", "text"), USER_FILES)
+def test_put_then_remove_gives_back_the_users_file(fmt, table, text):
+    put = put_entry(text, fmt, table, "some-server", SERVER)
+
+    assert read_entries(put.text, fmt, table)["some-server"] == SERVER
+    assert remove_entry(put.text, fmt, table, "some-server", put.created_table) == text
+    assert put_entry(put.text, fmt, table, "some-server", SERVER).text == put.text
+
+
+@pytest.mark.parametrize(("fmt", "table"), [CODEX, GEMINI, OPENCODE, HERMES])
+def test_a_file_that_does_not_exist_gets_only_the_entry_and_returns_to_nothing(fmt, table):
+    put = put_entry(None, fmt, table, "some-server", SERVER)
+
+    assert put.created_table
+    assert read_entries(put.text, fmt, table) == {"some-server": SERVER}
+    assert remove_entry(put.text, fmt, table, "some-server", drop_table=True) == fresh_text(fmt)
+
+
+def test_codex_gets_one_section_per_server_with_nested_tables_inline():
+    text = put_entry('model = "o3"\n', *CODEX, "some-server", SERVER).text
+
+    assert text == (
+        'model = "o3"\n\n[mcp_servers.some-server]\ncommand = "npx"\n'
+        'args = ["-y", "some-server"]\nenv = { API_KEY = "x" }\n'
+    )
+    assert tomlkit.parse(text).unwrap()["mcp_servers"]["some-server"] == SERVER
+
+
+def test_an_entry_of_the_same_name_is_replaced_in_place():
+    text = '[mcp_servers.a]\ncommand = "old"\n\n[mcp_servers.some-server]\ncommand = "old"\n\n[z]\nk = 1\n'
+
+    put = put_entry(text, *CODEX, "a", SERVER)
+
+    assert put.text.startswith('[mcp_servers.a]\ncommand = "npx"\nargs')
+    assert put.text.endswith('\n\n[mcp_servers.some-server]\ncommand = "old"\n\n[z]\nk = 1\n')
+
+
+def test_strict_json_stays_strict_json():
+    text = put_entry('{"theme": "Dark"}\n', *GEMINI, "some-server", SERVER).text
+
+    assert json.loads(text) == {"theme": "Dark", "mcpServers": {"some-server": SERVER}}
+
+
+def test_hermes_yaml_reads_back_with_pyyaml():
+    text = put_entry(
+        "model:\n  default: x\n", *HERMES, "odd name: yes", {"args": ["on", "1", ""]}
+    ).text
+
+    assert yaml.safe_load(text)["mcp_servers"] == {"odd name: yes": {"args": ["on", "1", ""]}}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "table", "text", "line", "words"),
+    [
+        (*CODEX, 'model = "o3"\n[mcp_servers.x\n', 2, "not TOML"),
+        (*GEMINI, '{\n  "a": 1,\n}\n', 2, "trailing comma"),
+        (*GEMINI, '{\n  "a": \n', 3, "ends too early"),
+        (*GEMINI, '{"mcpServers": []}', 1, "not an object"),
+        (*GEMINI, "[]", 1, "top level"),
+        (*OPENCODE, "", 1, "no JSON value"),
+        (*HERMES, "a: [\n", 2, "not YAML"),
+        (*HERMES, "mcp_servers: {\n  # mine\n  a: 1}\n", 1, "comment inside a flow mapping"),
+        (*HERMES, "mcp_servers: 3\n", 1, "not a mapping"),
+        (*CODEX, "mcp_servers = { a = 1 }\n", 1, "inline table"),
+    ],
+)
+def test_a_file_that_cannot_be_edited_exactly_is_an_error_with_its_line(
+    fmt, table, text, line, words
+):
+    with pytest.raises(EntryError) as raised:
+        put_entry(text, fmt, table, "some-server", SERVER)
+
+    assert raised.value.line == line
+    assert words in raised.value.message
+
+
+def test_digest_compares_values_not_formatting():
+    assert entry_digest({"b": [1], "a": "x"}) == entry_digest({"a": "x", "b": [1]})
+    assert entry_digest({"a": "x"}) != entry_digest({"a": "y"})
+    assert entry_digest({}).startswith("sha256:")
