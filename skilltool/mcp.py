@@ -12,8 +12,10 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from skilltool import entries
+from skilltool.entries import EntryError, Format
 from skilltool.fs import digest, read_regular, write_file
 from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Problem
 from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
@@ -30,6 +32,7 @@ NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
 ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
 SIZE_LIMIT = 1 << 20
+FORMATS = ("toml", "json", "jsonc", "yaml")
 
 
 # --------------------------------------------------------------------------- reading
@@ -381,6 +384,7 @@ class ConfigFile:
     def __init__(self, place: McpPlace) -> None:
         self.place = place
         self.path = place.path
+        self.format: Format = place.format
         self.text: str | None = None  # None: no file there
         self.problem: tuple[State, str] | None = None
         if os.path.islink(self.path):
@@ -408,29 +412,25 @@ class ConfigFile:
             self.problem = ("unparsable", why)
 
     def current(self) -> dict[str, Any]:
-        entries = editor()
         if self.text is None:
             return {}
-        found = entries.read_entries(self.text, self.place.format, self.place.table)
+        found = entries.read_entries(self.text, self.format, self.place.table)
         return dict(found or {})
 
     def seen(self) -> str | None:
         return digest(self.text.encode("utf-8")) if self.text is not None else None
 
 
-def editor() -> Any:
-    """The format-preserving editor of config files (skilltool.entries), or None before it
-    is installed: then no entry is planned at all."""
-    import importlib
-
-    try:
-        return importlib.import_module("skilltool.entries")
-    except ImportError:
-        return None
-
-
 def _value_digest(value: Any) -> str:
-    return str(editor().entry_digest(value))
+    return entries.entry_digest(value)
+
+
+def _refused(err: EntryError, name: str) -> tuple[State, str]:
+    """An edit the editor cannot make exactly: the file is left alone, said in one line."""
+    at = f"line {err.line}: " if err.line else ""
+    return "unparsable", (
+        f"mcp {name}: cannot be edited exactly ({at}{err.message}); nothing is changed in it"
+    )
 
 
 def plan_entries(
@@ -443,8 +443,6 @@ def plan_entries(
     """Every MCP server of the active plugins as an entry of each harness's config, and the
     removal of our entries no server needs any more (all of them, for uninstall)."""
     servers, problems = winning_servers(catalogue)
-    if editor() is None:
-        return Plan((), ())
     read = read_places(catalogue)
     actions: list[Action] = []
     for harness in found:
@@ -480,10 +478,11 @@ def _harness_entries(
         return [_note(harness, s, root, "absent", why) for s in servers.values()]
     assert place is not None
     files = {place.path: ConfigFile(place)}
-    for record in ledger.of(harness.name):
-        if record.file not in files:
+    for record in ledger.of(harness.name):  # an entry of ours in a file no longer the place
+        if record.file not in files and record.format in FORMATS:
+            fmt = cast(Format, record.format)
             files[record.file] = ConfigFile(
-                place._replace(path=record.file, format=record.format, table=record.table)
+                place._replace(path=record.file, format=fmt, table=record.table)
             )
     config = files[place.path]
     actions: list[Action] = []
@@ -501,7 +500,7 @@ def _harness_entries(
         wanted.add(server.name)
         actions.append(_put(harness, config, server, value, ledger, force))
     for record in ledger.of(harness.name):
-        if record.file == place.path and record.name in wanted:
+        if (record.file == place.path and record.name in wanted) or record.file not in files:
             continue
         action = _take_out(files[record.file], record, ledger, remove, force, read)
         if action is not None:
@@ -518,7 +517,6 @@ def _put(
     force: bool,
 ) -> Action:
     """The entry of one server: added, kept, updated, or left alone (SPEC §5)."""
-    entries = editor()
     place, name = config.place, server.name
     current = config.current()
     record = ledger.get(config.path, place.table, name)
@@ -555,7 +553,11 @@ def _put(
     if change == "none":
         return action
     before, seen = config.text, config.seen()
-    put = entries.put_entry(before, place.format, place.table, name, value)
+    try:
+        put = entries.put_entry(before, config.format, place.table, name, value)
+    except EntryError as err:
+        state, why = _refused(err, name)
+        return action._replace(state=state, change="none", reason=why)
     config.text = put.text
     made = want._replace(created_file=before is None, created_table=put.created_table)
     return action._replace(content=put.text.encode("utf-8"), seen=seen, entry=made)
@@ -571,7 +573,6 @@ def _take_out(
 ) -> Action | None:
     """The removal of one entry of ours no server needs (or, uninstalling, any): only when
     its value is the one recorded, and, on install, only when its server is seen gone."""
-    entries = editor()
     place, name = config.place, record.name
     base = Action("entry", record.harness, name, record.file, "stale", "none", record.source)
     if config.problem is not None:
@@ -595,8 +596,12 @@ def _take_out(
     others = [key for key in current if key != name]
     drop_table = ledger.created_table(record.file, place.table) and not others
     before, seen = config.text, config.seen()
-    after = entries.remove_entry(before, place.format, place.table, name, drop_table)
-    gone = ledger.created_file(record.file) and _blank(after, place)
+    try:
+        after = entries.remove_entry(before, config.format, place.table, name, drop_table)
+    except EntryError as err:
+        state, why = _refused(err, name)
+        return base._replace(state=state, reason=why)
+    gone = ledger.created_file(record.file) and _blank(after, config.format)
     config.text = None if gone else after
     return base._replace(
         state="edited" if edited else ("current" if remove else "stale"),
@@ -608,12 +613,7 @@ def _take_out(
     )
 
 
-def _blank(text: str, place: McpPlace) -> bool:
+def _blank(text: str, fmt: Format) -> bool:
     """Whether a file holds nothing but what an empty file of its format is (`{}`): a file
     skilltool created that is so afterwards is removed, not left behind."""
-    entries = editor()
-    if not text.strip():
-        return True
-    made = entries.put_entry(None, place.format, place.table, "x", {"command": "x"})
-    empty = entries.remove_entry(made.text, place.format, place.table, "x", True)
-    return bool(text.strip() == empty.strip())
+    return not text.strip() or text.strip() == entries.fresh_text(fmt).strip()

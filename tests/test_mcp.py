@@ -206,12 +206,6 @@ def test_gemini_entries_hold_only_keys_of_its_strict_schema(home: Path) -> None:
 
 # --------------------------------------------------------------------------- ownership
 
-needs_editor = pytest.mark.skipif(
-    __import__("importlib").util.find_spec("skilltool.entries") is None,
-    reason="the format-preserving editor (skilltool.entries) is not here yet",
-)
-
-
 @pytest.fixture
 def demo(tmp_path: Path, home: Path) -> dict[str, str]:
     """A plugin with one stdio server on the search path; the env that selects it."""
@@ -227,7 +221,6 @@ def codex_config(home: Path) -> Path:
     return home / ".codex/config.toml"
 
 
-@needs_editor
 def test_install_adds_the_entry_and_keeps_every_user_byte(
     demo: dict[str, str], home: Path, tmp_path: Path
 ) -> None:
@@ -244,7 +237,6 @@ def test_install_adds_the_entry_and_keeps_every_user_byte(
     assert servers_there["echo-srv"]["command"] == f"{tmp_path}/plugins/demo/bin/echo-srv"
 
 
-@needs_editor
 def test_uninstall_gives_the_users_file_back_byte_for_byte(
     demo: dict[str, str], home: Path
 ) -> None:
@@ -257,7 +249,6 @@ def test_uninstall_gives_the_users_file_back_byte_for_byte(
     assert codex_config(home).read_bytes() == original
 
 
-@needs_editor
 def test_a_second_install_writes_nothing(demo: dict[str, str], home: Path) -> None:
     build_file_tree(home, {".codex/config.toml": USER_CODEX})
     install(demo)
@@ -270,7 +261,6 @@ def test_a_second_install_writes_nothing(demo: dict[str, str], home: Path) -> No
     assert os.stat(codex_config(home)).st_mtime_ns == stamped
 
 
-@needs_editor
 def test_a_file_skilltool_created_is_removed_when_only_its_entries_were_there(
     demo: dict[str, str], home: Path
 ) -> None:
@@ -282,7 +272,6 @@ def test_a_file_skilltool_created_is_removed_when_only_its_entries_were_there(
     assert (home / ".codex").is_dir()  # the harness's own directory is never removed
 
 
-@needs_editor
 def test_a_missing_harness_directory_gets_nothing(demo: dict[str, str], home: Path) -> None:
     result = install(demo)
     assert "skipped   codex: ~/.codex does not exist (the harness is not set up here)" in (
@@ -291,7 +280,6 @@ def test_a_missing_harness_directory_gets_nothing(demo: dict[str, str], home: Pa
     assert not (home / ".codex").exists()
 
 
-@needs_editor
 def test_a_file_that_does_not_parse_is_left_alone_and_the_run_goes_on(
     demo: dict[str, str], home: Path
 ) -> None:
@@ -305,7 +293,6 @@ def test_a_file_that_does_not_parse_is_left_alone_and_the_run_goes_on(
     assert result.code == 0
 
 
-@needs_editor
 def test_an_entry_of_the_same_name_skilltool_did_not_write_is_foreign(
     demo: dict[str, str], home: Path
 ) -> None:
@@ -327,7 +314,6 @@ def edit_ours(home: Path) -> str:
     return text
 
 
-@needs_editor
 def test_an_edited_entry_is_left_alone_without_force(demo: dict[str, str], home: Path) -> None:
     (home / ".codex").mkdir()
     install(demo)
@@ -345,7 +331,6 @@ def test_an_edited_entry_is_left_alone_without_force(demo: dict[str, str], home:
     assert codex_config(home).read_text() == edited  # uninstall keeps a hand edit too
 
 
-@needs_editor
 def test_force_rewrites_an_edited_entry(demo: dict[str, str], home: Path) -> None:
     (home / ".codex").mkdir()
     install(demo)
@@ -360,7 +345,6 @@ def test_force_rewrites_an_edited_entry(demo: dict[str, str], home: Path) -> Non
     ]
 
 
-@needs_editor
 def test_an_unedited_entry_follows_its_server(demo: dict[str, str], home: Path) -> None:
     (home / ".codex").mkdir()
     install(demo)
@@ -373,7 +357,6 @@ def test_an_unedited_entry_follows_its_server(demo: dict[str, str], home: Path) 
     assert toml_loads(codex_config(home).read_text())["mcp_servers"]["echo-srv"]["args"] == ["-q"]
 
 
-@needs_editor
 def test_an_entry_whose_server_is_gone_is_removed(demo: dict[str, str], home: Path) -> None:
     build_file_tree(home, {".codex/config.toml": USER_CODEX})
     install(demo)
@@ -385,7 +368,6 @@ def test_an_entry_whose_server_is_gone_is_removed(demo: dict[str, str], home: Pa
     assert codex_config(home).read_text() == USER_CODEX
 
 
-@needs_editor
 def test_an_entry_is_kept_when_its_plugin_folder_was_not_read(home: Path, tmp_path: Path) -> None:
     system = tmp_path / "system/skilltool/plugins"  # an entry of XDG_DATA_DIRS (conftest)
     plugin(system.parent.parent.parent, {".mcp.json": json.dumps({"mcpServers": {"s": ECHO}})})
@@ -401,7 +383,6 @@ def test_an_entry_is_kept_when_its_plugin_folder_was_not_read(home: Path, tmp_pa
     assert any("mcp s: its server's file" in line and "kept" in line for line in result.lines)
 
 
-@needs_editor
 def test_a_symlinked_config_is_left_alone(demo: dict[str, str], home: Path, tmp_path: Path) -> None:
     real = build_file_tree(tmp_path / "dotfiles", {"config.toml": USER_CODEX}) / "config.toml"
     build_file_tree(home, {".codex/config.toml": real})
@@ -413,7 +394,6 @@ def test_a_symlinked_config_is_left_alone(demo: dict[str, str], home: Path, tmp_
     assert codex_config(home).is_symlink()
 
 
-@needs_editor
 def test_dry_run_shows_the_edit_as_a_diff_and_writes_nothing(
     demo: dict[str, str], home: Path, tmp_path: Path
 ) -> None:
@@ -427,7 +407,6 @@ def test_dry_run_shows_the_edit_as_a_diff_and_writes_nothing(
     assert "dry-run: added     codex    mcp echo-srv in ~/.codex/config.toml" in text
 
 
-@needs_editor
 def test_status_shows_each_servers_entry_per_harness(demo: dict[str, str], home: Path) -> None:
     build_file_tree(home, {".codex/config.toml": "", ".config/opencode/opencode.json": "{ bad"})
     install(demo)
@@ -443,7 +422,6 @@ def test_status_shows_each_servers_entry_per_harness(demo: dict[str, str], home:
     assert states["claude"] == "harness absent"
 
 
-@needs_editor
 def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path) -> None:
     """A crash between the two leaves a record of an entry not there (harmless), never an
     entry of ours unrecorded (which would be foreign for ever)."""

@@ -18,6 +18,8 @@ from skilltool.paths import Home, package_data
 if TYPE_CHECKING:
     import jinja2
 
+    from skilltool.entries import Format
+
 # the model aliases Claude Code 2.1.332 resolves ('default' is sent as it is, and fails)
 CLAUDE_ALIASES = frozenset({"haiku", "sonnet", "opus", "fable", "best", "inherit", "opusplan"})
 CLAUDE_LONG_CONTEXT = frozenset({"sonnet", "opus", "fable"})  # also as '<alias>[1m]'
@@ -62,7 +64,7 @@ class McpPlace(NamedTuple):
     """Where a harness keeps its user MCP servers: the file, its format, the table in it."""
 
     path: Path
-    format: str  # an entries.Format: "toml", "json", "jsonc" or "yaml"
+    format: Format
     table: tuple[str, ...]
 
 

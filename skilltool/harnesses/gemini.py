@@ -60,8 +60,8 @@ class Gemini(Harness):
         return self.home.path / ".gemini"
 
     def mcp_place(self) -> McpPlace:
-        # comments are allowed there, a trailing comma is not: the editor writes none
-        return McpPlace(self.root() / "settings.json", "jsonc", ("mcpServers",))
+        # strict JSON as it reads it: comments are taken, a trailing comma is an error
+        return McpPlace(self.root() / "settings.json", "json", ("mcpServers",))
 
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         # its schema is strict: only its own keys, never a marker inside an entry
