@@ -206,6 +206,7 @@ def test_gemini_entries_hold_only_keys_of_its_strict_schema(home: Path) -> None:
 
 # --------------------------------------------------------------------------- ownership
 
+
 @pytest.fixture
 def demo(tmp_path: Path, home: Path) -> dict[str, str]:
     """A plugin with one stdio server on the search path; the env that selects it."""

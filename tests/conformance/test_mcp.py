@@ -1,0 +1,188 @@
+"""Each real harness lists a plugin's MCP server from its own config file, as skilltool
+wrote the entry, next to a server of the user's own (and the user's comment) that stay as
+they were; after uninstall the user's file is byte for byte what it was.
+
+The servers never start: a listing suffices. The plugin's server is a shell script in the
+test's tmp that exits at once, and nothing is pointed at the network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.conformance.homes import TIMEOUT
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.support import Proven, need
+from tests.helpers import REPO, build_file_tree
+
+pytestmark = pytest.mark.conformance
+
+SERVER = "plugin-srv"  # the plugin's server; the user's own is `mine`
+# a stdio MCP server that answers `initialize` and `tools/list` with no tools, so that a
+# harness whose listing starts each server (pi) sees both start; stdin closed: it ends
+STUB = """import json, sys
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in message:
+        continue
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "stub", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": []}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+class Case(NamedTuple):
+    config: str  # the harness's config file, relative to the home
+    user: str  # the user's file before install: their own server `mine`, a comment where taken
+    listing: tuple[str, ...]  # the harness's own command that lists its servers
+    extra_dirs: tuple[str, ...] = ()  # directories the harness needs to be present
+
+
+CASES = {
+    "codex": Case(
+        ".codex/config.toml",
+        '# my servers\n[mcp_servers.mine]\ncommand = "/bin/true"  # keep\n',
+        ("codex", "mcp", "list", "--json"),
+    ),
+    "gemini": Case(
+        ".gemini/settings.json",
+        '{\n  // my servers\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("gemini", "mcp", "list"),
+    ),
+    "qwen": Case(
+        ".qwen/settings.json",
+        '{\n  // my servers\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("qwen", "mcp", "list"),
+    ),
+    "opencode": Case(
+        ".config/opencode/opencode.jsonc",
+        '{\n  // my servers\n  "mcp": {\n    "mine": {"type": "local", "command": ["/bin/true"]},\n'
+        "  },\n}\n",
+        ("opencode", "mcp", "list"),
+    ),
+    "kilo": Case(
+        ".config/kilo/kilo.jsonc",
+        '{\n  // my servers\n  "mcp": {\n    "mine": {"type": "local", "command": ["/bin/true"]},\n'
+        "  },\n}\n",
+        ("kilo", "mcp", "list"),
+    ),
+    "copilot": Case(
+        ".copilot/mcp-config.json",
+        '{\n  // my servers\n  "mcpServers": {\n'
+        '    "mine": {"type": "local", "command": "/bin/true", "tools": ["*"]}\n  }\n}\n',
+        ("copilot", "mcp", "list", "--json"),
+    ),
+    "pi": Case(
+        ".pi/agent/mcp.json",  # pi takes no comment in it
+        '{\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("pi", "mcp", "list", "--json"),
+    ),
+    "hermes": Case(
+        ".hermes/config.yaml",
+        "# my settings\nmcp_servers:\n  mine:\n    command: /bin/true  # keep\n",
+        ("hermes", "mcp", "list"),
+    ),
+}
+EXTRA_ENV = {
+    "gemini": {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"},
+    "qwen": {"OPENAI_API_KEY": "fake", "OPENAI_BASE_URL": "http://127.0.0.1:9"},
+    "hermes": {"HERMES_DISABLE_LAZY_INSTALLS": "1"},
+    "pi": {"PI_OFFLINE": "1"},
+}
+
+
+def make_plugin(root: Path) -> Path:
+    """A plugin whose server runs a script of its own, named through ${CLAUDE_PLUGIN_ROOT}."""
+    server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/srv", "args": ["--stdio"], "env": {"M": "1"}}
+    plugin = build_file_tree(
+        root / "plugins/demo",
+        {
+            ".claude-plugin/plugin.json": '{"name": "demo"}\n',
+            ".mcp.json": json.dumps({"mcpServers": {SERVER: server}}, indent=2) + "\n",
+            "bin/srv": f"#!{sys.executable}\n{STUB}",
+        },
+    )
+    (plugin / "bin/srv").chmod(0o755)
+    return plugin
+
+
+def skilltool(home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = harness_env(home)
+    env.update(
+        PYTHONPATH=str(REPO),
+        XDG_DATA_DIRS=str(root / "no-system-plugins"),
+        SKILLTOOL_PLUGINS=str(root / "plugins"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", *args, "--home", str(home)],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def listed(harness: str, home: Path) -> str:
+    case = CASES[harness]
+    done = run(case.listing, harness_env(home, EXTRA_ENV.get(harness)), home, timeout=TIMEOUT)
+    shown = done.stdout + done.stderr
+    assert done.returncode == 0, shown
+    return shown
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_the_harness_lists_the_plugins_server_beside_the_users(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    case = CASES[harness]
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    config = home / case.config
+    build_file_tree(home, {case.config: case.user.replace("/bin/true", f"{plugin}/bin/srv")})
+    listed(harness, home)  # some rewrite their file on a run (a "$schema" key): theirs to do
+    original = config.read_bytes()
+
+    done = skilltool(home, tmp_path, "install", "--only", harness)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"added     {harness:<8} mcp {SERVER} in ~/{case.config}" in done.stdout
+    shown = listed(harness, home)
+    assert SERVER in shown and "mine" in shown, shown
+    assert f"{plugin}/bin/srv" in config.read_text()  # ${CLAUDE_PLUGIN_ROOT} expanded
+    for comment in re.findall(r"(?:#|//) [a-z ]+", case.user):  # the user's comments stay
+        assert comment in config.read_text()
+
+    again = skilltool(home, tmp_path, "install", "--only", harness)
+    assert again.stdout.strip().splitlines()[-1] == "1 unchanged", again.stdout
+
+    gone = skilltool(home, tmp_path, "uninstall", "--only", harness)
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert config.read_bytes() == original
+    after = listed(harness, home)
+    assert SERVER not in after and "mine" in after, after
+    assert config.read_bytes() == original, "the harness changed its file on the last run"
+    proven(
+        harness,
+        f"`{' '.join(case.listing)}` lists the plugin's MCP server from ~/{case.config} "
+        "next to the user's own; uninstall gives the file back byte for byte",
+    )
