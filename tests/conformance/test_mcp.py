@@ -142,10 +142,15 @@ def skilltool(home: Path, root: Path, *args: str) -> subprocess.CompletedProcess
     return done
 
 
-def listed(harness: str, home: Path) -> str:
+def listed(harness: str, home: Path, reachable: bool = True) -> str:
+    """What the harness lists; with `reachable` False, a server that cannot be reached (a
+    dead loopback port) is allowed to fail, as long as the config itself has no error."""
     case = CASES[harness]
     done = run(case.listing, harness_env(home, EXTRA_ENV.get(harness)), home, timeout=TIMEOUT)
     shown = done.stdout + done.stderr
+    if harness == "pi" and not reachable:  # `pi mcp list` exits 1 when a server fails
+        assert json.loads(done.stdout)["errors"] == [], shown
+        return shown
     assert done.returncode == 0, shown
     return shown
 
@@ -186,3 +191,39 @@ def test_the_harness_lists_the_plugins_server_beside_the_users(
         f"`{' '.join(case.listing)}` lists the plugin's MCP server from ~/{case.config} "
         "next to the user's own; uninstall gives the file back byte for byte",
     )
+
+
+# the harnesses that run no SSE server: skilltool skips it there, with a line
+NO_SSE = {"codex", "pi"}
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_the_harness_lists_remote_servers_in_the_shape_skilltool_writes(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    case = CASES[harness]
+    home = make_home(tmp_path)
+    remote = {
+        "web-http": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-T": "1"}},
+        "web-sse": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+    }
+    build_file_tree(
+        tmp_path / "plugins/remote",
+        {
+            ".claude-plugin/plugin.json": '{"name": "remote"}\n',
+            ".mcp.json": json.dumps({"mcpServers": remote}) + "\n",
+        },
+    )
+    (home / case.config).parent.mkdir(parents=True, exist_ok=True)
+    done = skilltool(home, tmp_path, "install", "--only", harness)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = listed(harness, home, reachable=False)
+    assert "web-http" in shown, shown
+    if harness in NO_SSE:
+        assert f"skipped   {harness}: mcp web-sse: " in done.stdout
+        assert "web-sse" not in shown, shown
+    else:
+        assert "web-sse" in shown, shown
+    kinds = "HTTP" if harness in NO_SSE else "HTTP and SSE"
+    proven(harness, f"`{' '.join(case.listing)}` lists a plugin's remote {kinds} servers")
