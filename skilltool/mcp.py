@@ -45,51 +45,52 @@ def read_servers(
     entry: MarketplaceEntry | None = None,
     listing: Path | None = None,
 ) -> tuple[list[McpServer], list[Problem]]:
-    """Every MCP server a plugin declares, as Claude Code 2.1.332 reads them: a marketplace
-    entry's `mcpServers`, else plugin.json's; a path (or list of paths) there replaces
-    `.mcp.json`, and so does `.mcp.json` an inline object (README, "What else a plugin
-    carries"); `${CLAUDE_PLUGIN_ROOT}` is expanded to the plugin's directory."""
+    """Every MCP server a plugin declares, as Claude Code 2.1.332 loads them all together:
+    `.mcp.json`, then plugin.json's `mcpServers` (servers, a path, or a list of either),
+    then a marketplace entry's; `${CLAUDE_PLUGIN_ROOT}` is expanded to the plugin's folder.
+    A later server of a name already read is not used."""
     problems: list[Problem] = []
     servers: list[McpServer] = []
-    declared: tuple[Path, Any, str] | None = None
+    if os.path.isfile(root / MCP_FILE):
+        servers += _read_file(root / MCP_FILE, root, problems)
+    declared: list[tuple[Path, Any, str]] = []
+    if data is not None and "mcpServers" in data and manifest is not None:
+        declared.append((manifest, data["mcpServers"], _read_text(manifest) or ""))
     if entry is not None and "mcpServers" in entry.fields and listing is not None:
-        declared = (listing, entry.fields["mcpServers"], "")
-    elif data is not None and "mcpServers" in data and manifest is not None:
-        declared = (manifest, data["mcpServers"], _read_text(manifest) or "")
-    default = root / MCP_FILE
-    inline = declared is not None and isinstance(declared[1], Mapping)
-    if declared is None or (inline and os.path.isfile(default)):
-        if os.path.isfile(default):
-            servers += _read_file(default, root, problems)
-        return servers, problems
-    where, value, text = declared
-    if isinstance(value, Mapping):
-        servers += _servers(value, where, text, root, problems)
-        return servers, problems
-    paths = [value] if isinstance(value, str) else value
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        line = _key_line(text, "mcpServers")
-        problems.append(
-            Problem(
-                where,
-                'must be an object of servers, a path, or a list of paths, e.g. "./.mcp.json"',
-                "mcpServers",
-                line,
-            )
-        )
-        return servers, problems
-    for relative in paths:
-        full = Path(os.path.normpath(root / relative))
-        if root != full and root not in full.parents:
-            why = f"{relative!r} leads outside the plugin; put it inside"
-            problems.append(Problem(where, why, "mcpServers", _key_line(text, "mcpServers")))
-            continue
-        if not os.path.isfile(full):
-            why = f"{relative!r} is not a file in {root}; fix the path"
-            problems.append(Problem(where, why, "mcpServers", _key_line(text, "mcpServers")))
-            continue
-        servers += _read_file(full, root, problems)
-    return servers, problems
+        declared.append((listing, entry.fields["mcpServers"], _read_text(listing) or ""))
+    for where, value, text in declared:
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            servers += _declared(item, where, text, root, problems)
+    first: dict[str, McpServer] = {}
+    for server in servers:
+        first.setdefault(server.name, server)
+    return list(first.values()), problems
+
+
+def _declared(
+    item: Any, where: Path, text: str, root: Path, problems: list[Problem]
+) -> list[McpServer]:
+    """One item of a `mcpServers` field: an object of servers, or a path to a file of them."""
+    line = _key_line(text, "mcpServers")
+    if isinstance(item, Mapping):
+        return _servers(item, where, text, root, problems)
+    if not isinstance(item, str):
+        why = 'must be an object of servers, a path, or a list of them, e.g. "./.mcp.json"'
+        problems.append(Problem(where, why, "mcpServers", line))
+        return []
+    full = Path(os.path.normpath(root / item))
+    if root != full and root not in full.parents:
+        why = f"{item!r} leads outside the plugin; put it inside"
+        problems.append(Problem(where, why, "mcpServers", line))
+        return []
+    if not os.path.isfile(full):
+        why = f"{item!r} is not a file in {root}; fix the path"
+        problems.append(Problem(where, why, "mcpServers", line))
+        return []
+    if full == root / MCP_FILE:
+        return []  # read already
+    return _read_file(full, root, problems)
 
 
 def _read_text(path: Path) -> str | None:

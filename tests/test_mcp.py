@@ -57,26 +57,26 @@ def test_the_bare_shape_claude_code_loads_is_read_too(tmp_path: Path) -> None:
     assert dict(found["web"].headers) == {"X": "y"}
 
 
-def test_plugin_json_inline_servers_are_read_when_there_is_no_mcp_json(tmp_path: Path) -> None:
-    manifest = {"name": "demo", "mcpServers": {"inline": {"command": "/bin/true"}}}
+def test_plugin_json_servers_are_read_beside_mcp_json(tmp_path: Path) -> None:
+    manifest = {"name": "demo", "mcpServers": {"inline": {"command": "/bin/inline"}}}
     root = plugin(tmp_path, {".claude-plugin/plugin.json": json.dumps(manifest)})
     assert set(servers(root)) == {"inline"}
-    # Claude Code 2.1.332 loads .mcp.json instead of inline servers when it has both
+    # Claude Code 2.1.332 loads both (seen with `claude --plugin-dir D mcp list`)
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"file": ECHO}}))
-    assert set(servers(root)) == {"file"}
+    assert set(servers(root)) == {"file", "inline"}
 
 
-def test_a_plugin_json_path_replaces_mcp_json(tmp_path: Path) -> None:
-    manifest = {"name": "demo", "mcpServers": "./config/servers.json"}
+def test_plugin_json_paths_and_objects_add_to_mcp_json(tmp_path: Path) -> None:
+    manifest = {"name": "demo", "mcpServers": ["./config/a.json", {"o": {"command": "/o"}}]}
     root = plugin(
         tmp_path,
         {
             ".claude-plugin/plugin.json": json.dumps(manifest),
-            "config/servers.json": json.dumps({"mcpServers": {"listed": ECHO}}),
+            "config/a.json": json.dumps({"listed": ECHO}),
             ".mcp.json": json.dumps({"mcpServers": {"default": ECHO}}),
         },
     )
-    assert set(servers(root)) == {"listed"}
+    assert list(servers(root)) == ["default", "listed", "o"]
 
 
 def test_a_path_outside_the_plugin_is_a_problem(tmp_path: Path) -> None:

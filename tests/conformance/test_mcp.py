@@ -227,3 +227,52 @@ def test_the_harness_lists_remote_servers_in_the_shape_skilltool_writes(
         assert "web-sse" in shown, shown
     kinds = "HTTP" if harness in NO_SSE else "HTTP and SSE"
     proven(harness, f"`{' '.join(case.listing)}` lists a plugin's remote {kinds} servers")
+
+
+def test_claude_code_loads_the_servers_skilltool_reads_from_each_plugin_shape(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """skilltool reads a plugin's servers as Claude Code does (`claude --plugin-dir D mcp
+    list` shows `plugin:<plugin>:<server>`); Claude Code's own user list is not edited."""
+    need("claude")
+    from skilltool.discover import read_plugin
+
+    def stdio(tag: str) -> dict[str, str]:  # Claude Code shows one of two same commands
+        return {"command": "${CLAUDE_PLUGIN_ROOT}/bin/" + tag}
+
+    shapes = {
+        "wrapped": {".mcp.json": json.dumps({"mcpServers": {"w-srv": stdio("w")}})},
+        "bare": {".mcp.json": json.dumps({"b-srv": stdio("b")})},
+        "inline": {"plugin.json": {"mcpServers": {"i-srv": stdio("i")}}},
+        "both": {
+            "plugin.json": {"mcpServers": {"inline-srv": stdio("i")}},
+            ".mcp.json": json.dumps({"mcpServers": {"file-srv": stdio("f")}}),
+        },
+        "listed": {
+            "plugin.json": {"mcpServers": ["./more.json", {"o-srv": stdio("o")}]},
+            "more.json": json.dumps({"mcpServers": {"l-srv": stdio("l")}}),
+            ".mcp.json": json.dumps({"mcpServers": {"dot-srv": stdio("d")}}),
+        },
+    }
+    dirs = []
+    expected = set()
+    for name, files in shapes.items():
+        manifest = {"name": name, **files.pop("plugin.json", {})}  # type: ignore[dict-item]
+        spec = {".claude-plugin/plugin.json": json.dumps(manifest), **files}
+        root = build_file_tree(tmp_path / "plugins" / name, spec)  # type: ignore[arg-type]
+        dirs += ["--plugin-dir", str(root)]
+        expected |= {f"plugin:{name}:{s.name}" for s in read_plugin(root, "user").mcp_servers}
+    home = make_home(tmp_path)
+    (home / ".claude").mkdir()
+    env = harness_env(
+        home, {"ANTHROPIC_API_KEY": "fake", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    )
+    done = run(["claude", *dirs, "mcp", "list"], env, home, timeout=TIMEOUT)
+    shown = set(re.findall(r"^(plugin:[^:]+:[^:]+):", done.stdout, re.MULTILINE))
+    assert shown == expected, done.stdout + done.stderr
+    assert len(expected) == 8  # every server of every shape
+    proven(
+        "claude",
+        "`claude --plugin-dir D mcp list` loads exactly the servers skilltool reads: "
+        ".mcp.json (wrapped or bare) together with plugin.json's objects and paths",
+    )
