@@ -215,14 +215,15 @@ def _change(opts: Options, remove: bool) -> Result:
         actions = _install_plan(opts, catalogue, home, remove, found, skills_dir)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
+        # taken before anything is written: the diff of each file as it is made
+        diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
         outcomes, emptied = _carried_out(opts, home, actions.actions, keep)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
         lines += [report.emptied_line(path, home) for path in emptied]
-    if opts.diff or opts.dry_run:
-        lines += report.diff_lines(actions.actions, home)
+    lines += diffs
     lines.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),

@@ -444,3 +444,10 @@ def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path
     assert calls.index("mcp-entries.json") < calls.index("config.toml")
     ledger = json.loads((home / ".local/state/skilltool/mcp-entries.json").read_text())
     assert [e["name"] for e in ledger["entries"]] == ["echo-srv"]
+
+
+def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], home: Path) -> None:
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    result = install(demo, "--diff")
+    assert "+[mcp_servers.echo-srv]" in result.lines
+    assert "echo-srv" in toml_loads(codex_config(home).read_text())["mcp_servers"]
