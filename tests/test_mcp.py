@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from skilltool.discover import read_plugin
 from skilltool.harnesses import NAMES, Verdict, registry
@@ -451,3 +453,50 @@ def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], h
     result = install(demo, "--diff")
     assert "+[mcp_servers.echo-srv]" in result.lines
     assert "echo-srv" in toml_loads(codex_config(home).read_text())["mcp_servers"]
+
+
+# --------------------------------------------------------------------------- properties
+
+_words = st.text(st.sampled_from("abcdé✓ _-"), min_size=1, max_size=8)
+_keys = st.text(st.sampled_from("abcxyz_-"), min_size=1, max_size=6).filter(
+    lambda k: k not in ("echo-srv",)
+)
+
+
+@st.composite
+def codex_configs(draw: st.DrawFn) -> bytes:
+    """A user's config.toml: comments, odd spacing, unicode, other tables and servers,
+    perhaps CRLF and no final newline."""
+    lines = [f"# {draw(_words)}"] if draw(st.booleans()) else []
+    if draw(st.booleans()):
+        lines += [f"model  =   {json.dumps(draw(_words), ensure_ascii=False)}", ""]
+    for key in draw(st.lists(_keys, max_size=3, unique=True)):
+        comment = f"  # {draw(_words)}" if draw(st.booleans()) else ""
+        lines += [f"[mcp_servers.{key}]", f'command = "/bin/{key}"{comment}', ""]
+    if draw(st.booleans()):
+        lines += ["[profiles.x]", f"model = {json.dumps(draw(_words), ensure_ascii=False)}"]
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    text = eol.join(lines) + (eol if draw(st.booleans()) else "")
+    return text.encode("utf-8")
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(original=codex_configs())
+def test_install_then_uninstall_gives_any_user_config_back(
+    original: bytes, demo: dict[str, str], home: Path
+) -> None:
+    config = codex_config(home)
+    config.parent.mkdir(exist_ok=True)
+    config.write_bytes(original)
+    assert install(demo).code == 0
+    written = config.read_bytes()
+    pairs = enumerate(zip(original, written, strict=False))
+    same = next((i for i, (a, b) in pairs if a != b), len(original))
+    # our entry is one block put in: every byte of the user's before it and after it, kept
+    assert written.endswith(original[same:]) and len(written) > len(original)
+    assert install(demo).decided == []  # a second install writes nothing
+    assert run("plugins", "uninstall", "--only", "codex", env=demo).code == 0
+    assert config.read_bytes() == original
+    config.unlink()
