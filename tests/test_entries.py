@@ -132,3 +132,80 @@ def test_digest_compares_values_not_formatting():
     assert entry_digest({"b": [1], "a": "x"}) == entry_digest({"a": "x", "b": [1]})
     assert entry_digest({"a": "x"}) != entry_digest({"a": "y"})
     assert entry_digest({}).startswith("sha256:")
+
+
+# The files as the harnesses write them themselves (`codex mcp add`, `gemini mcp add -s user`,
+# `pi mcp add`, `copilot mcp add`, OpenCode's first run, Hermes's save_config), in their shapes.
+CODEX_WRITES = (
+    '[mcp_servers.mine]\ncommand = "/bin/echo"\nargs = ["hi", "there"]\n\n'
+    '[mcp_servers.mine.env]\nA = "b"\n\n[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\n'
+)
+GEMINI_WRITES = (
+    '{\n  "mcpServers": {\n    "mine": {\n      "command": "/bin/echo",\n      "args": [\n'
+    '        "hi"\n      ],\n      "env": {\n        "A": "b"\n      }\n    }\n  }\n}'
+)
+COPILOT_WRITES = (
+    '{\n  "mcpServers": {\n    "mine": {\n      "tools": [\n        "*"\n      ],\n'
+    '      "type": "local",\n      "command": "/bin/echo",\n      "args": [\n        "hi"\n      ]\n    }\n  }\n}\n'
+)
+OPENCODE_WRITES = '{\n  "$schema": "https://opencode.ai/config.json"\n}'
+HERMES_WRITES = (
+    "model:\n  default: foo/bar\n_config_version: 33\nmcp_servers:\n  mine:\n    command: /bin/echo\n"
+    "    args:\n      - hi\n      - there\n    env:\n      A: b\n\n"
+    "# ── Notes ──────────────\n# settings left out on purpose:\n#\n# security:\n#   redact: true\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "table", "text"),
+    [
+        (*CODEX, CODEX_WRITES),
+        (*GEMINI, GEMINI_WRITES),
+        ("json", ("mcpServers",), COPILOT_WRITES),
+        (*OPENCODE, OPENCODE_WRITES),
+        (*HERMES, HERMES_WRITES),
+    ],
+)
+def test_the_harnesses_own_files_round_trip(fmt, table, text):
+    put = put_entry(text, fmt, table, "plugin-server", SERVER)
+
+    assert not put.created_table or table == ("mcp",)
+    assert set(read_entries(put.text, fmt, table)) >= {"plugin-server"}
+    assert remove_entry(put.text, fmt, table, "plugin-server", put.created_table) == text
+
+
+def test_a_server_joins_codex_servers_in_the_shape_codex_writes():
+    text = put_entry(CODEX_WRITES, *CODEX, "plugin-server", SERVER).text
+
+    assert text == CODEX_WRITES + (
+        '\n[mcp_servers.plugin-server]\ncommand = "npx"\nargs = ["-y", "some-server"]\n'
+        'env = { API_KEY = "x" }\n'
+    )
+
+
+def test_a_server_joins_gemini_servers_indented_like_gemini():
+    text = put_entry(GEMINI_WRITES, *GEMINI, "plugin-server", {"command": "x", "args": ["a"]}).text
+
+    assert text == GEMINI_WRITES.replace(
+        "\n    }\n  }\n}",
+        '\n    },\n    "plugin-server": {\n      "command": "x",\n      "args": [\n        "a"\n      ]\n    }\n  }\n}',
+    )
+
+
+def test_a_server_joins_hermes_servers_above_its_trailing_comments():
+    text = put_entry(HERMES_WRITES, *HERMES, "plugin-server", {"command": "x", "args": ["a"]}).text
+
+    assert text == HERMES_WRITES.replace(
+        "      A: b\n", "      A: b\n  plugin-server:\n    command: x\n    args:\n      - a\n"
+    )
+
+
+def test_opencode_gets_its_mcp_table_after_the_schema():
+    text = put_entry(
+        OPENCODE_WRITES, *OPENCODE, "plugin-server", {"type": "local", "command": ["x"]}
+    ).text
+
+    assert text == (
+        '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "plugin-server": {\n'
+        '      "type": "local",\n      "command": [\n        "x"\n      ]\n    }\n  }\n}'
+    )

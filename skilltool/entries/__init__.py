@@ -83,7 +83,7 @@ def _document(text: str, fmt: Format) -> Any:
 def read_entries(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | None:
     """The plain values of the entries under `table`; None when it is absent."""
     body = _strip_bom(text)[1]
-    return _guarded(lambda: _read(body, fmt, table))
+    return copy.deepcopy(_guarded(lambda: _read(body, fmt, table)))
 
 
 def _read(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | None:
@@ -127,19 +127,20 @@ def remove_entry(
 
     def edit() -> str:
         before = _document(body, fmt)
+        expected = _without_entry(before, table, name)
+        loose = drop_table or fmt == "toml"
         if fmt == "toml":
             after = toml.remove(body, table, name)
         elif fmt == "yaml":
             after = yaml_text.remove(body, table, name, drop_table)
+            try:
+                _check(after, fmt, expected, table, loose)
+            except EntryError:
+                # the line before may be a block scalar's, whose trailing spaces are content
+                after = yaml_text.remove(body, table, name, drop_table, whole_lines=True)
         else:
             after = jsonc.remove(body, fmt, table, name, drop_table)
-        _check(
-            after,
-            fmt,
-            _without_entry(before, table, name),
-            table,
-            loose=drop_table or fmt == "toml",
-        )
+        _check(after, fmt, expected, table, loose)
         return after
 
     return bom + _guarded(edit)

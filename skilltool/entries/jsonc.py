@@ -7,6 +7,7 @@ Strings, numbers and literals are decoded by the stdlib `json` module.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -157,7 +158,9 @@ class _Parser:
                 return node
 
 
+@functools.lru_cache(maxsize=16)
 def parse(text: str, fmt: str) -> Node:
+    """The file's tree (cached: an edit reads the same text several times; never mutate it)."""
     return _Parser(text, fmt).document()
 
 

@@ -9,6 +9,7 @@ EntryError rather than a guess.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -204,7 +205,9 @@ class _Lexer:
         return sections
 
 
+@functools.lru_cache(maxsize=16)
 def document(text: str) -> dict[str, Any]:
+    """The file's values (cached: an edit reads the same text several times; never mutate them)."""
     try:
         parsed: dict[str, Any] = tomlkit.parse(text).unwrap()
     except tomlkit.exceptions.ParseError as error:

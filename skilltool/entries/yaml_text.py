@@ -10,6 +10,7 @@ inside, an explicit `null`, or more than one document is an EntryError.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -45,13 +46,16 @@ def _error(error: yaml.YAMLError) -> EntryError:
     )
 
 
+@functools.lru_cache(maxsize=16)
 def document(text: str) -> Any:
+    """The file's values as `yaml.safe_load` gives them (cached; never mutate them)."""
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise _error(error) from None
 
 
+@functools.lru_cache(maxsize=16)
 def _compose(text: str) -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=yaml.SafeLoader)
@@ -191,10 +195,34 @@ def _last_end(text: str, node: yaml.Node) -> int:
     return node.end_mark.index
 
 
+def _last_leaf(node: yaml.Node) -> yaml.Node:
+    if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value:
+        return _last_leaf(node.value[-1][1])
+    if isinstance(node, yaml.SequenceNode) and not node.flow_style and node.value:
+        return _last_leaf(node.value[-1])
+    return node
+
+
+def _last_line_end(text: str, start: int, end: int) -> int:
+    """The end of the last line in `text[start:end]` that is not blank, trailing spaces kept."""
+    lines = text[start:end].split("\n")
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    return start + len("\n".join(lines).removesuffix("\r"))
+
+
 def _pair_end(text: str, pair: Pair) -> int:
     """After a block entry's text, with a comment that ends its last line."""
     key, value = pair
-    end = _after_colon(text, key) if _empty(value) else content_end(text, _last_end(text, value))
+    if _empty(value):
+        end = _after_colon(text, key)
+    else:
+        end = _last_end(text, value)
+        last = _last_leaf(value)
+        if isinstance(last, yaml.ScalarNode) and last.style in ("|", ">"):
+            end = _last_line_end(text, last.start_mark.index, end)  # its spaces are content
+        else:
+            end = content_end(text, end)
     line_end = text.find("\n", end)
     rest = text[end : len(text) if line_end < 0 else line_end]
     if not rest.strip() or rest.lstrip().startswith("#"):
@@ -303,8 +331,9 @@ def _replace(text: str, mapping: yaml.MappingNode, pair: Pair, value: Any, style
     return splice(text, line_start(text, key.start_mark.index), _pair_end(text, pair), block)
 
 
-def _delete(text: str, mapping: yaml.MappingNode, pair: Pair) -> str:
-    """`text` without the entry `pair` of `mapping`."""
+def _delete(text: str, mapping: yaml.MappingNode, pair: Pair, whole_lines: bool) -> str:
+    """`text` without the entry `pair` of `mapping`: from the end of the line before it, or
+    (`whole_lines`) its own lines with their line breaks."""
     key = pair[0]
     index = mapping.value.index(pair)
     if mapping.flow_style:
@@ -323,7 +352,7 @@ def _delete(text: str, mapping: yaml.MappingNode, pair: Pair) -> str:
             line_of(text, key.start_mark.index),
         )
     start, end = line_start(text, key.start_mark.index), _pair_end(text, pair)
-    if start > 0:
+    if start > 0 and not whole_lines:
         start -= 2 if text[start - 2 : start] == "\r\n" else 1
     else:
         while end < len(text) and text[end] in " \t":
@@ -332,7 +361,9 @@ def _delete(text: str, mapping: yaml.MappingNode, pair: Pair) -> str:
     return splice(text, start, end, "")
 
 
-def remove(text: str, table: tuple[str, ...], name: str, drop_table: bool) -> str:
+def remove(
+    text: str, table: tuple[str, ...], name: str, drop_table: bool, whole_lines: bool = False
+) -> str:
     document(text)
     node, depth, _ = _walk(text, _compose(text), table)
     if depth < len(table) or not isinstance(node, yaml.MappingNode):
@@ -340,7 +371,7 @@ def remove(text: str, table: tuple[str, ...], name: str, drop_table: bool) -> st
     found = _find(text, node, name)
     if found is None:
         return text
-    text = _delete(text, node, found)
+    text = _delete(text, node, found, whole_lines)
     while drop_table and table:
         root = _compose(text)
         node, depth, pair = _walk(text, root, table)
@@ -348,6 +379,6 @@ def remove(text: str, table: tuple[str, ...], name: str, drop_table: bool) -> st
             break
         parent, _, _ = _walk(text, root, table[:-1])
         assert isinstance(parent, yaml.MappingNode)
-        text = _delete(text, parent, pair)
+        text = _delete(text, parent, pair, whole_lines)
         table = table[:-1]
     return text
