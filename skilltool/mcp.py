@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from skilltool import entries
-from skilltool.entries import EntryError, Format
 from skilltool.fs import digest, read_regular, write_file
 from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Problem
 from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
 
 if TYPE_CHECKING:
+    from skilltool.entries import EntryError, Format
     from skilltool.harnesses import Harness, McpPlace
     from skilltool.model import MarketplaceEntry
 
@@ -398,21 +397,22 @@ class ConfigFile:
         if data is None:
             self.problem = ("foreign", "not a regular file; nothing is changed in it")
             return
+        from skilltool.entries import EntryError
+
         try:
             self.text = data.decode("utf-8")
             self.current()
         except UnicodeDecodeError:
             self.problem = ("unparsable", "is not UTF-8 text; nothing is changed in it")
-        except Exception as err:  # entries.EntryError: said in one line, the file left alone
-            line = getattr(err, "line", None)
-            at = f"line {line}: " if line else ""
-            message = getattr(err, "message", str(err))
-            why = (
-                f"does not parse ({at}{message}); nothing is changed in it: fix it, then run again"
-            )
+        except EntryError as err:  # said in one line; the file is never taken for empty
+            at = f"line {err.line}: " if err.line else ""
+            why = f"does not parse ({at}{err.message}); nothing is changed in it"
+            why += ": fix it, then run again"
             self.problem = ("unparsable", why)
 
     def current(self) -> dict[str, Any]:
+        from skilltool import entries
+
         if self.text is None:
             return {}
         found = entries.read_entries(self.text, self.format, self.place.table)
@@ -423,6 +423,8 @@ class ConfigFile:
 
 
 def _value_digest(value: Any) -> str:
+    from skilltool import entries
+
     return entries.entry_digest(value)
 
 
@@ -466,6 +468,8 @@ def _harness_entries(
     force: bool,
     read: tuple[str, ...],
 ) -> list[Action]:
+    if not servers and not ledger.of(harness.name):
+        return []  # nothing to carry, nothing of ours: the user's files are not even read
     root = harness.root()
     place = harness.mcp_place()
     if not os.path.isdir(root) or place is None:
@@ -553,6 +557,9 @@ def _put(
     )
     if change == "none":
         return action
+    from skilltool import entries
+    from skilltool.entries import EntryError
+
     before, seen = config.text, config.seen()
     try:
         put = entries.put_entry(before, config.format, place.table, name, value)
@@ -596,6 +603,9 @@ def _take_out(
     assert config.text is not None
     others = [key for key in current if key != name]
     drop_table = ledger.created_table(record.file, place.table) and not others
+    from skilltool import entries
+    from skilltool.entries import EntryError
+
     before, seen = config.text, config.seen()
     try:
         after = entries.remove_entry(before, config.format, place.table, name, drop_table)
@@ -617,4 +627,6 @@ def _take_out(
 def _blank(text: str, fmt: Format) -> bool:
     """Whether a file holds nothing but what an empty file of its format is (`{}`): a file
     skilltool created that is so afterwards is removed, not left behind."""
+    from skilltool import entries
+
     return not text.strip() or text.strip() == entries.fresh_text(fmt).strip()
