@@ -500,3 +500,10 @@ def test_install_then_uninstall_gives_any_user_config_back(
     assert run("plugins", "uninstall", "--only", "codex", env=demo).code == 0
     assert config.read_bytes() == original
     config.unlink()
+
+
+def test_a_plugin_without_servers_leaves_config_files_unread(tmp_path: Path, home: Path) -> None:
+    plugin(tmp_path, {"agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nHi.\n"})
+    build_file_tree(home, {".codex/config.toml": "[broken\n"})
+    result = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")})
+    assert not any("~/.codex/config.toml" in line for line in result.lines), result.stdout
