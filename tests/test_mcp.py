@@ -507,3 +507,16 @@ def test_a_plugin_without_servers_leaves_config_files_unread(tmp_path: Path, hom
     build_file_tree(home, {".codex/config.toml": "[broken\n"})
     result = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")})
     assert not any("~/.codex/config.toml" in line for line in result.lines), result.stdout
+
+
+def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home: Path) -> None:
+    harness = registry()["opencode"](Home(home, explicit=True), home / ".agents/skills")
+    plain = McpServer("s", home / ".mcp.json", "stdio", "/srv", ("${TOKEN}",))
+    assert harness.mcp_refusal(plain) is None
+    assert harness.mcp_value(plain) == {"type": "local", "command": ["/srv", "{env:TOKEN}"]}
+    defaulted = plain._replace(args=("${TOKEN:-none}",))
+    refusal = harness.mcp_refusal(defaulted)
+    assert refusal is not None and "${TOKEN:-none}" in refusal.why
+    # the others are not proven to expand a reference: the server is skipped there
+    codex = registry()["codex"](Home(home, explicit=True), home / ".agents/skills")
+    assert codex.mcp_refusal(plain) is not None

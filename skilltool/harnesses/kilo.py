@@ -16,7 +16,7 @@ from skilltool.harnesses import (
     Verdict,
     named_or_skipped,
 )
-from skilltool.harnesses.opencode import opencode_entry
+from skilltool.harnesses.opencode import opencode_entry, opencode_refusal
 from skilltool.model import Agent, McpServer, Skill
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+~-]+"  # Kilo's own models: kilo/<vendor>/<id>
@@ -44,6 +44,9 @@ class Kilo(Harness):
             if os.path.lexists(self.root() / name):
                 return self.root() / name
         return self.root() / "kilo.jsonc"
+
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        return opencode_refusal(server, self.title)
 
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         return opencode_entry(server, self.title)

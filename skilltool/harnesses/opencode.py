@@ -46,6 +46,9 @@ class OpenCode(Harness):
                 return self.root() / name
         return self.root() / "opencode.json"
 
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        return opencode_refusal(server, self.title)
+
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         return opencode_entry(server, self.title)
 
@@ -84,9 +87,30 @@ class OpenCode(Harness):
         )
 
 
+def opencode_refusal(server: McpServer, title: str) -> Verdict | None:
+    """A `${VAR:-default}` has no OpenCode form; a plain `${VAR}` becomes `{env:VAR}`."""
+    from skilltool.mcp import env_references
+
+    found = [ref for ref in env_references(server) if ":-" in ref]
+    if not found:
+        return None
+    return Verdict(
+        True,
+        f"its values hold {', '.join(found)}: {title} expands {{env:VAR}}, with no default; "
+        "write the value, or a plain ${VAR}, in the plugin's server",
+    )
+
+
 def opencode_entry(server: McpServer, title: str) -> McpValue | Verdict:
     """`{type: local, command: [...], environment}` or `{type: remote, url, headers}`
-    (OpenCode's shape, which Kilo keeps)."""
+    (OpenCode's shape, which Kilo keeps), `${VAR}` written as its `{env:VAR}`."""
+    server = server._replace(
+        command=_env_form(server.command) if server.command is not None else None,
+        args=tuple(_env_form(a) for a in server.args),
+        env={k: _env_form(v) for k, v in server.env.items()},
+        url=_env_form(server.url) if server.url is not None else None,
+        headers={k: _env_form(v) for k, v in server.headers.items()},
+    )
     if server.transport != "stdio":
         return remote_entry(server, type="remote")  # it tries streamable HTTP, then SSE
     if server.cwd is not None:
@@ -95,3 +119,8 @@ def opencode_entry(server: McpServer, title: str) -> McpValue | Verdict:
     if server.env:
         value["environment"] = dict(server.env)
     return value
+
+
+def _env_form(text: str) -> str:
+    # `${HOME}` stays literal in OpenCode 1.18.33 and Kilo 7.7.7; `{env:HOME}` is expanded
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", r"{env:\1}", text)

@@ -276,3 +276,35 @@ def test_claude_code_loads_the_servers_skilltool_reads_from_each_plugin_shape(
         "`claude --plugin-dir D mcp list` loads exactly the servers skilltool reads: "
         ".mcp.json (wrapped or bare) together with plugin.json's objects and paths",
     )
+
+
+@pytest.mark.parametrize("harness", ["opencode", "kilo"])
+def test_an_env_reference_reaches_the_server_as_its_value(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    """`${HOME}` is written as OpenCode's `{env:HOME}`: the server started by the listing
+    gets the home in its argument and its environment (1.18.33 and Kilo 7.7.7 leave a
+    `${HOME}` as it is)."""
+    need(harness)
+    home = make_home(tmp_path)
+    seen = tmp_path / "seen.txt"
+    server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/srv", "args": ["${HOME}"],
+              "env": {"SEEN": "${HOME}"}}  # fmt: skip
+    plugin = build_file_tree(
+        tmp_path / "plugins/demo",
+        {
+            ".claude-plugin/plugin.json": '{"name": "demo"}\n',
+            ".mcp.json": json.dumps({"mcpServers": {SERVER: server}}) + "\n",
+            "bin/srv": f'#!/bin/sh\necho "$1 $SEEN" > {seen}\nexit 0\n',
+        },
+    )
+    (plugin / "bin/srv").chmod(0o755)
+    (home / CASES[harness].config).parent.mkdir(parents=True, exist_ok=True)
+    done = skilltool(home, tmp_path, "install", "--only", harness)
+    assert f"added     {harness:<8} mcp {SERVER}" in done.stdout, done.stdout + done.stderr
+    # with no file there, OpenCode's is created as opencode.json, Kilo's as kilo.jsonc
+    written = {"opencode": ".config/opencode/opencode.json", "kilo": ".config/kilo/kilo.jsonc"}
+    assert "{env:HOME}" in (home / written[harness]).read_text()
+    listed(harness, home)
+    assert seen.read_text().split() == [str(home), str(home)]
+    proven(harness, "a server's ${HOME}, written as {env:HOME}, reaches it expanded")
