@@ -222,7 +222,7 @@ def _change(opts: Options, remove: bool) -> Result:
     counted = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
-        lines += [report.emptied_line(path, home) for path in emptied]
+        lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
     lines += diffs
     lines.append(report.summary_line(counted, opts.dry_run))
     data = {
@@ -252,13 +252,25 @@ def _carried_out(
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
     skilltool made that are empty now are removed, but for those in `keep`."""
     if opts.dry_run:
-        return [Outcome(a, True) for a in actions], []
+        going = frozenset(a.target for a in actions if _goes(a))
+        made = MadeDirs(home.state_dir)
+        return [Outcome(a, True) for a in actions], [] if keep is None else made.would_prune(
+            keep, going
+        )
     blocked = unwritable(actions)
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []
     made = MadeDirs(home.state_dir)
     outcomes = apply(actions, made, _ledger(home))
     return outcomes, made.prune(keep) if keep is not None else []
+
+
+def _goes(action: plan.Action) -> bool:
+    """Whether applying the action removes the file at its target (an MCP entry's removal
+    removes its config file only when that held nothing else)."""
+    if action.change != "remove" or action.backup is not None:
+        return False
+    return action.kind != "entry" or action.content is None
 
 
 def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -> Outcome:

@@ -171,7 +171,7 @@ class Plugin(NamedTuple):
     commands: tuple[Path, ...] = ()
     slash_commands: tuple[SlashCommand, ...] = ()  # read from `commands` (SPEC §10)
     mcp_servers: tuple[McpServer, ...] = ()
-    # hook files found (`hooks/hooks.json`, plugin.json `hooks`): not carried
+    # hook files found (`hooks/hooks.json`, plugin.json `hooks`): listed, not carried
     hooks: tuple[Path, ...] = ()
 
     @property
