@@ -209,3 +209,11 @@ def test_opencode_gets_its_mcp_table_after_the_schema():
         '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "plugin-server": {\n'
         '      "type": "local",\n      "command": [\n        "x"\n      ]\n    }\n  }\n}'
     )
+
+
+def test_digest_takes_what_a_users_toml_or_yaml_entry_may_hold():
+    toml_entry = read_entries("[mcp_servers.x]\nsince = 2024-01-01\n", *CODEX)["x"]
+    yaml_entry = read_entries("mcp_servers:\n  x:\n    1: one\n    b: 2024-01-01\n", *HERMES)["x"]
+
+    assert entry_digest(toml_entry) != entry_digest({"since": "2024-01-02"})
+    assert entry_digest(yaml_entry) == entry_digest({"1": "one", "b": "2024-01-01"})

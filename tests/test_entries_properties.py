@@ -29,7 +29,7 @@ from skilltool.entries import EntryError, put_entry, read_entries, remove_entry
 
 # SKILLTOOL_ENTRY_EXAMPLES=1000 for a deeper run than the suite's
 SETTINGS = settings(
-    max_examples=int(os.environ.get("SKILLTOOL_ENTRY_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("SKILLTOOL_ENTRY_EXAMPLES", "30")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -206,7 +206,8 @@ def toml_files(draw: Any, name: str, with_name: bool) -> str:
             indent = draw(st.sampled_from(["", "", "  ", "\t"]))
             spacing = draw(st.sampled_from([" = ", "=", "\t=  "]))
             trailing = draw(st.sampled_from(["", "", "  # " + draw(comments), "\t"]))
-            lines.append(indent + _toml_key(key) + spacing + draw(toml_values(eol)) + trailing)
+            dotted = _toml_key(key) + draw(st.sampled_from(["", "", ".sub", ' . "ü b"']))
+            lines.append(indent + dotted + spacing + draw(toml_values(eol)) + trailing)
             if draw(st.integers(0, 4)) == 0:
                 lines.append(draw(st.sampled_from(["", "# " + draw(comments), "   "])))
         return lines
@@ -214,6 +215,9 @@ def toml_files(draw: Any, name: str, with_name: bool) -> str:
     sections: list[list[str]] = []
     for table in draw(st.lists(keys.filter(lambda k: k != "mcp_servers"), max_size=3, unique=True)):
         sections.append([f"[{_toml_key(table)}]", *body(3)])
+        if draw(st.integers(0, 3)) == 0:
+            sections.append([f"[[{_toml_key(table)}.items]]", *body(2)])
+            sections.append([f"[[{_toml_key(table)}.items]]", *body(2)])
     mode = draw(st.sampled_from(["absent", "header", "entries", "inline"]))
     entries = (
         [n for n in draw(st.lists(names, max_size=3, unique=True)) if n != name]
@@ -267,7 +271,7 @@ def yaml_files(draw: Any, name: str, with_name: bool) -> str:
         lines: list[str] = []
         for key, value in mapping.items():
             head = indent + _yaml_key(key) + ":"
-            trailing = draw(st.sampled_from(["", "", "  # " + draw(comments), " "]))
+            trailing = draw(st.sampled_from(["", "", "  # " + draw(comments), " ", "\t# tab"]))
             if isinstance(value, dict) and value and draw(st.booleans()):
                 lines += [head + trailing, *block(value, indent + unit)]
             elif (
@@ -319,8 +323,15 @@ def yaml_files(draw: Any, name: str, with_name: bool) -> str:
     while where < len(lines) and lines[where].startswith((" ", "-")):
         where += 1  # a top-level key goes between top-level entries
     lines[where:where] = table
+    if draw(st.integers(0, 3)) == 0:
+        lines[:0] = ["base: &base", unit + "k: v", "derived:", unit + "<<: *base", unit + "x: 1"]
+    if table and draw(st.booleans()):
+        lines.insert(
+            lines.index(table[0]) + 1, draw(st.sampled_from(["  # about these", "# x", ""]))
+        )
     start = draw(st.sampled_from(["", "---" + eol, "# mine" + eol, "\ufeff"]))
-    text = start + eol.join(lines)
+    end = draw(st.sampled_from(["", "", eol + "..."]))
+    text = start + eol.join(lines) + end
     return text + (eol if draw(st.booleans()) else "")
 
 
@@ -430,7 +441,7 @@ def test_a_file_that_does_not_parse_is_an_error_with_a_line(fmt, data):
     try:
         put = put_entry(broken, fmt, TABLES[fmt], "some-server", {"command": "x"})
     except EntryError as error:
-        assert error.line is not None or "exactly" in error.message or "not a" in error.message
+        assert error.line is not None
         assert "\n" not in error.message
         return
     assert _parses(put.text, fmt) or fmt in ("json", "jsonc")

@@ -21,7 +21,8 @@ then splices. Every edit is checked by parsing its result again: when the values
 are not exactly the old ones with that one entry changed, or the file does not
 parse, or a shape cannot be edited exactly (a comment inside a YAML flow mapping,
 an entry written as TOML dotted keys), `EntryError` is raised with the line, and no
-text is returned. The caller then leaves the file alone and shows the message.
+text is returned. The caller then leaves the file alone and shows
+`<file>:<error.line>: <error.message>`.
 
 Formats: `toml`; `json`, strict JSON as Gemini CLI reads it (comments are taken,
 a trailing comma is an error); `jsonc`, with comments and trailing commas
@@ -39,7 +40,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, TypeVar
 
 from skilltool.entries import jsonc, toml, yaml_text
-from skilltool.entries.base import BOM, EntryError
+from skilltool.entries.base import BOM, EntryError, line_of
 
 Format = Literal["toml", "json", "jsonc", "yaml"]
 T = TypeVar("T")
@@ -62,9 +63,23 @@ class Put(NamedTuple):
 
 
 def entry_digest(value: Any) -> str:
-    """`sha256:<hex>` of the canonical JSON of a plain value: equal values, equal digests."""
-    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """`sha256:<hex>` of the canonical JSON of a plain value: equal values, equal digests.
+
+    A value read from a user's file may hold what JSON has no word for (a TOML or YAML
+    date, a YAML key that is a number): those are taken as their text.
+    """
+    canonical = json.dumps(
+        _canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(key): _canonical(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    return value
 
 
 def fresh_text(fmt: Format) -> str:
@@ -112,7 +127,8 @@ def put_entry(
             after, created = yaml_text.put(body, table, name, plain)
         else:
             after, created = jsonc.put(body, fmt, table, name, plain)
-        _check(after, fmt, _with_entry(before, table, name, plain), table, loose=False)
+        expected = _with_entry(before, table, name, plain)
+        _check(body, after, fmt, expected, (*table, name), loose=False)
         return after, created
 
     after, created = _guarded(edit)
@@ -134,13 +150,13 @@ def remove_entry(
         elif fmt == "yaml":
             after = yaml_text.remove(body, table, name, drop_table)
             try:
-                _check(after, fmt, expected, table, loose)
+                _check(body, after, fmt, expected, (*table, name), loose)
             except EntryError:
                 # the line before may be a block scalar's, whose trailing spaces are content
                 after = yaml_text.remove(body, table, name, drop_table, whole_lines=True)
         else:
             after = jsonc.remove(body, fmt, table, name, drop_table)
-        _check(after, fmt, expected, table, loose)
+        _check(body, after, fmt, expected, (*table, name), loose)
         return after
 
     return bom + _guarded(edit)
@@ -165,7 +181,7 @@ def _guarded(work: Callable[[], T]) -> T:
     try:
         return work()
     except RecursionError:
-        raise EntryError("the file nests too deeply to edit: edit it by hand") from None
+        raise EntryError("the file nests too deeply to edit: edit it by hand", 1) from None
 
 
 def _with_entry(data: Any, table: tuple[str, ...], name: str, value: Any) -> Any:
@@ -216,21 +232,36 @@ def _null_tables(data: Any, table: tuple[str, ...]) -> Any:
     return data
 
 
-def _check(after: str, fmt: Format, expected: Any, table: tuple[str, ...], loose: bool) -> None:
+def _line_hint(text: str, keys: tuple[str, ...]) -> int:
+    """The line where the keys on the way to an entry appear in turn (a hint for a message)."""
+    position = 0
+    for key in keys:
+        found = text.find(key, position)
+        if found < 0:
+            break
+        position = found
+    return line_of(text, position)
+
+
+def _check(
+    before: str, after: str, fmt: Format, expected: Any, keys: tuple[str, ...], loose: bool
+) -> None:
     """Parse the edited text again: it holds exactly the expected values, or no text is returned."""
+    table = keys[:-1]
     try:
         actual = _document(after, fmt)
     except EntryError as error:
         raise EntryError(
-            f"skilltool cannot edit this file exactly (the edit would not parse: "
+            f"skilltool cannot edit this file exactly here (the edit would not parse: "
             f"{error.message}); edit it by hand",
-            error.line,
+            _line_hint(before, keys),
         ) from None
     if fmt == "yaml":
         actual, expected = _null_tables(actual, table), _null_tables(expected, table)
     same = actual == expected or (loose and _prune(actual, table) == _prune(expected, table))
     if not same:
         raise EntryError(
-            f"skilltool cannot edit this file exactly (the edit would change other values under "
-            f"{'.'.join(table)}); edit it by hand"
+            "skilltool cannot edit this file exactly here (the edit would change other values); "
+            "edit it by hand",
+            _line_hint(before, keys),
         )

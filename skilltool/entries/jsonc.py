@@ -62,14 +62,17 @@ class _Parser:
         self.text = text
         self.fmt = fmt
         self.tokens: list[tuple[str, int, int]] = []
+        self.blanks: list[tuple[int, int]] = []  # whitespace, comments and trailing commas
         position = 0
         while position < len(text):
             match = _TOKEN.match(text, position)
             if match is None:
-                raise self.error(position, "this is not JSON: fix the file or remove it")
+                raise self.error(position, f"{text[position]!r} is not JSON here: fix the file")
             kind = match.lastgroup or ""
             if kind not in ("ws", "comment"):
                 self.tokens.append((kind, match.start(), match.end()))
+            else:
+                self.blanks.append((match.start(), match.end()))
             position = match.end()
         self.index = 0
 
@@ -101,6 +104,8 @@ class _Parser:
     def value(self) -> Node:
         kind, start, end = self.take()
         source = self.text[start:end]
+        if kind == "string" and "\\" not in source:
+            return Node(start, end, source[1:-1])  # no escapes: the characters themselves
         if kind in ("string", "number"):
             return Node(start, end, json.loads(source))
         if kind == "literal":
@@ -123,6 +128,7 @@ class _Parser:
             if self.fmt == "json":
                 raise self.error(start, "a trailing comma, which this harness rejects: remove it")
             self.take()
+            self.blanks.append((start, start + 1))
             return True, start
         return False, start
 
@@ -160,8 +166,24 @@ class _Parser:
 
 @functools.lru_cache(maxsize=16)
 def parse(text: str, fmt: str) -> Node:
-    """The file's tree (cached: an edit reads the same text several times; never mutate it)."""
-    return _Parser(text, fmt).document()
+    """The file's tree (cached: an edit reads the same text several times; never mutate it).
+
+    Its values are checked against the stdlib `json` module's reading of the same text
+    without its comments and trailing commas, so the scanner can only find positions,
+    never decide values.
+    """
+    parser = _Parser(text, fmt)
+    tree = parser.document()
+    plain = list(text)
+    for start, end in parser.blanks:
+        plain[start:end] = " " * (end - start)
+    try:
+        same = json.loads("".join(plain)) == tree.value
+    except ValueError:
+        same = False
+    if not same:
+        raise EntryError("skilltool cannot read this JSON exactly: edit the file by hand", 1)
+    return tree
 
 
 def document(text: str, fmt: str) -> Any:

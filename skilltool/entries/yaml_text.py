@@ -38,12 +38,16 @@ _UNSAFE = re.compile(
 Pair = tuple[yaml.Node, yaml.Node]
 
 
-def _error(error: yaml.YAMLError) -> EntryError:
+def _error(text: str, error: yaml.YAMLError) -> EntryError:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-    return EntryError(
-        f"this is not YAML ({problem}): fix the file", None if mark is None else mark.line + 1
-    )
+    if isinstance(error, yaml.reader.ReaderError):
+        code = error.character if isinstance(error.character, int) else ord(error.character)
+        problem = f"a character YAML does not allow, U+{code:04X}"
+        line = line_of(text, error.position)
+    else:
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        line = mark.line + 1 if mark is not None else 1
+    return EntryError(f"this is not YAML ({problem}): fix the file", line)
 
 
 @functools.lru_cache(maxsize=16)
@@ -52,7 +56,7 @@ def document(text: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise _error(error) from None
+        raise _error(text, error) from None
 
 
 @functools.lru_cache(maxsize=16)
@@ -60,7 +64,7 @@ def _compose(text: str) -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
-        raise _error(error) from None
+        raise _error(text, error) from None
 
 
 def read(text: str, table: tuple[str, ...]) -> dict[str, Any] | None:
@@ -105,7 +109,7 @@ def _walk(
     text: str, root: yaml.Node | None, table: tuple[str, ...]
 ) -> tuple[yaml.Node | None, int, Pair | None]:
     """(deepest mapping on the path, how many keys it covers, the pair holding the table)."""
-    if root is None:
+    if root is None or _empty(root):  # no document, or `---` with nothing after it
         return None, 0, None
     if not isinstance(root, yaml.MappingNode):
         raise EntryError("the file's top level is not a mapping: skilltool edits only mappings", 1)
