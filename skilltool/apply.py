@@ -13,7 +13,7 @@ import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from skilltool.fs import (
     TEMP_PREFIX,
@@ -26,6 +26,9 @@ from skilltool.fs import (
     write_file,
 )
 from skilltool.plan import Action
+
+if TYPE_CHECKING:
+    from skilltool.mcp import Ledger
 
 MADE_DIRS = "made-dirs"  # in the state dir: each directory an apply made, one a line
 
@@ -200,9 +203,48 @@ def _still(action: Action) -> bool:
     return data is not None and digest(data) == action.seen
 
 
-def carry_out(action: Action, made: MadeDirs | None = None) -> Outcome:
+def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
+    """One entry of a shared config file: the ledger first when adding (a crash then leaves
+    a record of an entry not there, never an entry of ours unrecorded), last when removing.
+    The file keeps its mode: it may hold a token."""
+    assert action.entry is not None
+    target = action.target
+    if action.change == "remove":
+        if action.content is None:
+            os.unlink(target)
+            fsync_dir(target.parent)
+        else:
+            write_file(target, action.content, _mode(target), replace=True)
+        ledger.drop(action.entry)
+        return
+    assert action.content is not None
+    ledger.add(action.entry)
+    exists = os.path.lexists(target)
+    if not exists:
+        made.make(target.parent)
+    write_file(target, action.content, _mode(target) if exists else 0o644, replace=exists)
+
+
+def _mode(path: Path) -> int:
+    return os.lstat(path).st_mode & 0o7777
+
+
+def _entry_still(action: Action) -> bool:
+    """Whether an entry's file is still what the plan saw (the whole file: one entry
+    cannot be judged apart from the text it is edited in)."""
+    if action.seen is None:
+        return not os.path.lexists(action.target)
+    data = read_regular(action.target)
+    return data is not None and digest(data) == action.seen
+
+
+def carry_out(
+    action: Action, made: MadeDirs | None = None, ledger: Ledger | None = None
+) -> Outcome:
     if not action.writes:
         return Outcome(action, True)
+    if action.kind == "entry":
+        return _carry_out_entry(action, made or MadeDirs(None), ledger)
     if not _still(action):
         return Outcome(action, False, "changed while skilltool was working; run again")
     try:
@@ -219,9 +261,25 @@ def carry_out(action: Action, made: MadeDirs | None = None) -> Outcome:
     return Outcome(action, True)
 
 
-def apply(actions: tuple[Action, ...], made: MadeDirs | None = None) -> list[Outcome]:
-    """Carry out each action; `made` records the directories made on the way."""
-    sweep(
-        sorted({os.path.dirname(a.target) for a in actions if a.state not in ("absent", "unready")})
-    )
-    return [carry_out(action, made) for action in actions]
+def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> Outcome:
+    if not _entry_still(action):
+        return Outcome(action, False, "changed while skilltool was working; run again")
+    if ledger is None:
+        from skilltool.mcp import Ledger
+
+        ledger = Ledger(None)
+    try:
+        _entry(action, made, ledger)
+    except OSError as err:
+        return Outcome(action, False, _failure(err, action.target))
+    return Outcome(action, True)
+
+
+def apply(
+    actions: tuple[Action, ...], made: MadeDirs | None = None, ledger: Ledger | None = None
+) -> list[Outcome]:
+    """Carry out each action; `made` records the directories made on the way, `ledger` the
+    entries written into shared config files."""
+    skipped = ("absent", "unready", "unsupported")
+    sweep(sorted({os.path.dirname(a.target) for a in actions if a.state not in skipped}))
+    return [carry_out(action, made, ledger) for action in actions]

@@ -22,6 +22,7 @@ from skilltool.report import Result
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Verdict
+    from skilltool.mcp import Ledger
     from skilltool.sources import Done
 
 
@@ -91,6 +92,7 @@ def status(opts: Options) -> Result:
         tools,
         home,
         skills_dir,
+        tuple(a for a in full.actions if a.kind == "entry"),
     )
     added = _added_states(home)
     data = view.as_dict()
@@ -213,14 +215,15 @@ def _change(opts: Options, remove: bool) -> Result:
         actions = _install_plan(opts, catalogue, home, remove, found, skills_dir)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
+        # taken before anything is written: the diff of each file as it is made
+        diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
         outcomes, emptied = _carried_out(opts, home, actions.actions, keep)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
         lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
-    if opts.diff or opts.dry_run:
-        lines += report.diff_lines(actions.actions, home)
+    lines += diffs
     lines.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),
@@ -250,7 +253,7 @@ def _carried_out(
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
     skilltool made that are empty now are removed, but for those in `keep`."""
     if opts.dry_run:
-        going = frozenset(a.target for a in actions if a.change == "remove" and a.backup is None)
+        going = frozenset(a.target for a in actions if _goes(a))
         made = MadeDirs(home.state_dir)
         return [Outcome(a, True) for a in actions], [] if keep is None else made.would_prune(
             keep, going
@@ -259,8 +262,16 @@ def _carried_out(
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []
     made = MadeDirs(home.state_dir)
-    outcomes = apply(actions, made)
+    outcomes = apply(actions, made, _ledger(home))
     return outcomes, made.prune(keep) if keep is not None else []
+
+
+def _goes(action: plan.Action) -> bool:
+    """Whether applying the action removes the file at its target (an MCP entry's removal
+    removes its config file only when that held nothing else)."""
+    if action.change != "remove" or action.backup is not None:
+        return False
+    return action.kind != "entry" or action.content is None
 
 
 def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -> Outcome:
@@ -310,7 +321,23 @@ def _install_plan(
     parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
     if not opts.dry_run:  # --dry-run writes nothing, the cache included
         renders.save()
+    parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
+
+
+def _ledger(home: paths.Home) -> Ledger:
+    from skilltool.mcp import Ledger
+
+    return Ledger(home.state_dir)
+
+
+def _entries_plan(
+    opts: Options, catalogue: Catalogue, home: paths.Home, remove: bool, found: list[Harness]
+) -> plan.Plan:
+    """The MCP servers of the plugins as entries of each harness's config (SPEC §10)."""
+    from skilltool.mcp import plan_entries
+
+    return plan_entries(catalogue, found, _ledger(home), remove=remove, force=opts.force)
 
 
 def install(opts: Options) -> Result:

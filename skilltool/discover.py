@@ -27,6 +27,7 @@ from skilltool.model import (
     Layout,
     Marketplace,
     MarketplaceEntry,
+    McpServer,
     Origin,
     Plugin,
     PluginKind,
@@ -276,6 +277,7 @@ def read_plugin(
         )
         return Plugin(name, root, origin, manifest, problems=tuple(problems), kind=kind)
     files = _read_files(root, components(data, entry), where, problems, reader)
+    servers = _read_servers(root, manifest, data, entry, market, problems)
     return Plugin(
         name,
         root,
@@ -289,7 +291,24 @@ def read_plugin(
         skill_places=tuple(files.places),
         skill_paths=tuple(files.paths),
         commands=tuple(files.commands),
+        mcp_servers=servers,
     )
+
+
+def _read_servers(
+    root: Path,
+    manifest: Path | None,
+    data: Mapping[str, Any] | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> tuple[McpServer, ...]:
+    from skilltool import mcp
+
+    listing = market.manifest if market is not None else None
+    servers, found = mcp.read_servers(root, manifest, data, entry, listing)
+    problems += found
+    return tuple(servers)
 
 
 def _read_files(

@@ -132,6 +132,26 @@ class McpServer(NamedTuple):
     line: int | None = None
 
 
+class EntryRecord(NamedTuple):
+    """One entry skilltool wrote into a harness's config file (SPEC §5, "Entries of shared
+    files"): what the ledger in the state dir keeps, and what an entry action carries."""
+
+    harness: str
+    file: Path
+    format: str  # an entries.Format
+    table: tuple[str, ...]
+    name: str
+    digest: str  # entries.entry_digest of the value as written
+    source: Path  # the file that declared the server: the evidence a prune needs
+    # an add: it made the file / the table; a removal: it removes the file / drops the table
+    created_file: bool = False
+    created_table: bool = False
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...], str]:
+        return (str(self.file), self.table, self.name)
+
+
 class Plugin(NamedTuple):
     name: str
     root: Path

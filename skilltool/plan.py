@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from skilltool import markers
 from skilltool.fs import TEMP_PREFIX, digest, gone, read_regular
-from skilltool.model import Agent, Catalogue, Plugin, Problem, Skill
+from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill
 
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache
@@ -34,6 +34,8 @@ State = Literal[
     "placeholder",  # a seed the harness wrote itself: replaced, the original kept beside it
     "absent",  # the harness is not installed in this home
     "unready",  # the harness is here, but not set up for this agent (no Hermes profile)
+    "unsupported",  # the harness cannot take this (an MCP transport it does not run)
+    "unparsable",  # the config file an entry goes in does not parse: left alone
 ]
 # what applying the plan does there
 Change = Literal["create", "replace", "remove", "none"]
@@ -42,7 +44,7 @@ Change = Literal["create", "replace", "remove", "none"]
 class Action(NamedTuple):
     """One decision about one path."""
 
-    kind: Literal["link", "file"]
+    kind: Literal["link", "file", "entry"]
     owner: str  # "skill" for a link in the skills dir, else the harness (its file or its link)
     name: str  # the skill or agent the action is for
     target: Path
@@ -55,6 +57,9 @@ class Action(NamedTuple):
     backup: Path | None = None  # where a replaced harness placeholder is kept
     seen: str | None = None  # what the plan saw there: a link's destination or a file's digest
     keep: Path | None = None  # a hand-edited file --force replaces is first copied here
+    # an entry of a shared config file (kind "entry"): the record the ledger keeps of it;
+    # `content` is then the whole file after the edit (None: the file is removed)
+    entry: EntryRecord | None = None
 
     @property
     def writes(self) -> bool:
@@ -424,6 +429,9 @@ def _seen_gone(source: str, read: tuple[str, ...]) -> bool:
     if BUNDLED_TAIL + os.sep in source:  # an installed skilltool's own plugin, as for links
         return True
     return any(source.startswith(place.rstrip(os.sep) + os.sep) for place in read)
+
+
+seen_gone = _seen_gone  # for the entries of shared files (mcp.py): the same evidence
 
 
 def _harness_actions(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
-from skilltool.model import Catalogue, Plugin, Problem
+from skilltool.model import Catalogue, McpServer, Plugin, Problem
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
 from skilltool.plan import Action
@@ -111,6 +111,9 @@ DONE_VERBS = {
     ("file", "create"): "wrote",
     ("file", "replace"): "rewrote",
     ("file", "remove"): "removed",
+    ("entry", "create"): "added",
+    ("entry", "replace"): "updated",
+    ("entry", "remove"): "removed",
 }
 STATUS_WORDS = {
     "missing": "not linked",
@@ -142,7 +145,12 @@ def _what(action: Action, home: Home) -> str:
             if action.owner == "skill"
             else f"{action.owner:<8} skill {action.name}"
         )
+    if action.kind == "entry":
+        return f"{action.owner:<8} mcp {action.name} in {home.show(action.target)}"
     return f"{action.owner:<8} {home.show(action.target)}"
+
+
+SKIPPED = ("absent", "unready", "unsupported")  # the harness takes nothing here: "skipped"
 
 
 def action_line(action: Action, home: Home, error: str = "") -> str:
@@ -150,7 +158,7 @@ def action_line(action: Action, home: Home, error: str = "") -> str:
     where = home.show(action.target)
     if error:
         return f"{'failed':<9} {where}: {error}"
-    if action.state in ("absent", "unready"):
+    if action.state in SKIPPED:
         return f"{'skipped':<9} {action.owner}: {action.reason}"
     if action.change == "none":
         if action.state == "current":
@@ -190,7 +198,7 @@ def outcome_lines(
         ):
             continue
         line = action_line(action, home, outcome.error)
-        if action.state in ("absent", "unready"):
+        if action.state in SKIPPED:
             if line in said:
                 continue
             said.add(line)
@@ -205,8 +213,20 @@ SUMMARY_WORDS = {
     ("file", "create"): "rendered",
     ("file", "replace"): "rendered",
     ("file", "remove"): "removed",
+    ("entry", "create"): "configured",
+    ("entry", "replace"): "configured",
+    ("entry", "remove"): "removed",
 }
-SUMMARY_ORDER = ("linked", "unlinked", "rendered", "removed", "unchanged", "left_alone", "failed")
+SUMMARY_ORDER = (
+    "linked",
+    "unlinked",
+    "rendered",
+    "configured",
+    "removed",
+    "unchanged",
+    "left_alone",
+    "failed",
+)
 
 
 def counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
@@ -223,7 +243,7 @@ def counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
             found[SUMMARY_WORDS[(action.kind, action.change)]] += 1
         elif action.state == "current":
             found["unchanged"] += 1
-        elif action.state != "unready":
+        elif action.state not in ("unready", "unsupported"):
             found["left_alone"] += 1
     found["harnesses_absent"] = len(absent)
     return found
@@ -242,7 +262,8 @@ def summary_line(found: dict[str, int], dry_run: bool) -> str:
 def next_step(actions: Iterable[Action]) -> str:
     """What `install` would do now, as the closing line of `status`."""
     found = counts(Outcome(a, True) for a in actions)
-    work = [f"{found[w]:,} {w}" for w in ("linked", "unlinked", "rendered", "removed") if found[w]]
+    words = ("linked", "unlinked", "rendered", "configured", "removed")
+    work = [f"{found[w]:,} {w}" for w in words if found[w]]
     if not work:
         return "next      nothing to install: every skill and rendering is current"
     return f"next      'skilltool plugins install' would do: {', '.join(work)}"
@@ -267,6 +288,31 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
             action.content.decode("utf-8", "replace").splitlines(),
             f"{where} (on disk)",
             f"{where} ({'would be written' if action.writes else 'with --force'})",
+            lineterm="",
+        )
+    return lines + entry_diff_lines(actions, home)
+
+
+def entry_diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
+    """A unified diff of each config file whose entries would change: the file on disk
+    against its text after every edit planned in it (an edit chains on the one before)."""
+    import difflib
+
+    from skilltool.fs import read_regular
+
+    final: dict[Path, bytes | None] = {}
+    for action in actions:
+        if action.kind == "entry" and action.writes:
+            final[action.target] = action.content
+    lines: list[str] = []
+    for target, after in final.items():
+        old = read_regular(target) if os.path.lexists(target) else None
+        where = home.show(target)
+        lines += difflib.unified_diff(
+            (old or b"").decode("utf-8", "replace").splitlines(),
+            (after or b"").decode("utf-8", "replace").splitlines(),
+            f"{where} ({'on disk' if old is not None else 'not there yet'})",
+            f"{where} ({'would be written' if after is not None else 'would be removed'})",
             lineterm="",
         )
     return lines
@@ -317,6 +363,8 @@ FILE_WORDS = {
     "absent": "harness absent",
     "unready": "skipped",
     "placeholder": "missing",
+    "unsupported": "not supported",
+    "unparsable": "unparsable",
 }
 
 
@@ -354,6 +402,49 @@ class StatusView(NamedTuple):
     tools: dict[tuple[str, str], str | None]
     home: Home
     skills_dir: Path
+    entries: tuple[Action, ...] = ()  # each MCP server's entry in each harness's config
+
+    def _entries_of(self, server: McpServer) -> list[Action]:
+        return [a for a in self.entries if a.name == server.name and a.source == server.path]
+
+    def _server_lines(self, plugin: Plugin) -> list[str]:
+        """`  mcp     <server>  <file>`, then one line per harness: its entry's state."""
+        lines = []
+        for server in plugin.mcp_servers:
+            lines.append(f"  mcp     {server.name:<24} {self.home.show(server.path)}")
+            if not plugin.active:
+                continue
+            entries = self._entries_of(server)
+            if not entries:
+                lines.append(f"    {'shadowed':<25} by another plugin's server of that name")
+            for action in entries:
+                word = FILE_WORDS[action.state]
+                where = self.home.show(action.target)
+                why = action.reason.removeprefix(f"mcp {server.name}: ")
+                tail = f": {why}" if why and action.state not in ("current", "missing") else ""
+                if action.state in SKIPPED:
+                    where, tail = why, ""
+                lines.append(f"    {action.owner:<9} {word:<15} {where}{tail}")
+        return lines
+
+    def _server_dicts(self, plugin: Plugin) -> list[dict[str, Any]]:
+        from skilltool.mcp import server_dict
+
+        return [
+            {
+                **server_dict(server),
+                "entries": [
+                    {
+                        "harness": a.owner,
+                        "state": FILE_WORDS[a.state],
+                        "target": str(a.target),
+                        "reason": a.reason or None,
+                    }
+                    for a in self._entries_of(server)
+                ],
+            }
+            for server in plugin.mcp_servers
+        ]
 
     def _harness_states(self, plugin: Plugin, skill: str) -> dict[str, str]:
         """How a skill stands in each harness's own skills dir (Claude Code's)."""
@@ -415,6 +506,7 @@ class StatusView(NamedTuple):
                     note = "" if action.owner in told else self._tools_note(action)
                     told.add(action.owner)
                     lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
+            lines += self._server_lines(plugin)
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
         for market, entry in self.catalogue.not_fetched():
@@ -481,6 +573,7 @@ class StatusView(NamedTuple):
                     "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
                     "skills": skills,
                     "agents": agents,
+                    "mcp_servers": self._server_dicts(plugin),
                     "problems": [p.as_dict() for p in plugin.problems],
                 }
             )

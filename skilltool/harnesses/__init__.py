@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from skilltool import markers
-from skilltool.model import EMPTY, Agent, Skill
+from skilltool.model import EMPTY, Agent, McpServer, Skill
 from skilltool.paths import Home, package_data
 
 if TYPE_CHECKING:
     import jinja2
+
+    from skilltool.entries import Format
 
 # the model aliases Claude Code 2.1.332 resolves ('default' is sent as it is, and fails)
 CLAUDE_ALIASES = frozenset({"haiku", "sonnet", "opus", "fable", "best", "inherit", "opusplan"})
@@ -56,6 +58,17 @@ class Launch(NamedTuple):
     command: list[str]
     env: Mapping[str, str] = EMPTY
     notes: Sequence[str] = ()
+
+
+class McpPlace(NamedTuple):
+    """Where a harness keeps its user MCP servers: the file, its format, the table in it."""
+
+    path: Path
+    format: Format
+    table: tuple[str, ...]
+
+
+McpValue = dict[str, Any]
 
 
 class Harness(abc.ABC):
@@ -141,6 +154,32 @@ class Harness(abc.ABC):
     @abc.abstractmethod
     def launch(self, agent: Agent) -> Launch:
         """How to start the harness as the agent over ACP."""
+
+    # MCP servers (SPEC §10): each harness module that has a place for them fills these in
+
+    # why a harness with no place skilltool writes MCP servers to takes none
+    mcp_unsupported: ClassVar[str] = "has no MCP server configuration skilltool writes"
+
+    def mcp_place(self) -> McpPlace | None:
+        """The config file and table this harness reads user MCP servers from, or None."""
+        return None
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        """The entry for one server in this harness's format, or why it is skipped here."""
+        return Verdict(True, self.mcp_unsupported)
+
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        """Why a server cannot be carried here as written: `${VAR}` references."""
+        from skilltool.mcp import env_references
+
+        found = env_references(server)
+        if not found:
+            return None
+        return Verdict(
+            True,
+            f"its values hold {', '.join(found)}, which skilltool does not carry to "
+            f"{self.title}; write the value itself in the plugin's server",
+        )
 
     # helpers for the modules
 
@@ -272,3 +311,24 @@ def registry() -> dict[str, type[Harness]]:
         ]
         found[harness.name] = harness
     return found
+
+
+def stdio_entry(server: McpServer, **extra: Any) -> McpValue:
+    """`{command, args, env, cwd}` with only the keys the server has: the common shape."""
+    value: McpValue = dict(extra)
+    value["command"] = server.command
+    if server.args:
+        value["args"] = list(server.args)
+    if server.env:
+        value["env"] = dict(server.env)
+    if server.cwd is not None:
+        value["cwd"] = server.cwd
+    return value
+
+
+def remote_entry(server: McpServer, url_key: str = "url", **extra: Any) -> McpValue:
+    value: McpValue = dict(extra)
+    value[url_key] = server.url
+    if server.headers:
+        value["headers"] = dict(server.headers)
+    return value

@@ -46,6 +46,12 @@ class Claude(Harness):
     def root(self) -> Path:
         return self.home.path / ".claude"
 
+    mcp_unsupported = (
+        "its user MCP servers live in ~/.claude.json, which every claude run rewrites, "
+        "so skilltool does not edit it; start Claude Code with --plugin-dir <plugin> "
+        "to have a plugin's servers"
+    )
+
     def own_skills_dir(self) -> Path:
         return self.root() / "skills"
 

@@ -7,8 +7,18 @@ import re
 import shlex
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, heading, named
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    heading,
+    named,
+    stdio_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 
@@ -48,6 +58,19 @@ class Codex(Harness):
 
     def root(self) -> Path:
         return self.home.env("CODEX_HOME", self.home.path / ".codex")
+
+    def mcp_place(self) -> McpPlace:
+        return McpPlace(self.root() / "config.toml", "toml", ("mcp_servers",))
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        if server.transport == "sse":
+            return Verdict(True, "Codex runs stdio and streamable HTTP servers, not SSE")
+        if server.transport == "http":
+            value: McpValue = {"url": server.url}
+            if server.headers:
+                value["http_headers"] = dict(server.headers)
+            return value
+        return stdio_entry(server)
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         if len(skill.description) > SKILL_DESCRIPTION_LIMIT:

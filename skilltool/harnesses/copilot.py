@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named,
+    remote_entry,
+    stdio_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 
@@ -23,6 +33,15 @@ class Copilot(Harness):
 
     def root(self) -> Path:
         return self.home.path / ".copilot"
+
+    def mcp_place(self) -> McpPlace:
+        return McpPlace(self.root() / "mcp-config.json", "jsonc", ("mcpServers",))
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        # `tools: ["*"]` as `copilot mcp add` writes it: every tool of the server
+        if server.transport != "stdio":
+            return remote_entry(server, tools=["*"], type=server.transport)
+        return stdio_entry(server, tools=["*"], type="local")
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         if skill.repaired:

@@ -6,8 +6,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named_or_skipped,
+    remote_entry,
+    stdio_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 
 # Claude Code tool names -> Gemini CLI's
 TOOL_NAMES = {
@@ -48,6 +58,18 @@ class Gemini(Harness):
 
     def root(self) -> Path:
         return self.home.path / ".gemini"
+
+    def mcp_place(self) -> McpPlace:
+        # strict JSON as it reads it: comments are taken, a trailing comma is an error
+        return McpPlace(self.root() / "settings.json", "json", ("mcpServers",))
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        # its schema is strict: only its own keys, never a marker inside an entry
+        if server.transport == "http":
+            return remote_entry(server, "httpUrl")
+        if server.transport == "sse":
+            return remote_entry(server)
+        return stdio_entry(server)
 
     def accepts_model(self, model: str) -> bool:
         return model.startswith("gemini-")

@@ -7,8 +7,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from skilltool.harnesses import Harness, Launch, Note, Rendering, Verdict, named
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Note,
+    Rendering,
+    Verdict,
+    named,
+    remote_entry,
+    stdio_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
 # (Hermes 0.19's hermes_cli.default_soul: DEFAULT_SOUL_MD, which `hermes profile create` writes,
@@ -36,6 +47,17 @@ class Hermes(Harness):
 
     def root(self) -> Path:
         return self.home.path / ".hermes"
+
+    def mcp_place(self) -> McpPlace:
+        # the default profile's config, which every profile started without -p reads
+        return McpPlace(self.root() / "config.yaml", "yaml", ("mcp_servers",))
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        if server.transport != "stdio":
+            return remote_entry(server)
+        if server.cwd is not None:
+            return Verdict(True, "Hermes has no working directory for a server (its 'cwd')")
+        return stdio_entry(server)
 
     def profile(self, agent: Agent) -> str:
         return agent.overrides.get("hermes", {}).get("profile", agent.name)

@@ -3,11 +3,21 @@ an agent whose `tools` is a Claude string, without a word)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named_or_skipped,
+)
+from skilltool.harnesses.opencode import opencode_entry, opencode_refusal
+from skilltool.model import Agent, McpServer, Skill
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+~-]+"  # Kilo's own models: kilo/<vendor>/<id>
 # Kilo's own agents (7.7.7 lists the first ten; `build` and `scout` are in its code): a file of
@@ -24,6 +34,22 @@ class Kilo(Harness):
 
     def root(self) -> Path:
         return self.home.config_home / "kilo"
+
+    def mcp_place(self) -> McpPlace:
+        return McpPlace(self.config_file(), "jsonc", ("mcp",))
+
+    def config_file(self) -> Path:
+        """kilo.json when the user made one, else kilo.jsonc, which Kilo seeds itself."""
+        for name in ("kilo.json", "kilo.jsonc"):
+            if os.path.lexists(self.root() / name):
+                return self.root() / name
+        return self.root() / "kilo.jsonc"
+
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        return opencode_refusal(server, self.title)
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        return opencode_entry(server, self.title)
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         if skill.repaired:  # `kilo debug skill` leaves it out (conformance: test_frontmatter)

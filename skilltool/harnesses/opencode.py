@@ -5,11 +5,21 @@ flood; `launch` makes it primary for that one run, where `default_agent` needs a
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named_or_skipped
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named_or_skipped,
+    remote_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
@@ -25,6 +35,22 @@ class OpenCode(Harness):
 
     def root(self) -> Path:
         return self.home.config_home / "opencode"
+
+    def mcp_place(self) -> McpPlace:
+        return McpPlace(self.config_file(), "jsonc", ("mcp",))
+
+    def config_file(self) -> Path:
+        """opencode.json, or opencode.jsonc when that is the one there (both take comments)."""
+        for name in ("opencode.json", "opencode.jsonc"):
+            if os.path.lexists(self.root() / name):
+                return self.root() / name
+        return self.root() / "opencode.json"
+
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        return opencode_refusal(server, self.title)
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        return opencode_entry(server, self.title)
 
     def accepts_model(self, model: str) -> bool:
         return re.fullmatch(PROVIDER_MODEL, model) is not None
@@ -59,3 +85,42 @@ class OpenCode(Harness):
                 f"in any OpenCode session it is a subagent: @{agent.name}",
             ],
         )
+
+
+def opencode_refusal(server: McpServer, title: str) -> Verdict | None:
+    """A `${VAR:-default}` has no OpenCode form; a plain `${VAR}` becomes `{env:VAR}`."""
+    from skilltool.mcp import env_references
+
+    found = [ref for ref in env_references(server) if ":-" in ref]
+    if not found:
+        return None
+    return Verdict(
+        True,
+        f"its values hold {', '.join(found)}: {title} expands {{env:VAR}}, with no default; "
+        "write the value, or a plain ${VAR}, in the plugin's server",
+    )
+
+
+def opencode_entry(server: McpServer, title: str) -> McpValue | Verdict:
+    """`{type: local, command: [...], environment}` or `{type: remote, url, headers}`
+    (OpenCode's shape, which Kilo keeps), `${VAR}` written as its `{env:VAR}`."""
+    server = server._replace(
+        command=_env_form(server.command) if server.command is not None else None,
+        args=tuple(_env_form(a) for a in server.args),
+        env={k: _env_form(v) for k, v in server.env.items()},
+        url=_env_form(server.url) if server.url is not None else None,
+        headers={k: _env_form(v) for k, v in server.headers.items()},
+    )
+    if server.transport != "stdio":
+        return remote_entry(server, type="remote")  # it tries streamable HTTP, then SSE
+    if server.cwd is not None:
+        return Verdict(True, f"{title} has no working directory for a server (its 'cwd')")
+    value: McpValue = {"type": "local", "command": [server.command, *server.args]}
+    if server.env:
+        value["environment"] = dict(server.env)
+    return value
+
+
+def _env_form(text: str) -> str:
+    # `${HOME}` stays literal in OpenCode 1.18.33 and Kilo 7.7.7; `{env:HOME}` is expanded
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", r"{env:\1}", text)

@@ -5,8 +5,18 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
-from skilltool.model import Agent, Skill
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named,
+    remote_entry,
+    stdio_entry,
+)
+from skilltool.model import Agent, McpServer, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
 
 # Claude Code tool names -> pi's own; pi gives no tools at all for names it does not know
@@ -37,6 +47,15 @@ class Pi(Harness):
 
     def root(self) -> Path:
         return self.home.env("PI_CODING_AGENT_DIR", self.home.path / ".pi" / "agent")
+
+    def mcp_place(self) -> McpPlace:
+        # strict JSON: pi refuses a comment or a trailing comma in it
+        return McpPlace(self.root() / "mcp.json", "json", ("mcpServers",))
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        if server.transport == "sse":
+            return Verdict(True, "pi runs stdio and streamable HTTP servers, not SSE")
+        return remote_entry(server) if server.transport == "http" else stdio_entry(server)
 
     def prompt_file(self, agent_name: str) -> Path:
         return self.root() / "skilltool" / f"{agent_name}.md"

@@ -1,0 +1,310 @@
+"""Each real harness lists a plugin's MCP server from its own config file, as skilltool
+wrote the entry, next to a server of the user's own (and the user's comment) that stay as
+they were; after uninstall the user's file is byte for byte what it was.
+
+The servers never start: a listing suffices. The plugin's server is a shell script in the
+test's tmp that exits at once, and nothing is pointed at the network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.conformance.homes import TIMEOUT
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.support import Proven, need
+from tests.helpers import REPO, build_file_tree
+
+pytestmark = pytest.mark.conformance
+
+SERVER = "plugin-srv"  # the plugin's server; the user's own is `mine`
+# a stdio MCP server that answers `initialize` and `tools/list` with no tools, so that a
+# harness whose listing starts each server (pi) sees both start; stdin closed: it ends
+STUB = """import json, sys
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in message:
+        continue
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "stub", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": []}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+class Case(NamedTuple):
+    config: str  # the harness's config file, relative to the home
+    user: str  # the user's file before install: their own server `mine`, a comment where taken
+    listing: tuple[str, ...]  # the harness's own command that lists its servers
+    extra_dirs: tuple[str, ...] = ()  # directories the harness needs to be present
+
+
+CASES = {
+    "codex": Case(
+        ".codex/config.toml",
+        '# my servers\n[mcp_servers.mine]\ncommand = "/bin/true"  # keep\n',
+        ("codex", "mcp", "list", "--json"),
+    ),
+    "gemini": Case(
+        ".gemini/settings.json",
+        '{\n  // my servers\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("gemini", "mcp", "list"),
+    ),
+    "qwen": Case(
+        ".qwen/settings.json",
+        '{\n  // my servers\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("qwen", "mcp", "list"),
+    ),
+    "opencode": Case(
+        ".config/opencode/opencode.jsonc",
+        '{\n  // my servers\n  "mcp": {\n    "mine": {"type": "local", "command": ["/bin/true"]},\n'
+        "  },\n}\n",
+        ("opencode", "mcp", "list"),
+    ),
+    "kilo": Case(
+        ".config/kilo/kilo.jsonc",
+        '{\n  // my servers\n  "mcp": {\n    "mine": {"type": "local", "command": ["/bin/true"]},\n'
+        "  },\n}\n",
+        ("kilo", "mcp", "list"),
+    ),
+    "copilot": Case(
+        ".copilot/mcp-config.json",
+        '{\n  // my servers\n  "mcpServers": {\n'
+        '    "mine": {"type": "local", "command": "/bin/true", "tools": ["*"]}\n  }\n}\n',
+        ("copilot", "mcp", "list", "--json"),
+    ),
+    "pi": Case(
+        ".pi/agent/mcp.json",  # pi takes no comment in it
+        '{\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("pi", "mcp", "list", "--json"),
+    ),
+    "hermes": Case(
+        ".hermes/config.yaml",
+        "# my settings\nmcp_servers:\n  mine:\n    command: /bin/true  # keep\n",
+        ("hermes", "mcp", "list"),
+    ),
+}
+EXTRA_ENV = {
+    "gemini": {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"},
+    "qwen": {"OPENAI_API_KEY": "fake", "OPENAI_BASE_URL": "http://127.0.0.1:9"},
+    "hermes": {"HERMES_DISABLE_LAZY_INSTALLS": "1"},
+    "pi": {"PI_OFFLINE": "1"},
+}
+
+
+def make_plugin(root: Path) -> Path:
+    """A plugin whose server runs a script of its own, named through ${CLAUDE_PLUGIN_ROOT}."""
+    server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/srv", "args": ["--stdio"], "env": {"M": "1"}}
+    plugin = build_file_tree(
+        root / "plugins/demo",
+        {
+            ".claude-plugin/plugin.json": '{"name": "demo"}\n',
+            ".mcp.json": json.dumps({"mcpServers": {SERVER: server}}, indent=2) + "\n",
+            "bin/srv": f"#!{sys.executable}\n{STUB}",
+        },
+    )
+    (plugin / "bin/srv").chmod(0o755)
+    return plugin
+
+
+def skilltool(home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = harness_env(home)
+    env.update(
+        PYTHONPATH=str(REPO),
+        XDG_DATA_DIRS=str(root / "no-system-plugins"),
+        SKILLTOOL_PLUGINS=str(root / "plugins"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", *args, "--home", str(home)],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def listed(harness: str, home: Path, reachable: bool = True) -> str:
+    """What the harness lists; with `reachable` False, a server that cannot be reached (a
+    dead loopback port) is allowed to fail, as long as the config itself has no error."""
+    case = CASES[harness]
+    done = run(case.listing, harness_env(home, EXTRA_ENV.get(harness)), home, timeout=TIMEOUT)
+    shown = done.stdout + done.stderr
+    if harness == "pi" and not reachable:  # `pi mcp list` exits 1 when a server fails
+        assert json.loads(done.stdout)["errors"] == [], shown
+        return shown
+    assert done.returncode == 0, shown
+    return shown
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_the_harness_lists_the_plugins_server_beside_the_users(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    case = CASES[harness]
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    config = home / case.config
+    build_file_tree(home, {case.config: case.user.replace("/bin/true", f"{plugin}/bin/srv")})
+    listed(harness, home)  # some rewrite their file on a run (a "$schema" key): theirs to do
+    original = config.read_bytes()
+
+    done = skilltool(home, tmp_path, "install", "--only", harness)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"added     {harness:<8} mcp {SERVER} in ~/{case.config}" in done.stdout
+    shown = listed(harness, home)
+    assert SERVER in shown and "mine" in shown, shown
+    assert f"{plugin}/bin/srv" in config.read_text()  # ${CLAUDE_PLUGIN_ROOT} expanded
+    for comment in re.findall(r"(?:#|//) [a-z ]+", case.user):  # the user's comments stay
+        assert comment in config.read_text()
+
+    again = skilltool(home, tmp_path, "install", "--only", harness)
+    assert again.stdout.strip().splitlines()[-1] == "1 unchanged", again.stdout
+
+    gone = skilltool(home, tmp_path, "uninstall", "--only", harness)
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert config.read_bytes() == original
+    after = listed(harness, home)
+    assert SERVER not in after and "mine" in after, after
+    assert config.read_bytes() == original, "the harness changed its file on the last run"
+    proven(
+        harness,
+        f"`{' '.join(case.listing)}` lists the plugin's MCP server from ~/{case.config} "
+        "next to the user's own; uninstall gives the file back byte for byte",
+    )
+
+
+# the harnesses that run no SSE server: skilltool skips it there, with a line
+NO_SSE = {"codex", "pi"}
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_the_harness_lists_remote_servers_in_the_shape_skilltool_writes(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    case = CASES[harness]
+    home = make_home(tmp_path)
+    remote = {
+        "web-http": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-T": "1"}},
+        "web-sse": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+    }
+    build_file_tree(
+        tmp_path / "plugins/remote",
+        {
+            ".claude-plugin/plugin.json": '{"name": "remote"}\n',
+            ".mcp.json": json.dumps({"mcpServers": remote}) + "\n",
+        },
+    )
+    (home / case.config).parent.mkdir(parents=True, exist_ok=True)
+    done = skilltool(home, tmp_path, "install", "--only", harness)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = listed(harness, home, reachable=False)
+    assert "web-http" in shown, shown
+    if harness in NO_SSE:
+        assert f"skipped   {harness}: mcp web-sse: " in done.stdout
+        assert "web-sse" not in shown, shown
+    else:
+        assert "web-sse" in shown, shown
+    kinds = "HTTP" if harness in NO_SSE else "HTTP and SSE"
+    proven(harness, f"`{' '.join(case.listing)}` lists a plugin's remote {kinds} servers")
+
+
+def test_claude_code_loads_the_servers_skilltool_reads_from_each_plugin_shape(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """skilltool reads a plugin's servers as Claude Code does (`claude --plugin-dir D mcp
+    list` shows `plugin:<plugin>:<server>`); Claude Code's own user list is not edited."""
+    need("claude")
+    from skilltool.discover import read_plugin
+
+    def stdio(tag: str) -> dict[str, str]:  # Claude Code shows one of two same commands
+        return {"command": "${CLAUDE_PLUGIN_ROOT}/bin/" + tag}
+
+    shapes = {
+        "wrapped": {".mcp.json": json.dumps({"mcpServers": {"w-srv": stdio("w")}})},
+        "bare": {".mcp.json": json.dumps({"b-srv": stdio("b")})},
+        "inline": {"plugin.json": {"mcpServers": {"i-srv": stdio("i")}}},
+        "both": {
+            "plugin.json": {"mcpServers": {"inline-srv": stdio("i")}},
+            ".mcp.json": json.dumps({"mcpServers": {"file-srv": stdio("f")}}),
+        },
+        "listed": {
+            "plugin.json": {"mcpServers": ["./more.json", {"o-srv": stdio("o")}]},
+            "more.json": json.dumps({"mcpServers": {"l-srv": stdio("l")}}),
+            ".mcp.json": json.dumps({"mcpServers": {"dot-srv": stdio("d")}}),
+        },
+    }
+    dirs = []
+    expected = set()
+    for name, files in shapes.items():
+        manifest = {"name": name, **files.pop("plugin.json", {})}  # type: ignore[dict-item]
+        spec = {".claude-plugin/plugin.json": json.dumps(manifest), **files}
+        root = build_file_tree(tmp_path / "plugins" / name, spec)  # type: ignore[arg-type]
+        dirs += ["--plugin-dir", str(root)]
+        expected |= {f"plugin:{name}:{s.name}" for s in read_plugin(root, "user").mcp_servers}
+    home = make_home(tmp_path)
+    (home / ".claude").mkdir()
+    env = harness_env(
+        home, {"ANTHROPIC_API_KEY": "fake", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    )
+    done = run(["claude", *dirs, "mcp", "list"], env, home, timeout=TIMEOUT)
+    shown = set(re.findall(r"^(plugin:[^:]+:[^:]+):", done.stdout, re.MULTILINE))
+    assert shown == expected, done.stdout + done.stderr
+    assert len(expected) == 8  # every server of every shape
+    proven(
+        "claude",
+        "`claude --plugin-dir D mcp list` loads exactly the servers skilltool reads: "
+        ".mcp.json (wrapped or bare) together with plugin.json's objects and paths",
+    )
+
+
+@pytest.mark.parametrize("harness", ["opencode", "kilo"])
+def test_an_env_reference_reaches_the_server_as_its_value(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    """`${HOME}` is written as OpenCode's `{env:HOME}`: the server started by the listing
+    gets the home in its argument and its environment (1.18.33 and Kilo 7.7.7 leave a
+    `${HOME}` as it is)."""
+    need(harness)
+    home = make_home(tmp_path)
+    seen = tmp_path / "seen.txt"
+    server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/srv", "args": ["${HOME}"],
+              "env": {"SEEN": "${HOME}"}}  # fmt: skip
+    plugin = build_file_tree(
+        tmp_path / "plugins/demo",
+        {
+            ".claude-plugin/plugin.json": '{"name": "demo"}\n',
+            ".mcp.json": json.dumps({"mcpServers": {SERVER: server}}) + "\n",
+            "bin/srv": f'#!/bin/sh\necho "$1 $SEEN" > {seen}\nexit 0\n',
+        },
+    )
+    (plugin / "bin/srv").chmod(0o755)
+    (home / CASES[harness].config).parent.mkdir(parents=True, exist_ok=True)
+    done = skilltool(home, tmp_path, "install", "--only", harness)
+    assert f"added     {harness:<8} mcp {SERVER}" in done.stdout, done.stdout + done.stderr
+    # with no file there, OpenCode's is created as opencode.json, Kilo's as kilo.jsonc
+    written = {"opencode": ".config/opencode/opencode.json", "kilo": ".config/kilo/kilo.jsonc"}
+    assert "{env:HOME}" in (home / written[harness]).read_text()
+    listed(harness, home)
+    assert seen.read_text().split() == [str(home), str(home)]
+    proven(harness, "a server's ${HOME}, written as {env:HOME}, reaches it expanded")

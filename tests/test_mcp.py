@@ -1,0 +1,522 @@
+"""MCP servers: read from a plugin as Claude Code reads them, validated in one line each,
+and carried into each harness's own config as entries skilltool owns one by one (SPEC §5,
+§10): every other byte of the user's file is kept, and uninstall gives it back exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skilltool.discover import read_plugin
+from skilltool.harnesses import NAMES, Verdict, registry
+from skilltool.model import McpServer
+from skilltool.paths import Home
+from tests.helpers import build_file_tree, run, scrub, toml_loads
+
+ECHO = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/echo-srv", "args": ["--stdio"], "env": {"MODE": "t"}}
+USER_CODEX = '# my own servers\n[mcp_servers.mine]\ncommand = "/bin/true"  # keep me\n'
+
+
+def plugin(tmp_path: Path, files: dict[str, str], name: str = "demo") -> Path:
+    spec = {".claude-plugin/plugin.json": json.dumps({"name": name}) + "\n", **files}
+    return build_file_tree(tmp_path / "plugins" / name, spec)
+
+
+def servers(root: Path) -> dict[str, McpServer]:
+    found = read_plugin(root, "user")
+    return {s.name: s for s in found.mcp_servers}
+
+
+def problems(root: Path) -> list[str]:
+    return [str(p) for p in read_plugin(root, "user").problems]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_mcp_json_servers_are_read_with_the_plugin_root_expanded(tmp_path: Path) -> None:
+    root = plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"echo": ECHO}})})
+    echo = servers(root)["echo"]
+    assert echo.transport == "stdio"
+    assert echo.command == f"{root}/bin/echo-srv"
+    assert echo.args == ("--stdio",)
+    assert dict(echo.env) == {"MODE": "t"}
+    assert echo.path == root / ".mcp.json"
+
+
+def test_the_bare_shape_claude_code_loads_is_read_too(tmp_path: Path) -> None:
+    remote = {"type": "http", "url": "https://example.invalid/mcp", "headers": {"X": "y"}}
+    root = plugin(tmp_path, {".mcp.json": json.dumps({"echo": ECHO, "web": remote})})
+    found = servers(root)
+    assert set(found) == {"echo", "web"}
+    assert found["web"].transport == "http"
+    assert dict(found["web"].headers) == {"X": "y"}
+
+
+def test_plugin_json_servers_are_read_beside_mcp_json(tmp_path: Path) -> None:
+    manifest = {"name": "demo", "mcpServers": {"inline": {"command": "/bin/inline"}}}
+    root = plugin(tmp_path, {".claude-plugin/plugin.json": json.dumps(manifest)})
+    assert set(servers(root)) == {"inline"}
+    # Claude Code 2.1.332 loads both (seen with `claude --plugin-dir D mcp list`)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"file": ECHO}}))
+    assert set(servers(root)) == {"file", "inline"}
+
+
+def test_plugin_json_paths_and_objects_add_to_mcp_json(tmp_path: Path) -> None:
+    manifest = {"name": "demo", "mcpServers": ["./config/a.json", {"o": {"command": "/o"}}]}
+    root = plugin(
+        tmp_path,
+        {
+            ".claude-plugin/plugin.json": json.dumps(manifest),
+            "config/a.json": json.dumps({"listed": ECHO}),
+            ".mcp.json": json.dumps({"mcpServers": {"default": ECHO}}),
+        },
+    )
+    assert list(servers(root)) == ["default", "listed", "o"]
+
+
+def test_a_path_outside_the_plugin_is_a_problem(tmp_path: Path) -> None:
+    manifest = {"name": "demo", "mcpServers": "../elsewhere.json"}
+    root = plugin(tmp_path, {".claude-plugin/plugin.json": json.dumps(manifest)})
+    assert servers(root) == {}
+    [problem] = problems(root)
+    assert "plugin.json" in problem and "mcpServers: '../elsewhere.json' leads outside" in problem
+
+
+def test_a_strict_false_marketplace_entry_carries_its_own_servers(tmp_path: Path) -> None:
+    market = {
+        "name": "shop",
+        "owner": {"name": "me"},
+        "plugins": [
+            {
+                "name": "tool",
+                "source": "./tool",
+                "strict": False,
+                "mcpServers": {"shop-srv": {"command": "${CLAUDE_PLUGIN_ROOT}/run"}},
+            }
+        ],
+    }
+    build_file_tree(
+        tmp_path / "shop",
+        {".claude-plugin/marketplace.json": json.dumps(market), "tool/README.md": "tool\n"},
+    )
+    result = run("plugins", "status", "--json", env={"SKILLTOOL_PLUGINS": str(tmp_path / "shop")})
+    [found] = json.loads(result.stdout)["plugins"]
+    [server] = found["mcp_servers"]
+    assert server["name"] == "shop-srv"
+    assert server["command"] == f"{tmp_path / 'shop/tool'}/run"
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "words"),
+    [
+        ({"args": ["x"]}, "mcpServers.broken.command", "missing: a stdio server needs"),
+        (
+            {"type": "websocket", "url": "ws://x"},
+            "mcpServers.broken.type",
+            "'websocket' is not a transport",
+        ),
+        ({"type": "http"}, "mcpServers.broken.url", "needs an http:// or https:// url"),
+        ({"url": "https://x.invalid"}, "mcpServers.broken.type", 'set "http" or "sse"'),
+        ({"command": "x", "args": "--flag"}, "mcpServers.broken.args", "a list of strings"),
+        ({"command": "x", "env": {"A": 1}}, "mcpServers.broken.env", "an object of strings"),
+    ],
+)
+def test_a_bad_server_is_one_line_naming_file_line_and_field(
+    tmp_path: Path, entry: dict[str, Any], field: str, words: str
+) -> None:
+    text = '{\n  "mcpServers": {\n    "good": {"command": "/bin/true"},\n'
+    text += f'    "broken": {json.dumps(entry)}\n  }}\n}}\n'
+    root = plugin(tmp_path, {".mcp.json": text})
+    assert set(servers(root)) == {"good"}  # the rest of the file is still read
+    [problem] = problems(root)
+    assert problem.startswith(f"{root / '.mcp.json'}:4: {field}: ")
+    assert words in problem
+
+
+def test_a_name_that_is_not_a_safe_key_is_refused(tmp_path: Path) -> None:
+    root = plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"a.b c": ECHO}})})
+    assert servers(root) == {}
+    [problem] = problems(root)
+    assert "mcpServers.a.b c: 'a.b c' is not a server name" in problem
+
+
+def test_validate_reports_a_bad_server_and_exits_1(tmp_path: Path) -> None:
+    root = plugin(tmp_path, {".mcp.json": '{"mcpServers": {"x": {"args": []}}}\n'})
+    result = run("plugins", "validate", root)
+    assert result.code == 1
+    assert f"{root / '.mcp.json'}:1: mcpServers.x.command: missing" in result.stdout
+
+
+def test_a_json_error_in_mcp_json_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    root = plugin(tmp_path, {".mcp.json": '{"mcpServers": {\n  "x": {,}\n}}\n'})
+    [problem] = problems(root)
+    assert problem.startswith(f"{root / '.mcp.json'}:2: is not valid JSON")
+
+
+# --------------------------------------------------------------------------- values
+
+
+def sample_servers(root: Path) -> list[McpServer]:
+    return [
+        McpServer("local-srv", root / ".mcp.json", "stdio", "/opt/srv", ("-v",), {"K": "v"}),
+        McpServer("in-dir", root / ".mcp.json", "stdio", "/opt/srv", cwd="/srv"),
+        McpServer("web-http", root / ".mcp.json", "http", url="https://h.invalid/mcp"),
+        McpServer(
+            "web-sse",
+            root / ".mcp.json",
+            "sse",
+            url="https://h.invalid/sse",
+            headers={"Authorization": "Bearer t"},
+        ),
+        McpServer("with-env", root / ".mcp.json", "stdio", "${HOME}/bin/srv"),
+    ]
+
+
+def values(name: str, home: Path) -> dict[str, object]:
+    harness = registry()[name](Home(home, explicit=True), home / ".agents/skills")
+    place = harness.mcp_place()
+    found: dict[str, object] = {
+        "place": None
+        if place is None
+        else [str(place.path.relative_to(home)), place.format, list(place.table)],
+    }
+    for server in sample_servers(home):
+        value = harness.mcp_refusal(server) or harness.mcp_value(server)
+        found[server.name] = f"skipped: {value.why}" if isinstance(value, Verdict) else value
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_harness_gets_its_own_shape(name: str, home: Path, snapshot: Any) -> None:
+    assert values(name, home) == snapshot
+
+
+def test_gemini_entries_hold_only_keys_of_its_strict_schema(home: Path) -> None:
+    allowed = {"command", "args", "env", "cwd", "url", "httpUrl", "headers"}
+    for name in ("gemini", "qwen"):
+        for value in values(name, home).values():
+            if isinstance(value, dict):
+                assert set(value) <= allowed
+
+
+# --------------------------------------------------------------------------- ownership
+
+
+@pytest.fixture
+def demo(tmp_path: Path, home: Path) -> dict[str, str]:
+    """A plugin with one stdio server on the search path; the env that selects it."""
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"echo-srv": ECHO}}, indent=2)})
+    return {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+
+
+def install(env: dict[str, str], *extra: str) -> Any:
+    return run("plugins", "install", "--only", "codex", *extra, env=env)
+
+
+def codex_config(home: Path) -> Path:
+    return home / ".codex/config.toml"
+
+
+def test_install_adds_the_entry_and_keeps_every_user_byte(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    result = install(demo)
+    assert result.code == 0, result.stdout + result.stderr
+    assert "added     codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    text = codex_config(home).read_text()
+    assert text.startswith(
+        USER_CODEX
+    )  # the user's comment, entry and spacing are first, as they were
+    servers_there = toml_loads(text)["mcp_servers"]
+    assert servers_there["mine"] == {"command": "/bin/true"}
+    assert servers_there["echo-srv"]["command"] == f"{tmp_path}/plugins/demo/bin/echo-srv"
+
+
+def test_uninstall_gives_the_users_file_back_byte_for_byte(
+    demo: dict[str, str], home: Path
+) -> None:
+    original = USER_CODEX.replace("\n", "\r\n").encode() + "# ünïcødé ✓\r\n".encode()
+    build_file_tree(home, {".codex/config.toml": original})
+    assert install(demo).code == 0
+    assert codex_config(home).read_bytes() != original
+    result = run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert "removed   codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    assert codex_config(home).read_bytes() == original
+
+
+def test_a_second_install_writes_nothing(demo: dict[str, str], home: Path) -> None:
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    before = os.stat(codex_config(home))
+    os.utime(codex_config(home), ns=(before.st_atime_ns, before.st_mtime_ns - 10**9))
+    stamped = os.stat(codex_config(home)).st_mtime_ns
+    result = install(demo)
+    assert result.decided == []
+    assert result.lines[-1] == "1 unchanged"
+    assert os.stat(codex_config(home)).st_mtime_ns == stamped
+
+
+def test_a_file_skilltool_created_is_removed_when_only_its_entries_were_there(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".codex").mkdir()
+    install(demo)
+    assert "echo-srv" in toml_loads(codex_config(home).read_text())["mcp_servers"]
+    run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert not codex_config(home).exists()
+    assert (home / ".codex").is_dir()  # the harness's own directory is never removed
+
+
+def test_a_missing_harness_directory_gets_nothing(demo: dict[str, str], home: Path) -> None:
+    result = install(demo)
+    assert "skipped   codex: ~/.codex does not exist (the harness is not set up here)" in (
+        result.lines
+    )
+    assert not (home / ".codex").exists()
+
+
+def test_a_file_that_does_not_parse_is_left_alone_and_the_run_goes_on(
+    demo: dict[str, str], home: Path
+) -> None:
+    broken = b'[mcp_servers.mine\ncommand = "/bin/true"\n'
+    build_file_tree(home, {".codex/config.toml": broken, ".gemini/settings.json": "{}\n"})
+    result = run("plugins", "install", env=demo)
+    assert codex_config(home).read_bytes() == broken  # never taken for empty
+    [line] = [line for line in result.lines if "config.toml" in line]
+    assert line.startswith("left      ~/.codex/config.toml: mcp echo-srv: does not parse")
+    assert "echo-srv" in json.loads((home / ".gemini/settings.json").read_text())["mcpServers"]
+    assert result.code == 0
+
+
+def test_an_entry_of_the_same_name_skilltool_did_not_write_is_foreign(
+    demo: dict[str, str], home: Path
+) -> None:
+    theirs = '[mcp_servers.echo-srv]\ncommand = "/usr/bin/their-own"\n'
+    build_file_tree(home, {".codex/config.toml": theirs})
+    result = install(demo, "--force")  # --force never overrides the foreign-entry rule
+    assert any(
+        line.startswith("left      ~/.codex/config.toml: mcp echo-srv: an entry of that name")
+        for line in result.lines
+    )
+    assert codex_config(home).read_text() == theirs
+    run("plugins", "uninstall", env=demo)
+    assert codex_config(home).read_text() == theirs
+
+
+def edit_ours(home: Path) -> str:
+    text = codex_config(home).read_text().replace('"--stdio"', '"--stdio", "--verbose"')
+    codex_config(home).write_text(text)
+    return text
+
+
+def test_an_edited_entry_is_left_alone_without_force(demo: dict[str, str], home: Path) -> None:
+    (home / ".codex").mkdir()
+    install(demo)
+    edited = edit_ours(home)
+    demo_root = Path(demo["SKILLTOOL_PLUGINS"]) / "demo"
+    (demo_root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"echo-srv": {**ECHO, "args": []}}})
+    )
+    result = install(demo)
+    assert any(
+        "mcp echo-srv: edited since skilltool wrote it (--force" in line for line in result.lines
+    )
+    assert codex_config(home).read_text() == edited
+    run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert codex_config(home).read_text() == edited  # uninstall keeps a hand edit too
+
+
+def test_force_rewrites_an_edited_entry(demo: dict[str, str], home: Path) -> None:
+    (home / ".codex").mkdir()
+    install(demo)
+    edit_ours(home)
+    result = install(demo, "--force")
+    assert (
+        "updated   codex    mcp echo-srv in ~/.codex/config.toml "
+        "(it was edited by hand; --force replaced it)"
+    ) in result.lines
+    assert toml_loads(codex_config(home).read_text())["mcp_servers"]["echo-srv"]["args"] == [
+        "--stdio"
+    ]
+
+
+def test_an_unedited_entry_follows_its_server(demo: dict[str, str], home: Path) -> None:
+    (home / ".codex").mkdir()
+    install(demo)
+    demo_root = Path(demo["SKILLTOOL_PLUGINS"]) / "demo"
+    (demo_root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"echo-srv": {**ECHO, "args": ["-q"]}}})
+    )
+    result = install(demo)
+    assert "updated   codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    assert toml_loads(codex_config(home).read_text())["mcp_servers"]["echo-srv"]["args"] == ["-q"]
+
+
+def test_an_entry_whose_server_is_gone_is_removed(demo: dict[str, str], home: Path) -> None:
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    (Path(demo["SKILLTOOL_PLUGINS"]) / "demo/.mcp.json").unlink()
+    result = install(demo)
+    assert "removed   codex    mcp echo-srv in ~/.codex/config.toml (its server is gone)" in (
+        result.lines
+    )
+    assert codex_config(home).read_text() == USER_CODEX
+
+
+def test_an_entry_is_kept_when_its_plugin_folder_was_not_read(home: Path, tmp_path: Path) -> None:
+    system = tmp_path / "system/skilltool/plugins"  # an entry of XDG_DATA_DIRS (conftest)
+    plugin(system.parent.parent.parent, {".mcp.json": json.dumps({"mcpServers": {"s": ECHO}})})
+    os.rename(tmp_path / "plugins", system.parent.parent.parent / "system-new")
+    system.parent.mkdir(parents=True)
+    os.rename(system.parent.parent.parent / "system-new", system)
+    (home / ".codex").mkdir()
+    assert "added     codex    mcp s in ~/.codex/config.toml" in install({}).lines
+    written = codex_config(home).read_text()
+    os.rename(tmp_path / "system", tmp_path / "unmounted")  # missing: proves nothing gone
+    result = install({})
+    assert codex_config(home).read_text() == written
+    assert any("mcp s: its server's file" in line and "kept" in line for line in result.lines)
+
+
+def test_a_symlinked_config_is_left_alone(demo: dict[str, str], home: Path, tmp_path: Path) -> None:
+    real = build_file_tree(tmp_path / "dotfiles", {"config.toml": USER_CODEX}) / "config.toml"
+    build_file_tree(home, {".codex/config.toml": real})
+    result = install(demo)
+    assert any(
+        "mcp echo-srv: a link; skilltool edits only a regular file" in line for line in result.lines
+    )
+    assert real.read_text() == USER_CODEX
+    assert codex_config(home).is_symlink()
+
+
+def test_dry_run_shows_the_edit_as_a_diff_and_writes_nothing(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    result = install(demo, "--dry-run")
+    assert codex_config(home).read_text() == USER_CODEX
+    text = scrub(result.stdout, tmp_path)
+    assert "--- ~/.codex/config.toml (on disk)" in text
+    assert "+++ ~/.codex/config.toml (would be written)" in text
+    assert "+[mcp_servers.echo-srv]" in text
+    assert "dry-run: added     codex    mcp echo-srv in ~/.codex/config.toml" in text
+
+
+def test_status_shows_each_servers_entry_per_harness(demo: dict[str, str], home: Path) -> None:
+    build_file_tree(home, {".codex/config.toml": "", ".config/opencode/opencode.json": "{ bad"})
+    install(demo)
+    result = run("plugins", "status", env=demo)
+    assert "  mcp     echo-srv                 " in result.stdout
+    assert "    codex     current         ~/.codex/config.toml" in result.lines
+    unparsable = [line for line in result.lines if line.startswith("    opencode  unparsable")]
+    assert unparsable and "does not parse" in unparsable[0]
+    data = json.loads(run("plugins", "status", "--json", env=demo).stdout)
+    [server] = data["plugins"][0]["mcp_servers"]
+    states = {e["harness"]: e["state"] for e in server["entries"]}
+    assert states["codex"] == "current" and states["opencode"] == "unparsable"
+    assert states["claude"] == "harness absent"
+
+
+def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path) -> None:
+    """A crash between the two leaves a record of an entry not there (harmless), never an
+    entry of ours unrecorded (which would be foreign for ever)."""
+    from skilltool import apply as applying
+    from skilltool import mcp
+
+    (home / ".codex").mkdir()
+    calls: list[str] = []
+    real_write = applying.write_file
+
+    def spy(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
+        calls.append(path.name)
+        real_write(path, data, mode, replace=replace)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(applying, "write_file", spy)
+        patch.setattr(mcp, "write_file", spy)
+        install(demo)
+    assert calls.index("mcp-entries.json") < calls.index("config.toml")
+    ledger = json.loads((home / ".local/state/skilltool/mcp-entries.json").read_text())
+    assert [e["name"] for e in ledger["entries"]] == ["echo-srv"]
+
+
+def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], home: Path) -> None:
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    result = install(demo, "--diff")
+    assert "+[mcp_servers.echo-srv]" in result.lines
+    assert "echo-srv" in toml_loads(codex_config(home).read_text())["mcp_servers"]
+
+
+# --------------------------------------------------------------------------- properties
+
+_words = st.text(st.sampled_from("abcdé✓ _-"), min_size=1, max_size=8)
+_keys = st.text(st.sampled_from("abcxyz_-"), min_size=1, max_size=6).filter(
+    lambda k: k not in ("echo-srv",)
+)
+
+
+@st.composite
+def codex_configs(draw: st.DrawFn) -> bytes:
+    """A user's config.toml: comments, odd spacing, unicode, other tables and servers,
+    perhaps CRLF and no final newline."""
+    lines = [f"# {draw(_words)}"] if draw(st.booleans()) else []
+    if draw(st.booleans()):
+        lines += [f"model  =   {json.dumps(draw(_words), ensure_ascii=False)}", ""]
+    for key in draw(st.lists(_keys, max_size=3, unique=True)):
+        comment = f"  # {draw(_words)}" if draw(st.booleans()) else ""
+        lines += [f"[mcp_servers.{key}]", f'command = "/bin/{key}"{comment}', ""]
+    if draw(st.booleans()):
+        lines += ["[profiles.x]", f"model = {json.dumps(draw(_words), ensure_ascii=False)}"]
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    text = eol.join(lines) + (eol if draw(st.booleans()) else "")
+    return text.encode("utf-8")
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(original=codex_configs())
+def test_install_then_uninstall_gives_any_user_config_back(
+    original: bytes, demo: dict[str, str], home: Path
+) -> None:
+    config = codex_config(home)
+    config.parent.mkdir(exist_ok=True)
+    config.write_bytes(original)
+    assert install(demo).code == 0
+    written = config.read_bytes()
+    pairs = enumerate(zip(original, written, strict=False))
+    same = next((i for i, (a, b) in pairs if a != b), len(original))
+    # our entry is one block put in: every byte of the user's before it and after it, kept
+    assert written.endswith(original[same:]) and len(written) > len(original)
+    assert install(demo).decided == []  # a second install writes nothing
+    assert run("plugins", "uninstall", "--only", "codex", env=demo).code == 0
+    assert config.read_bytes() == original
+    config.unlink()
+
+
+def test_a_plugin_without_servers_leaves_config_files_unread(tmp_path: Path, home: Path) -> None:
+    plugin(tmp_path, {"agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nHi.\n"})
+    build_file_tree(home, {".codex/config.toml": "[broken\n"})
+    result = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")})
+    assert not any("~/.codex/config.toml" in line for line in result.lines), result.stdout
+
+
+def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home: Path) -> None:
+    harness = registry()["opencode"](Home(home, explicit=True), home / ".agents/skills")
+    plain = McpServer("s", home / ".mcp.json", "stdio", "/srv", ("${TOKEN}",))
+    assert harness.mcp_refusal(plain) is None
+    assert harness.mcp_value(plain) == {"type": "local", "command": ["/srv", "{env:TOKEN}"]}
+    defaulted = plain._replace(args=("${TOKEN:-none}",))
+    refusal = harness.mcp_refusal(defaulted)
+    assert refusal is not None and "${TOKEN:-none}" in refusal.why
+    # the others are not proven to expand a reference: the server is skipped there
+    codex = registry()["codex"](Home(home, explicit=True), home / ".agents/skills")
+    assert codex.mcp_refusal(plain) is not None
