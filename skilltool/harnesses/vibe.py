@@ -28,6 +28,11 @@ class Vibe(Harness):
     title = "Mistral Vibe"
     builtin_agents = BUILT_IN
     builtin_version = "3.0.3"
+    # vibe/core/config/vibe_schema.py: `mcp_servers` is a list matched by its `name` keys
+    mcp_unsupported = (
+        "keeps its MCP servers as an array of tables ([[mcp_servers]] in config.toml), "
+        "and skilltool edits only entries keyed by name"
+    )
 
     def root(self) -> Path:
         return self.home.env("VIBE_HOME", self.home.path / ".vibe")
