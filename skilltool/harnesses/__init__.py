@@ -172,6 +172,8 @@ class Harness(abc.ABC):
         """Why a server cannot be carried here as written: `${VAR}` references."""
         from skilltool.mcp import env_references
 
+        if self.mcp_place() is None:
+            return Verdict(True, self.mcp_unsupported)  # the whole reason, for every server
         found = env_references(server)
         if not found:
             return None
