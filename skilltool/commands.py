@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from skilltool import discover, paths, plan, report
+from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
@@ -91,6 +91,7 @@ def status(opts: Options) -> Result:
         tools,
         home,
         skills_dir,
+        [a for a in full.actions if a.kind == "command"],
     )
     added = _added_states(home)
     data = view.as_dict()
@@ -300,6 +301,7 @@ def _install_plan(
         if own is not None and harness.root().is_dir():
             parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
     parts.append(plan.plan_renderings(catalogue, found, remove=remove, force=opts.force))
+    parts.append(slash.plan_commands(catalogue, found, remove=remove, force=opts.force))
     return plan.merge(parts)
 
 
@@ -331,6 +333,11 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         f"checked {len(catalogue.plugins)} plugin(s), {skills} valid skill(s), "
         f"{agents} valid agent(s): {errors} error(s), {warning_count} warning(s)"
     )
+    commands = sum(len(p.slash_commands) for p in catalogue.plugins)
+    if commands:  # said only when there are some, so a plugin without commands reads as before
+        summary = summary.replace(
+            " valid agent(s)", f" valid agent(s), {commands} valid command(s)"
+        )
     empty = not catalogue.plugins
     if empty:
         where = ", ".join(targets) if targets else "the search path"
@@ -346,6 +353,7 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
                 "kind": p.kind,
                 "skills": [s.name for s in p.skills],
                 "agents": [a.name for a in p.agents],
+                "slash_commands": [c.name for c in p.slash_commands],
             }
             for p in catalogue.plugins
         ],
@@ -399,6 +407,9 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for agent in plugin.agents:
             by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
             items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+        for command in plugin.slash_commands:
+            by = {h.name: (h.title, slash.verdict(h, command)) for h in found}
+            items.append(ItemVerdicts("command", command.name, command.path, by))
     return items
 
 

@@ -276,6 +276,9 @@ def read_plugin(
         )
         return Plugin(name, root, origin, manifest, problems=tuple(problems), kind=kind)
     files = _read_files(root, components(data, entry), where, problems, reader)
+    from skilltool import slash
+
+    commands = slash.read_commands(files.commands, root, problems)
     return Plugin(
         name,
         root,
@@ -289,7 +292,30 @@ def read_plugin(
         skill_places=tuple(files.places),
         skill_paths=tuple(files.paths),
         commands=tuple(files.commands),
+        slash_commands=tuple(commands),
+        hooks=tuple(hook_files(root, [(data, manifest), (entry, market)])),
     )
+
+
+def hook_files(root: Path, declared: list[tuple[Any, Any]]) -> list[Path]:
+    """The plugin's hooks as Claude Code finds them (`hooks/hooks.json`, and the `hooks` of
+    plugin.json or of a marketplace entry: paths, or an inline object, shown as the file
+    that holds it). skilltool carries none: status lists them so nobody believes they run.
+
+    `declared` pairs plugin.json's fields with its path, and the entry with its marketplace."""
+    found = [root / "hooks" / "hooks.json"] if os.path.isfile(root / "hooks/hooks.json") else []
+    for holder, where in declared:
+        fields = holder.fields if isinstance(holder, MarketplaceEntry) else holder
+        where = where.manifest if isinstance(where, Marketplace) else where
+        value = fields.get("hooks") if isinstance(fields, Mapping) else None
+        if isinstance(value, Mapping):
+            found.append(where)
+            continue
+        for path in parse.component_paths(value) or []:
+            full = Path(os.path.normpath(root / path))
+            if _inside(full, root):  # one outside is not the plugin's: Claude Code refuses it
+                found.append(full)
+    return list(dict.fromkeys(found))
 
 
 def _read_files(

@@ -151,7 +151,9 @@ class Plugin(NamedTuple):
     commands: tuple[Path, ...] = ()
     slash_commands: tuple[SlashCommand, ...] = ()  # read from `commands` (SPEC §10)
     mcp_servers: tuple[McpServer, ...] = ()
-    hooks: tuple[Path, ...] = ()  # hook files found (`hooks/hooks.json`, plugin.json `hooks`): not carried
+    # hook files (`hooks/hooks.json`, plugin.json `hooks`; the manifest itself for inline
+    # hooks): listed by status as not carried
+    hooks: tuple[Path, ...] = ()
 
     @property
     def active(self) -> bool:

@@ -41,7 +41,7 @@ Change = Literal["create", "replace", "remove", "none"]
 class Action(NamedTuple):
     """One decision about one path."""
 
-    kind: Literal["link", "file"]
+    kind: Literal["link", "file", "command"]  # a command: a rendered file of a slash command
     owner: str  # "skill" for a link in the skills dir, else the harness (its file or its link)
     name: str  # the skill or agent the action is for
     target: Path

@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from skilltool import slash
 from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, Plugin, Problem
@@ -111,6 +112,9 @@ DONE_VERBS = {
     ("file", "create"): "wrote",
     ("file", "replace"): "rewrote",
     ("file", "remove"): "removed",
+    ("command", "create"): "wrote",
+    ("command", "replace"): "rewrote",
+    ("command", "remove"): "removed",
 }
 STATUS_WORDS = {
     "missing": "not linked",
@@ -205,6 +209,9 @@ SUMMARY_WORDS = {
     ("file", "create"): "rendered",
     ("file", "replace"): "rendered",
     ("file", "remove"): "removed",
+    ("command", "create"): "rendered",
+    ("command", "replace"): "rendered",
+    ("command", "remove"): "removed",
 }
 SUMMARY_ORDER = ("linked", "unlinked", "rendered", "removed", "unchanged", "left_alone", "failed")
 
@@ -256,7 +263,7 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
 
     lines: list[str] = []
     for action in actions:
-        if action.kind != "file" or action.state not in ("stale", "edited") or not action.content:
+        if action.kind == "link" or action.state not in ("stale", "edited") or not action.content:
             continue
         old = read_regular(action.target)
         if old is None:
@@ -353,6 +360,7 @@ class StatusView(NamedTuple):
     tools: dict[tuple[str, str], str | None]
     home: Home
     skills_dir: Path
+    commands: Sequence[Action] = ()  # each command's file in each harness (slash.plan_commands)
 
     def _harness_states(self, plugin: Plugin, skill: str) -> dict[str, str]:
         """How a skill stands in each harness's own skills dir (Claude Code's)."""
@@ -414,6 +422,8 @@ class StatusView(NamedTuple):
                     note = "" if action.owner in told else self._tools_note(action)
                     told.add(action.owner)
                     lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
+            if plugin.active:
+                lines += slash.status_lines(plugin, self.commands, show)
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
         for market, entry in self.catalogue.not_fetched():
@@ -480,6 +490,7 @@ class StatusView(NamedTuple):
                     "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
                     "skills": skills,
                     "agents": agents,
+                    **slash.status_dict(plugin, self.commands),
                     "problems": [p.as_dict() for p in plugin.problems],
                 }
             )
