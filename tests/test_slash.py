@@ -430,3 +430,12 @@ def test_a_command_of_the_same_name_later_on_the_path_loses(
     )
     assert "Review $ARGUMENTS carefully." in (home / TARGETS["claude"]).read_text()
     assert "comes first on the search path; this one is not rendered" in result.stderr
+
+
+def test_a_dotted_command_name_keeps_its_dot(home: Path, tmp_path: Path) -> None:
+    root = build_file_tree(tmp_path / "src/dots", {"commands/v1.2.md": "Dotted $ARGUMENTS.\n"})
+    (home / ".config/opencode/commands").mkdir(parents=True)
+    (home / ".config/opencode/commands/v1.md").write_text("Mine, another name.\n")
+    run("plugins", "install", "--home", home, "--only", "opencode",
+        env={"SKILLTOOL_PLUGINS": str(root.parent)})  # fmt: skip
+    assert (home / ".config/opencode/command/v1.2.md").is_file()

@@ -21,7 +21,7 @@ class Kilo(Harness):
     title = "Kilo Code CLI"
     builtin_agents = BUILT_IN
     builtin_version = "7.7.7"
-    command_syntax = "opencode"  # Kilo 7.7.9 reads commands as OpenCode does
+    command_syntax = "opencode"  # Kilo 7.7.7 reads commands as OpenCode does (proven)
 
     def commands_dir(self) -> Path:
         return self.root() / "command"
@@ -30,7 +30,8 @@ class Kilo(Harness):
         return f"name it /{name.replace(':', '/')}" if ":" in name else None
 
     def command_rivals(self, name: str) -> list[Path]:
-        return [self.root().joinpath("commands", *name.split(":")).with_suffix(".md")]
+        *folders, last = name.split(":")
+        return [self.root().joinpath("commands", *folders, f"{last}.md")]
 
     def root(self) -> Path:
         return self.home.config_home / "kilo"

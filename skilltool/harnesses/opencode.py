@@ -31,7 +31,8 @@ class OpenCode(Harness):
         return f"name it /{name.replace(':', '/')}" if ":" in name else None
 
     def command_rivals(self, name: str) -> list[Path]:
-        return [self.root().joinpath("commands", *name.split(":")).with_suffix(".md")]
+        *folders, last = name.split(":")
+        return [self.root().joinpath("commands", *folders, f"{last}.md")]
 
     def root(self) -> Path:
         return self.home.config_home / "opencode"
