@@ -137,6 +137,8 @@ def _agent_for(
 
 
 def render(agent_name: str, harness_name: str, opts: Options) -> Result:
+    if agent_name.startswith("/"):  # a slash command, named as it is typed
+        return render_command(agent_name[1:], harness_name, opts)
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     home = harness.home
@@ -157,6 +159,30 @@ def render(agent_name: str, harness_name: str, opts: Options) -> Result:
         if len(renderings) > 1 and not rendering.content.endswith(b"\n"):
             raw += b"\n"
     return Result(OK, data, warnings=tuple(warnings), raw=raw)
+
+
+def render_command(name: str, harness_name: str, opts: Options) -> Result:
+    """`render /NAME`: a slash command's file for a harness, or why that harness has none."""
+    warnings: list[str] = []
+    home = opts.where
+    catalogue = find(home, warnings)
+    found = {c.name: c for _, c in slash.winning_commands(catalogue)[0]}
+    command = found.get(name)
+    if command is None:
+        listed = ", ".join(f"/{n}" for n in sorted(found)) or "none"
+        raise SkilltoolError(f"no command /{name} on the search path (commands: {listed})")
+    [harness] = harnesses(home, opts.dir(home), harness_name)
+    why = slash.refusal(harness, command)
+    if why is not None:
+        raise SkilltoolError(f"{harness.title} gets no file for /{name}: {why}")
+    rendering = slash.render(harness, command)
+    data = {
+        "command": command.name,
+        "harness": harness.name,
+        "files": [{"target": str(rendering.target), "mode": rendering.mode,
+                   "content": rendering.content.decode("utf-8")}],
+    }  # fmt: skip
+    return Result(OK, data, warnings=tuple(warnings), raw=rendering.content)
 
 
 def launch(agent_name: str, harness_name: str, opts: Options) -> Result:

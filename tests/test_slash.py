@@ -439,3 +439,17 @@ def test_a_dotted_command_name_keeps_its_dot(home: Path, tmp_path: Path) -> None
     run("plugins", "install", "--home", home, "--only", "opencode",
         env={"SKILLTOOL_PLUGINS": str(root.parent)})  # fmt: skip
     assert (home / ".config/opencode/command/v1.2.md").is_file()
+
+
+def test_render_prints_a_commands_file_or_says_why_there_is_none(source: Path) -> None:
+    env = {"SKILLTOOL_PLUGINS": str(source)}
+    result = run("plugins", "render", "/review", "--harness", "gemini", env=env)
+    assert result.code == 0
+    assert toml_loads(result.stdout)["prompt"] == "Review {{args}} carefully.\n"
+    result = run("plugins", "render", "/compare", "--harness", "gemini", env=env)
+    assert result.code == 1
+    assert "skilltool: Gemini CLI gets no file for /compare: it uses $0 and $1" in result.stderr
+    result = run("plugins", "render", "/nope", "--harness", "claude", env=env)
+    assert "no command /nope on the search path (commands: /compare, /git:commit, /review)" in (
+        result.stderr
+    )
