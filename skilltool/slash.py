@@ -48,7 +48,7 @@ def read_commands(
     for place in places:
         files = [(place.stem, place)] if os.path.isfile(place) else []
         if os.path.isdir(place):
-            files = _command_files(place, "", COMMAND_DEPTH, problems)
+            files = _command_files(place, root, "", COMMAND_DEPTH, problems)
         for name, path in files:
             command, said = read_command(path, name)
             problems += said
@@ -65,7 +65,7 @@ def read_commands(
 
 
 def _command_files(
-    directory: Path, prefix: str, depth: int, problems: list[Problem]
+    directory: Path, root: Path, prefix: str, depth: int, problems: list[Problem]
 ) -> list[tuple[str, Path]]:
     """(name, file) for every `.md` under a commands folder, as Claude Code names them."""
     try:
@@ -81,10 +81,19 @@ def _command_files(
             why = "hidden, so not read as a command; rename it without the leading '.'"
             problems.append(Problem(path, why, severity="warning"))
         elif entry.name.endswith(".md") and not entry.is_dir():
+            if entry.is_symlink() and not _inside(path, root):
+                why = "a link that leads outside the plugin; put the command inside the plugin"
+                problems.append(Problem(path, why))
+                continue
             files.append((prefix + entry.name[: -len(".md")], path))
         elif entry.is_dir() and not entry.is_symlink() and depth > 1:
-            files += _command_files(path, f"{prefix}{entry.name}:", depth - 1, problems)
+            files += _command_files(path, root, f"{prefix}{entry.name}:", depth - 1, problems)
     return files
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    return real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def read_command(path: Path, name: str) -> tuple[SlashCommand | None, list[Problem]]:

@@ -453,3 +453,15 @@ def test_render_prints_a_commands_file_or_says_why_there_is_none(source: Path) -
     assert "no command /nope on the search path (commands: /compare, /git:commit, /review)" in (
         result.stderr
     )
+
+
+def test_a_command_linked_from_outside_the_plugin_is_not_read(tmp_path: Path) -> None:
+    secret = build_file_tree(tmp_path / "elsewhere", {"secret.md": "Not the plugin's.\n"})
+    root = build_file_tree(tmp_path / "src/linked", {
+        "commands/ok.md": "Fine.\n",
+        "commands/secret.md": secret / "secret.md",
+    })  # fmt: skip
+    result = run("plugins", "status", "--json", env={"SKILLTOOL_PLUGINS": str(root.parent)})
+    [plugin] = json.loads(result.stdout)["plugins"]
+    assert [c["name"] for c in plugin["slash_commands"]] == ["ok"]
+    assert "leads outside the plugin" in plugin["problems"][0]["message"]
