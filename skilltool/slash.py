@@ -386,6 +386,8 @@ def _harness_actions(
     wanted: set[Path] = set()
     for _, command in commands:
         refused = refusal(harness, command)
+        if refused is not None and remove:
+            continue  # nothing of it was ever written there: uninstall has nothing to say
         if refused is not None:
             skipped = f"command /{command.name}: {refused}"
             actions.append(

@@ -332,6 +332,7 @@ def test_uninstall_removes_our_commands_and_the_folders_we_made(home: Path, sour
     skilltool(home, source, "install")
     code, lines = skilltool(home, source, "uninstall")
     assert code == 0
+    assert not [line for line in lines if line.startswith("skipped")], lines
     for target in TARGETS.values():
         assert not (home / target).exists(), target
     assert not (home / ".claude/commands").exists()
