@@ -278,7 +278,8 @@ def read_plugin(
     files = _read_files(root, components(data, entry), where, problems, reader)
     from skilltool import slash
 
-    commands = slash.read_commands(files.commands, root, problems)
+    cached = getattr(reader, "read_command", None)  # the parse cache keeps commands too
+    commands = slash.read_commands(files.commands, root, problems, cached)
     return Plugin(
         name,
         root,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -39,10 +39,16 @@ Syntax = Literal["claude", "opencode", "pi", "gemini"]
 # --------------------------------------------------------------------------- reading
 
 
+CommandReader = Callable[[Path, str], "tuple[SlashCommand | None, list[Problem]]"]
+
+
 def read_commands(
-    places: Sequence[Path], root: Path, problems: list[Problem]
+    places: Sequence[Path], root: Path, problems: list[Problem], read: CommandReader | None = None
 ) -> list[SlashCommand]:
-    """Every command of a plugin: each `.md` of a listed file or folder, subfolders as `sub:x`."""
+    """Every command of a plugin: each `.md` of a listed file or folder, subfolders as `sub:x`.
+
+    `read` reads one file (the parse cache's reader, or `read_command`)."""
+    read = read or read_command
     found: list[SlashCommand] = []
     seen: dict[str, Path] = {}
     for place in places:
@@ -50,7 +56,7 @@ def read_commands(
         if os.path.isdir(place):
             files = _command_files(place, root, "", COMMAND_DEPTH, problems)
         for name, path in files:
-            command, said = read_command(path, name)
+            command, said = read(path, name)
             problems += said
             if command is None:
                 continue

@@ -466,3 +466,18 @@ def test_a_command_linked_from_outside_the_plugin_is_not_read(tmp_path: Path) ->
     [plugin] = json.loads(result.stdout)["plugins"]
     assert [c["name"] for c in plugin["slash_commands"]] == ["ok"]
     assert "leads outside the plugin" in plugin["problems"][0]["message"]
+
+
+def test_a_second_run_reads_commands_from_the_parse_cache_as_the_first(
+    home: Path, source: Path
+) -> None:
+    def commands() -> list[dict[str, object]]:
+        result = run("plugins", "status", "--json", env={"SKILLTOOL_PLUGINS": str(source)})
+        found: list[dict[str, object]] = json.loads(result.stdout)["plugins"][0]["slash_commands"]
+        return found
+
+    first = commands()
+    assert list((home / ".cache").rglob("parsed.marshal"))
+    assert commands() == first
+    (source / "commands/review.md").write_text("---\ndescription: Changed\n---\nNew.\n")
+    assert next(c for c in commands() if c["name"] == "review")["description"] == "Changed"
