@@ -131,7 +131,12 @@ def read_command(path: Path, name: str) -> tuple[SlashCommand | None, list[Probl
         if not parse.is_safe_component(part):
             out.add(f"{part!r} cannot be a file name; {parse.COMPONENT_RULE}", "name", 1)
     description = _string(fields, lines, "description", out)
-    hint = _string(fields, lines, "argument-hint", out)
+    hint = fields.get("argument-hint")
+    if hint is not None and not isinstance(hint, str):
+        # only shown while typing: Claude Code still runs the command
+        why = f"should be a string, not {parse.kind_of(hint)}; e.g. 'argument-hint: \"[file]\"'"
+        out.add(why, "argument-hint", lines.get("argument-hint"), "warning")
+        hint = None
     model = _string(fields, lines, "model", out)
     tools = _tools(fields, lines, out)
     if "disable-model-invocation" in fields and not isinstance(

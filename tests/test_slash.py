@@ -481,3 +481,12 @@ def test_a_second_run_reads_commands_from_the_parse_cache_as_the_first(
     assert commands() == first
     (source / "commands/review.md").write_text("---\ndescription: Changed\n---\nNew.\n")
     assert next(c for c in commands() if c["name"] == "review")["description"] == "Changed"
+
+
+def test_a_list_argument_hint_is_a_warning_and_the_command_is_kept(tmp_path: Path) -> None:
+    found, problems = command(tmp_path, "---\nargument-hint: [file, mode]\n---\nGo $ARGUMENTS.\n")
+    assert found is not None and found.argument_hint is None
+    assert problems == [
+        "<tmp>/p/commands/review.md:2: argument-hint: should be a string, not a list; "
+        "e.g. 'argument-hint: \"[file]\"'"
+    ]
