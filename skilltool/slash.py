@@ -279,7 +279,7 @@ def _syntax(harness: Harness) -> str:
 def refusal(harness: Harness, command: SlashCommand) -> str | None:
     """Why nothing is rendered for the command in this harness, or None."""
     if harness.command_syntax is None:
-        return f"no user commands: {harness.no_commands}"
+        return harness.no_commands
     why = harness.command_refusal(command.name)
     if why is not None:
         return why

@@ -407,7 +407,7 @@ def test_validate_says_what_each_harness_does_with_a_command(source: Path) -> No
         line for line in lines if line.startswith(f"{source}/commands/compare.md: verdict")
     )
     assert "Gemini CLI and Qwen Code skip it: it uses $0 and $1" in compare
-    assert "Codex skips it: no user commands" in compare
+    assert "Codex skips it: Codex reads no user commands" in compare
     assert "OpenCode and Kilo Code CLI give its last positional placeholder" in compare
     assert lines[-1].startswith(
         "checked 1 plugin(s), 0 valid skill(s), 0 valid agent(s), 3 valid command(s)"
