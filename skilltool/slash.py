@@ -244,7 +244,7 @@ def translate(body: str, syntax: str) -> Translation:
     if syntax == "pi" and not every and not positional:
         # Claude Code adds the arguments typed after a command that has no placeholder;
         # pi would drop them
-        text = text.rstrip("\n") + "\n\nARGUMENTS: $ARGUMENTS\n"
+        text = text.rstrip("\r\n") + "\n\nARGUMENTS: $ARGUMENTS\n"
     if syntax == "opencode" and positional:
         last = max(positional.values()) + 1
         why = f"give its last positional placeholder (${last} there) the rest of the arguments"

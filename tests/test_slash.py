@@ -171,6 +171,7 @@ def test_a_plugin_reads_subfolders_as_namespaces_and_listed_paths(tmp_path: Path
         ("Plain.\n", "opencode", "Plain.\n"),
         ("Plain.\n", "gemini", "Plain.\n"),
         ("Plain.\n", "pi", "Plain.\n\nARGUMENTS: $ARGUMENTS\n"),
+        ("Plain.\r\n", "pi", "Plain.\n\nARGUMENTS: $ARGUMENTS\n"),
         # what the harness itself would run or replace
         ("Run !{ls} now", "gemini", None),
         ("Read @{file.txt}", "gemini", None),
