@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from skilltool import markers, slash
 from skilltool.harnesses import NAMES, registry
@@ -491,3 +493,31 @@ def test_a_list_argument_hint_is_a_warning_and_the_command_is_kept(tmp_path: Pat
         "<tmp>/p/commands/review.md:2: argument-hint: should be a string, not a list; "
         "e.g. 'argument-hint: \"[file]\"'"
     ]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    body=st.lists(
+        st.sampled_from(["$ARGUMENTS", "$0", "$1", "$ARGUMENTS[2]", "---", "\r\n", "\n", "x",
+                         "✓", "'\"`\\", '"""', "{{", "$", "#"]),
+        max_size=12,
+    ).map("".join)
+)  # fmt: skip
+def test_every_rendering_reads_back_as_the_translated_body(body: str, home: Path) -> None:
+    path = home / "p/commands/gen.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(("---\ndescription: generated\n---\n" + body).encode("utf-8"))
+    found, problems = slash.read_command(path, "gen")
+    assert found is not None and found.body == body, problems
+    for name in TARGETS:
+        taker = harness(name, home)
+        if slash.refusal(taker, found) is not None:  # type: ignore[arg-type]
+            continue
+        content = slash.render(taker, found).content  # type: ignore[arg-type]
+        assert markers.find(content).intact  # type: ignore[union-attr]
+        expected = slash.translate(body, taker.command_syntax).body  # type: ignore[attr-defined]
+        text = content.decode("utf-8")
+        if name in ("gemini", "qwen"):
+            assert toml_loads(text)["prompt"] == expected
+        else:
+            assert text.split("\n---\n", 1)[1] == expected
