@@ -75,6 +75,22 @@ class MadeDirs:
             self.save()
         return removed
 
+    def would_prune(self, keep: frozenset[Path], going: frozenset[Path]) -> list[Path]:
+        """The directories `prune` would remove once every path in `going` is gone: what
+        `uninstall --dry-run` says, without touching anything."""
+        gone, removed = set(going), []
+        for path in sorted(set(self.paths), key=lambda p: len(p.parts), reverse=True):
+            if path in keep or not os.path.isdir(path) or os.path.islink(path):
+                continue
+            try:
+                names = os.listdir(path)
+            except OSError:
+                continue
+            if all(path / name in gone for name in names):
+                gone.add(path)
+                removed.append(path)
+        return removed
+
     def save(self) -> None:
         if self.record is None:
             return

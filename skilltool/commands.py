@@ -245,7 +245,7 @@ def _change(opts: Options, remove: bool) -> Result:
     counted = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
-        lines += [report.emptied_line(path, home) for path in emptied]
+        lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
     if opts.diff or opts.dry_run:
         lines += report.diff_lines(actions.actions, home)
     lines.append(report.summary_line(counted, opts.dry_run))
@@ -276,7 +276,11 @@ def _carried_out(
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
     skilltool made that are empty now are removed, but for those in `keep`."""
     if opts.dry_run:
-        return [Outcome(a, True) for a in actions], []
+        going = frozenset(a.target for a in actions if a.change == "remove" and a.backup is None)
+        made = MadeDirs(home.state_dir)
+        return [Outcome(a, True) for a in actions], [] if keep is None else made.would_prune(
+            keep, going
+        )
     blocked = unwritable(actions)
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []

@@ -2,7 +2,8 @@
 reproducible copy of each into `<destdir><prefix>/share/<namespace>/plugins/<name>/`.
 
 Nothing is staged unless every plugin passes. What is staged is plugin content only
-(manifest, skills with their files, agents, licences and readmes), with normalised
+(manifest, skills with their files, agents, commands, MCP servers, licences and readmes,
+and every folder or file the manifest names for them), with normalised
 modes, links kept only when they stay inside the plugin, and times clamped to
 SOURCE_DATE_EPOCH when it is set, so that two builds of the same input are identical.
 """
@@ -20,7 +21,15 @@ from skilltool import discover, parse
 from skilltool.model import Plugin, Problem
 
 # the top level of a plugin: what belongs to it; anything else is left out
-TOP_LEVEL = ("skills", "agents", ".claude-plugin", ".plugin", "plugin.json")
+TOP_LEVEL = (
+    "skills",
+    "agents",
+    "commands",
+    ".mcp.json",
+    ".claude-plugin",
+    ".plugin",
+    "plugin.json",
+)
 TOP_LEVEL_PATTERNS = ("LICENSE*", "LICENCE*", "COPYING*", "NOTICE*", "README*")
 # version control, caches, editor and OS leftovers: never part of a plugin
 DEBRIS = (
@@ -84,6 +93,31 @@ def _belongs(name: str) -> bool:
     return name in TOP_LEVEL or any(fnmatch.fnmatchcase(name, p) for p in TOP_LEVEL_PATTERNS)
 
 
+def _components(plugin: Plugin) -> frozenset[str]:
+    """The paths, relative to the root, of every component the manifest places elsewhere
+    (`"skills": ["./extra/"]`, `"agents": ["./custom/a.md"]`): staged with the defaults."""
+    paths = [*plugin.skill_places, *plugin.skill_paths, *plugin.commands]
+    paths += [skill.path for skill in plugin.skills] + [agent.path for agent in plugin.agents]
+    found = set()
+    for path in paths:
+        relative = os.path.relpath(path, plugin.root)
+        if relative != "." and not relative.startswith(".." + os.sep):
+            found.add(relative)
+    return frozenset(found)
+
+
+def _wanted(path: Path, root: Path, components: frozenset[str]) -> bool | None:
+    """Whether a path outside the default folders is staged: True for a component or
+    anything inside one, None for a folder on the way to one (walked, not taken whole)."""
+    relative = os.path.relpath(path, root)
+    for component in components:
+        if _inside(relative, component):
+            return True
+    if any(_inside(component, relative) for component in components):
+        return None
+    return False
+
+
 def _epoch() -> int | None:
     value = os.environ.get("SOURCE_DATE_EPOCH")
     return int(value) if value and value.isdigit() else None
@@ -99,8 +133,10 @@ def plan_copy(plugin: Plugin, dest: Path) -> tuple[list[Staged], list[Problem]]:
     real_root = os.path.realpath(root)
     staged = [Staged(dest, "dir", 0o755, root)]
     problems: list[Problem] = []
+    components = _components(plugin)
 
-    def walk(source: Path, target: Path, top: bool) -> None:
+    # whole: inside a folder that is staged with everything in it
+    def walk(source: Path, target: Path, top: bool, whole: bool) -> None:
         try:
             names = sorted(os.listdir(source))
         except OSError as err:
@@ -109,9 +145,12 @@ def plan_copy(plugin: Plugin, dest: Path) -> tuple[list[Staged], list[Problem]]:
             )
             return
         for name in names:
-            if is_debris(name) or (top and not _belongs(name)):
-                continue
             path, out = source / name, target / name
+            if is_debris(name):
+                continue
+            wanted = whole or (top and _belongs(name)) or _wanted(path, root, components)
+            if wanted is False:
+                continue
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):
                 resolved = os.path.realpath(path)
@@ -128,7 +167,9 @@ def plan_copy(plugin: Plugin, dest: Path) -> tuple[list[Staged], list[Problem]]:
                 staged.append(Staged(out, "link", 0o777, Path(link)))
             elif stat.S_ISDIR(info.st_mode):
                 staged.append(Staged(out, "dir", 0o755, path))
-                walk(path, out, top=False)
+                walk(path, out, top=False, whole=wanted is True)
+            elif wanted is None:
+                continue  # a file beside the folder a component lives in
             elif stat.S_ISREG(info.st_mode):
                 if not os.access(path, os.R_OK):
                     problems.append(Problem(path, "cannot be read; fix its permissions"))
@@ -138,7 +179,7 @@ def plan_copy(plugin: Plugin, dest: Path) -> tuple[list[Staged], list[Problem]]:
             else:
                 problems.append(Problem(path, "not a regular file, directory or link; remove it"))
 
-    walk(root, dest, top=True)
+    walk(root, dest, top=True, whole=False)
     return staged, problems
 
 

@@ -279,9 +279,10 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
     return lines
 
 
-def emptied_line(path: Path, home: Home) -> str:
-    """A directory uninstall removed: skilltool made it, and nothing is left in it."""
-    return f"{'removed':<9} {home.show(path)} (an empty directory skilltool made)"
+def emptied_line(path: Path, home: Home, dry_run: bool = False) -> str:
+    """A directory uninstall removed (or would): skilltool made it, and nothing is left in it."""
+    prefix = "dry-run: " if dry_run else ""
+    return f"{prefix}{'removed':<9} {home.show(path)} (an empty directory skilltool made)"
 
 
 def problem_line(problem: Problem) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.helpers import agent_md, build_file_tree, run, skill_md
@@ -65,6 +66,21 @@ def test_uninstall_removes_the_skills_dir_install_made(home: Path, tmp_path: Pat
     assert "removed   ~/.agents/skills (an empty directory skilltool made)" in result.lines
     assert not (home / ".agents").exists()
     assert record.read_text() == ""
+
+
+def test_uninstall_dry_run_names_the_directories_it_would_remove(
+    home: Path, tmp_path: Path
+) -> None:
+    env = _skills_home(tmp_path)
+    run("plugins", "install", env=env)
+    result = run("plugins", "uninstall", "--dry-run", env=env)
+    assert result.code == 0
+    assert "dry-run: removed   ~/.agents/skills (an empty directory skilltool made)" in result.lines
+    assert "dry-run: removed   ~/.agents (an empty directory skilltool made)" in result.lines
+    assert (home / ".agents/skills/notes").is_symlink()  # nothing touched
+    (home / ".agents/skills/mine").mkdir()  # a folder of the user's: neither would go
+    again = run("plugins", "uninstall", "--dry-run", "--json", env=env)
+    assert json.loads(again.stdout)["removed_dirs"] == []
 
 
 def test_a_skills_dir_the_user_made_stays_empty(home: Path, tmp_path: Path) -> None:

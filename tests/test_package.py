@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, build_file_tree, plugin_tree, run, skill_md
+from tests.helpers import REPO, agent_md, build_file_tree, plugin_tree, run, skill_md
 
 BUNDLED = REPO / "resources/plugins/skilltool"
 EPOCH = "1700000000"
@@ -125,6 +125,30 @@ def test_only_plugin_content_with_normalised_modes(tmp_path: Path) -> None:
         os.readlink(tmp_path / "root" / STAGED / "docs/skills/pdf-tools/guide-link.md")
         == "refs/guide.md"
     )
+
+
+def test_components_the_manifest_places_elsewhere_are_staged_and_only_they(
+    tmp_path: Path,
+) -> None:
+    src = build_file_tree(tmp_path / "src" / "docs", {
+        ".claude-plugin/plugin.json": json.dumps({
+            "name": "docs", "skills": ["./extra/"], "agents": ["./custom/reviewer.md"],
+            "commands": ["./prompts/"],
+        }),
+        "extra/pdf/SKILL.md": skill_md("pdf"), "extra/pdf/notes/tips.md": "tips\n",
+        "custom/reviewer.md": agent_md("reviewer"), "custom/draft.txt": "not an agent\n",
+        "prompts/review.md": "Review $ARGUMENTS\n", "commands/fix.md": "Fix it\n",
+        ".mcp.json": '{"mcpServers": {}}\n', "scratch/todo.md": "private\n",
+    })  # fmt: skip
+    code, out = stage(src, "--destdir", tmp_path / "root")
+    assert code == 0, out
+    staged = listing(tmp_path / "root" / STAGED / "docs")
+    assert sorted(staged) == [
+        ".claude-plugin", ".claude-plugin/plugin.json", ".mcp.json",
+        "commands", "commands/fix.md", "custom", "custom/reviewer.md",
+        "extra", "extra/pdf", "extra/pdf/SKILL.md", "extra/pdf/notes", "extra/pdf/notes/tips.md",
+        "prompts", "prompts/review.md",
+    ]  # fmt: skip
 
 
 def test_invalid_plugin_stops_the_build_and_writes_nothing(tmp_path: Path) -> None:
