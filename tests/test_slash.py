@@ -29,7 +29,7 @@ TARGETS = {
 ROOTS = {
     "opencode": ".config/opencode", "hermes": ".hermes", "codex": ".codex", "pi": ".pi/agent",
     "claude": ".claude", "gemini": ".gemini", "copilot": ".copilot", "kilo": ".config/kilo",
-    "qwen": ".qwen",
+    "qwen": ".qwen", "vibe": ".vibe",
 }  # fmt: skip
 REVIEW = (
     "---\n"
@@ -252,7 +252,7 @@ def test_install_renders_every_command_where_it_can_and_says_where_not(
     assert any(line.startswith(gemini) for line in lines), lines
     assert "skipped   pi: command /git:commit: pi reads no subfolders of prompts/ (the command " \
         "is in a subfolder)" in lines  # fmt: skip
-    for name in ("codex", "copilot", "hermes"):
+    for name in ("codex", "copilot", "hermes", "vibe"):
         said = [line for line in lines if line.startswith(f"skipped   {name}: plugin demo's")]
         assert len(said) == 1, lines  # one line per plugin, not one per command
         assert "3 commands not carried" in said[0]

@@ -101,7 +101,9 @@ def test_errors_exit_1_and_each_is_one_line_with_path_line_and_field(tmp_path: P
     verdicts = _verdict_lines(result.stdout)
     assert verdicts == {
         str(root / "skills/Bad-Name/SKILL.md"): (
-            "loads everywhere; pi warns that its name breaks the Agent Skills rules"
+            "OpenCode, Hermes, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI and "
+            "Qwen Code load it; pi warns that its name breaks the Agent Skills rules; "
+            "Mistral Vibe skips it: name breaks the Agent Skills rules"
         )
     }
 

@@ -284,7 +284,7 @@ def environment() -> jinja2.Environment:
 
 # the harness modules, in the order everything is shown and done: the one list of names.
 # Each module defines one Harness subclass whose `name` is the module's name.
-NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen")
+NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe")
 
 
 def registry() -> dict[str, type[Harness]]:

@@ -37,7 +37,9 @@ class Kilo(Harness):
         return self.home.config_home / "kilo"
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
-        return named_or_skipped(skill)  # as OpenCode, which Kilo is built from (not proven apart)
+        if skill.repaired:  # `kilo debug skill` leaves it out (conformance: test_frontmatter)
+            return Verdict(True, "frontmatter is not valid YAML")
+        return named_or_skipped(skill)
 
     def accepts_model(self, model: str) -> bool:
         return re.fullmatch(PROVIDER_MODEL, model) is not None

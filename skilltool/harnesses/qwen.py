@@ -78,7 +78,10 @@ class Qwen(Harness):
         return agent.name.lower()  # Qwen Code matches its own agents' names in any case
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
-        return named_or_skipped(skill)  # as Gemini CLI, which Qwen is built from (not proven apart)
+        # `qwen -p` leaves out a skill named 'Caps Name' (conformance: test_frontmatter)
+        if skill.declared is not None and re.search(r"\s", skill.declared):
+            return Verdict(True, "name holds a blank")
+        return named_or_skipped(skill)
 
     def accepts_model(self, model: str) -> bool:
         return model.startswith("qwen")

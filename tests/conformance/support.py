@@ -27,6 +27,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "copilot": ("Copilot CLI", "copilot", ()),
     "kilo": ("Kilo Code CLI", "kilo", ()),
     "qwen": ("Qwen Code", "qwen", ()),
+    "vibe": ("Mistral Vibe", "vibe", ()),
 }
 
 Proven = Callable[[str, str], None]

@@ -15,7 +15,7 @@ import pytest
 
 from skilltool.harnesses import Harness, registry
 from tests.conformance.homes import REPO, TIMEOUT
-from tests.conformance.sandbox import DEAD_PROXY, harness_env, make_home, run
+from tests.conformance.sandbox import DEAD_PROXY, harness_cache, harness_env, make_home, run
 from tests.conformance.stub import GeminiStub, OpenAIStub
 from tests.conformance.support import Proven, need
 
@@ -91,12 +91,35 @@ def hermes_builtins(home: Path) -> set[str]:
     return found
 
 
+def kilo_builtins(home: Path) -> set[str]:
+    env = harness_env(home, {"KILO_TELEMETRY_LEVEL": "off"})
+    listing = home / "agent-list.txt"
+    with listing.open("w") as out:  # into a file: Kilo exits before a pipe is drained
+        subprocess.run(["kilo", "agent", "list"], env=env, cwd=home, stdout=out,
+                       stderr=subprocess.DEVNULL, timeout=TIMEOUT, check=True)  # fmt: skip
+    return set(dict(AGENT_LINE.findall(listing.read_text())))
+
+
+def vibe_builtins(home: Path) -> set[str]:
+    """Vibe's BUILTIN_AGENTS, read by the Python of the installed Vibe."""
+    python = harness_cache() / "vibe-venv/bin/python"
+    code = "from vibe.core.agents.models import BUILTIN_AGENTS as b; print(*sorted(b))"
+    done = run([str(python), "-c", code], harness_env(home), home, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+# agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`)
+UNLISTED = {"kilo": {"build", "scout"}}
+
 READERS = {
     "opencode": (opencode_builtins, "`opencode agent list`"),
     "claude": (claude_builtins, "the init event of `claude -p --output-format stream-json`"),
     "copilot": (copilot_builtins, "the `task` tool's agent_type enum (stub model request)"),
     "gemini": (gemini_builtins, "the sub-agents of the system prompt (stub model request)"),
     "hermes": (hermes_builtins, "`hermes profile list` + `hermes profile create` refusing it"),
+    "kilo": (kilo_builtins, "`kilo agent list`"),
+    "vibe": (vibe_builtins, "BUILTIN_AGENTS of its agent loader"),
 }
 
 
@@ -108,7 +131,7 @@ def test_the_built_in_agents_are_the_ones_skilltool_knows(
     reader, how = READERS[harness]
     found = reader(make_home(tmp_path))
     cls = known(harness)
-    assert found == set(cls.builtin_agents), (
+    assert found == set(cls.builtin_agents) - UNLISTED.get(harness, set()), (
         f"{cls.title} now has the built-in agents {sorted(found)}: update builtin_agents "
         f"and builtin_version in skilltool/harnesses/{harness}.py"
     )

@@ -310,3 +310,23 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
         "a user's own ~/.claude/agents/<name>.md is byte-for-byte untouched by install and "
         "uninstall, and `claude --agent <name>` runs the user's prompt before, between and after",
     )
+
+
+def test_a_skill_only_in_the_shared_folder_is_not_seen(tmp_path: Path, proven: Proven) -> None:
+    # why skilltool links every skill into ~/.claude/skills as well
+    home = make_home(tmp_path)
+    (home / ".claude").mkdir()
+    shared = home / ".agents/skills/shared-only"
+    shared.mkdir(parents=True)
+    (shared / "SKILL.md").write_text("---\nname: shared-only\ndescription: Seen or not.\n---\nB.\n")
+    own = home / ".claude/skills/own-only"
+    own.mkdir(parents=True)
+    (own / "SKILL.md").write_text("---\nname: own-only\ndescription: Seen or not.\n---\nB.\n")
+    with AnthropicStub() as stub:
+        event = init_event(claude_env(home, stub), home, tmp_path / "debug.log")
+    assert "own-only" in event["skills"] and "shared-only" not in event["skills"], event["skills"]
+    proven(
+        "claude",
+        "skills folders: the init event lists a skill of ~/.claude/skills and not one placed "
+        "only in ~/.agents/skills",
+    )

@@ -1,7 +1,8 @@
 """Claude-style frontmatter, read as the real harnesses read it: Claude Code loads each agent
 shape exactly when skilltool reads it (with the description skilltool reads), the renderings
 of those sloppy agents load in the strict harnesses, and `validate`'s per-harness verdicts on
-the skill variants match what Claude Code, Codex, Copilot CLI and Gemini CLI list.
+the skill variants match what Claude Code, Codex, Copilot CLI, Gemini CLI, Kilo Code CLI, Qwen
+Code and Mistral Vibe list.
 
 One plugin with every shape, one home with every harness but Hermes, one install."""
 
@@ -22,7 +23,7 @@ import pytest
 from skilltool.parse import read_agent
 from tests.conformance.homes import REPO, TIMEOUT, harness_dirs
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import AnthropicStub
+from tests.conformance.stub import AnthropicStub, OpenAIStub
 from tests.conformance.support import Proven, need
 from tests.harnesses.test_verdicts import VARIANTS
 
@@ -59,7 +60,7 @@ CLAUDE_BUILT_IN = {"claude", "Explore", "general-purpose", "Plan", "statusline-s
 # skills a harness lists but keeps from the model by their own fields: not compared
 NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
-HARNESSES = ("opencode", "codex", "pi", "claude", "gemini", "copilot")
+HARNESSES = ("opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe")
 
 
 @dataclass(frozen=True)
@@ -269,4 +270,83 @@ def test_codex_skills_match_the_verdicts_and_a_profile_loads(world: World, prove
         "codex",
         "`codex debug prompt-input hi` lists the skill variants validate says it loads; the "
         "profile rendered from the generator-shaped agent loads, its description as Claude reads it",
+    )
+
+
+def variant_folders(names: set[str]) -> set[str]:
+    """The variant folders of skills a harness lists by their frontmatter `name`."""
+    declared = {re.search(r"^name: (.*)$", text, re.M): folder for folder, text in VARIANTS.items()}
+    by_name = {m.group(1): folder for m, folder in declared.items() if m}
+    return {by_name[n] for n in names if n in by_name}
+
+
+def test_kilo_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("kilo")
+    out = tmp_path / "kilo-stdout.txt"  # Kilo exits before a pipe is drained: into a file
+    env = {**harness_env(world.home), "KILO_STDOUT": str(out)}
+    project = tmp_path / "project"  # in the home itself Kilo lists no linked skill
+    project.mkdir()
+    argv = ["sh", "-c", 'exec kilo debug skill >"$KILO_STDOUT"']
+    done = run(argv, env, project, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(out.read_text(encoding="utf-8"))
+    folders = {
+        Path(s["location"]).parent.name for s in found if "/.agents/skills/" in s["location"]
+    }
+    assert compared(folders) == world.loads("kilo"), found
+    proven(
+        "kilo",
+        "`kilo debug skill` lists the skill variants validate says it loads, from ~/.agents/skills",
+    )
+
+
+def test_qwen_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("qwen")
+    project = tmp_path / "project"
+    project.mkdir()
+    with AnthropicStub(reply="done") as stub:
+        env = harness_env(
+            world.home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url}
+        )
+        argv = ["qwen", "-p", "hi", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5"]
+        done = run(argv, env, project, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        request = stub.wait_for(lambda r: "<skill>" in r.text, timeout=30)
+    texts = "\n".join(request.texts())
+    # each `<skill>\n<name>\nNAME\n</name>…<location>\nuser\n</location>`: the user's
+    names = {
+        m.group(1)
+        for m in re.finditer(
+            r"<name>\n([^\n]*)\n</name>(?:(?!</skill>).)*<location>\nuser\n", texts, re.S
+        )
+    }
+    assert compared(variant_folders(names)) == world.loads("qwen"), sorted(names)
+    proven(
+        "qwen",
+        "`qwen -p hi` (stub): the skill variants listed to the model match validate's verdicts",
+    )
+
+
+def test_vibe_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("vibe")
+    project = tmp_path / "project"
+    project.mkdir()
+    with OpenAIStub(reply="done") as stub:
+        (world.home / ".vibe/config.toml").write_text(
+            f'active_model = "stub"\nenable_telemetry = false\n[[providers]]\nname = "stub"\n'
+            f'api_base = "{stub.base_url}"\napi_key_env_var = "STUB_API_KEY"\n[[models]]\n'
+            'name = "stub-model"\nprovider = "stub"\nalias = "stub"\n'
+        )
+        env = harness_env(world.home, {"STUB_API_KEY": "dummy"})
+        done = run(["vibe", "-p", "hi"], env, project, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+    listed = request.text.split("<available-skills>", 1)[1].split("</available-skills>", 1)[0]
+    folders = set(re.findall(r"<path>[^<]*/skills/([^/<]+)/SKILL\.md</path>", listed))
+    assert compared(folders) == world.loads("vibe"), listed
+    proven(
+        "vibe",
+        "`vibe -p hi` (stub): the skill variants in <available-skills> match validate's verdicts "
+        "(dropped: a name that breaks the Agent Skills rules, no name, invalid YAML, a "
+        "1,500-character description)",
     )

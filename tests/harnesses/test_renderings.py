@@ -72,8 +72,10 @@ def body_of(relative: str, content: bytes, agent: Agent) -> str:
 
 
 def _prompt_files(harness: str, files: dict[str, bytes]) -> dict[str, bytes]:
-    # the prompt-carrying files: not Hermes's config.yaml, not pi's wrapper script
-    return {k: v for k, v in files.items() if Path(k).suffix and not k.endswith("config.yaml")}
+    # the prompt-carrying files: not Hermes's config.yaml, not pi's wrapper script, not the
+    # Vibe agent TOML that names its prompt file
+    return {k: v for k, v in files.items()
+            if Path(k).suffix and not k.endswith("config.yaml") and not k.startswith(".vibe/agents/")}  # fmt: skip
 
 
 @pytest.mark.parametrize("harness", NAMES)
@@ -217,6 +219,7 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
         "copilot": ("copilot", ["--acp"], None),
         "kilo": ("kilo", ["acp"], {"KILO_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
         "qwen": ("qwen", ["--acp"], None),
+        "vibe": ("vibe-acp", [], {"VIBE_DEFAULT_AGENT": "plugin-author"}),
     }[harness]  # fmt: skip
     assert (entry["command"], entry["args"], entry.get("env")) == expected
 
