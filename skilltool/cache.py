@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilltool import __version__, parse
 from skilltool.fs import digest, read_regular, write_file
-from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill
+from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill, SlashCommand
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Rendering
@@ -125,6 +125,36 @@ class ParseCache:
                 )
             self._keep(path, stamp, (fields, _problems_out(problems)))
         return agent, problems
+
+    def read_command(self, path: Path, name: str) -> tuple[SlashCommand | None, list[Problem]]:
+        """A slash command, kept under its own key (one file may be listed as an agent too)."""
+        from skilltool import slash
+
+        key, stamp = f"command:{name}:{path}", _stamp(path)
+        hit = self.old.get(key)
+        if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
+            self.new[key] = hit
+            fields, rows = hit[1]
+            found = None
+            if fields is not None:
+                description, body, hint, tools, model, lines, data = fields
+                found = SlashCommand(
+                    name, path, description, body, hint, tuple(tools), model, lines, data
+                )
+            return found, _problems_in(rows)
+        command, problems = slash.read_command(path, name)
+        row = None
+        if command is not None:
+            row = (command.description, command.body, command.argument_hint,
+                   list(command.allowed_tools), command.model, dict(command.lines),
+                   dict(command.fields))  # fmt: skip
+        if stamp is not None:
+            try:
+                marshal.dumps((row, _problems_out(problems)))
+                self.new[key] = (stamp, (row, _problems_out(problems)))
+            except ValueError:  # holds what marshal cannot store: parsed each time
+                pass
+        return command, problems
 
     def read_manifest(self, path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
         stamp, hit = self._lookup(path)

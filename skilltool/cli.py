@@ -256,7 +256,7 @@ def render_command(
     namespace: NamespaceOpt = None,
     version: VersionOpt = False,
 ) -> None:
-    """Print an agent's rendering for a harness; write nothing."""
+    """Print an agent's rendering for a harness (a slash command's with /NAME); write nothing."""
     from skilltool import commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, json=json, namespace=namespace)

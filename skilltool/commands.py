@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from skilltool import discover, paths, plan, report
+from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
@@ -92,7 +92,8 @@ def status(opts: Options) -> Result:
         tools,
         home,
         skills_dir,
-        tuple(a for a in full.actions if a.kind == "entry"),
+        entries=tuple(a for a in full.actions if a.kind == "entry"),
+        commands=[a for a in full.actions if a.kind == "command"],
     )
     added = _added_states(home)
     data = view.as_dict()
@@ -138,6 +139,8 @@ def _agent_for(
 
 
 def render(agent_name: str, harness_name: str, opts: Options) -> Result:
+    if agent_name.startswith("/"):  # a slash command, named as it is typed
+        return render_command(agent_name[1:], harness_name, opts)
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     home = harness.home
@@ -158,6 +161,30 @@ def render(agent_name: str, harness_name: str, opts: Options) -> Result:
         if len(renderings) > 1 and not rendering.content.endswith(b"\n"):
             raw += b"\n"
     return Result(OK, data, warnings=tuple(warnings), raw=raw)
+
+
+def render_command(name: str, harness_name: str, opts: Options) -> Result:
+    """`render /NAME`: a slash command's file for a harness, or why that harness has none."""
+    warnings: list[str] = []
+    home = opts.where
+    catalogue = find(home, warnings)
+    found = {c.name: c for _, c in slash.winning_commands(catalogue)[0]}
+    command = found.get(name)
+    if command is None:
+        listed = ", ".join(f"/{n}" for n in sorted(found)) or "none"
+        raise SkilltoolError(f"no command /{name} on the search path (commands: {listed})")
+    [harness] = harnesses(home, opts.dir(home), harness_name)
+    why = slash.refusal(harness, command)
+    if why is not None:
+        raise SkilltoolError(f"{harness.title} gets no file for /{name}: {why}")
+    rendering = slash.render(harness, command)
+    data = {
+        "command": command.name,
+        "harness": harness.name,
+        "files": [{"target": str(rendering.target), "mode": rendering.mode,
+                   "content": rendering.content.decode("utf-8")}],
+    }  # fmt: skip
+    return Result(OK, data, warnings=tuple(warnings), raw=rendering.content)
 
 
 def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
@@ -321,6 +348,7 @@ def _install_plan(
     parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
     if not opts.dry_run:  # --dry-run writes nothing, the cache included
         renders.save()
+    parts.append(slash.plan_commands(catalogue, found, remove=remove, force=opts.force))
     parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
 
@@ -368,6 +396,11 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         f"checked {len(catalogue.plugins)} plugin(s), {skills} valid skill(s), "
         f"{agents} valid agent(s): {errors} error(s), {warning_count} warning(s)"
     )
+    commands = sum(len(p.slash_commands) for p in catalogue.plugins)
+    if commands:  # said only when there are some, so a plugin without commands reads as before
+        summary = summary.replace(
+            " valid agent(s)", f" valid agent(s), {commands} valid command(s)"
+        )
     empty = not catalogue.plugins
     if empty:
         where = ", ".join(targets) if targets else "the search path"
@@ -383,6 +416,7 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
                 "kind": p.kind,
                 "skills": [s.name for s in p.skills],
                 "agents": [a.name for a in p.agents],
+                "slash_commands": [c.name for c in p.slash_commands],
             }
             for p in catalogue.plugins
         ],
@@ -436,6 +470,9 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for agent in plugin.agents:
             by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
             items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+        for command in plugin.slash_commands:
+            by = {h.name: (h.title, slash.verdict(h, command)) for h in found}
+            items.append(ItemVerdicts("command", command.name, command.path, by))
     return items
 
 

@@ -278,6 +278,10 @@ def read_plugin(
         return Plugin(name, root, origin, manifest, problems=tuple(problems), kind=kind)
     files = _read_files(root, components(data, entry), where, problems, reader)
     servers = _read_servers(root, manifest, data, entry, market, problems)
+    from skilltool import slash
+
+    cached = getattr(reader, "read_command", None)  # the parse cache keeps commands too
+    commands = slash.read_commands(files.commands, root, problems, cached)
     return Plugin(
         name,
         root,
@@ -292,6 +296,8 @@ def read_plugin(
         skill_paths=tuple(files.paths),
         commands=tuple(files.commands),
         mcp_servers=servers,
+        slash_commands=tuple(commands),
+        hooks=tuple(hook_files(root, [(data, manifest), (entry, market)])),
     )
 
 
@@ -309,6 +315,27 @@ def _read_servers(
     servers, found = mcp.read_servers(root, manifest, data, entry, listing)
     problems += found
     return tuple(servers)
+
+
+def hook_files(root: Path, declared: list[tuple[Any, Any]]) -> list[Path]:
+    """The plugin's hooks as Claude Code finds them (`hooks/hooks.json`, and the `hooks` of
+    plugin.json or of a marketplace entry: paths, or an inline object, shown as the file
+    that holds it). skilltool carries none: status lists them so nobody believes they run.
+
+    `declared` pairs plugin.json's fields with its path, and the entry with its marketplace."""
+    found = [root / "hooks" / "hooks.json"] if os.path.isfile(root / "hooks/hooks.json") else []
+    for holder, where in declared:
+        fields = holder.fields if isinstance(holder, MarketplaceEntry) else holder
+        where = where.manifest if isinstance(where, Marketplace) else where
+        value = fields.get("hooks") if isinstance(fields, Mapping) else None
+        if isinstance(value, Mapping):
+            found.append(where)
+            continue
+        for path in parse.component_paths(value) or []:
+            full = Path(os.path.normpath(root / path))
+            if _inside(full, root):  # one outside is not the plugin's: Claude Code refuses it
+                found.append(full)
+    return list(dict.fromkeys(found))
 
 
 def _read_files(

@@ -171,7 +171,8 @@ class Plugin(NamedTuple):
     commands: tuple[Path, ...] = ()
     slash_commands: tuple[SlashCommand, ...] = ()  # read from `commands` (SPEC §10)
     mcp_servers: tuple[McpServer, ...] = ()
-    # hook files found (`hooks/hooks.json`, plugin.json `hooks`): listed, not carried
+    # hook files (`hooks/hooks.json`, plugin.json `hooks`; the manifest itself for inline
+    # hooks): listed by status as not carried
     hooks: tuple[Path, ...] = ()
 
     @property

@@ -44,7 +44,7 @@ Change = Literal["create", "replace", "remove", "none"]
 class Action(NamedTuple):
     """One decision about one path."""
 
-    kind: Literal["link", "file", "entry"]
+    kind: Literal["link", "file", "command", "entry"]  # a command: a slash command's file
     owner: str  # "skill" for a link in the skills dir, else the harness (its file or its link)
     name: str  # the skill or agent the action is for
     target: Path

@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from skilltool import slash
 from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, McpServer, Plugin, Problem
@@ -114,6 +115,9 @@ DONE_VERBS = {
     ("entry", "create"): "added",
     ("entry", "replace"): "updated",
     ("entry", "remove"): "removed",
+    ("command", "create"): "wrote",
+    ("command", "replace"): "rewrote",
+    ("command", "remove"): "removed",
 }
 STATUS_WORDS = {
     "missing": "not linked",
@@ -216,6 +220,9 @@ SUMMARY_WORDS = {
     ("entry", "create"): "configured",
     ("entry", "replace"): "configured",
     ("entry", "remove"): "removed",
+    ("command", "create"): "rendered",
+    ("command", "replace"): "rendered",
+    ("command", "remove"): "removed",
 }
 SUMMARY_ORDER = (
     "linked",
@@ -277,7 +284,11 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
 
     lines: list[str] = []
     for action in actions:
-        if action.kind != "file" or action.state not in ("stale", "edited") or not action.content:
+        if (
+            action.kind not in ("file", "command")
+            or action.state not in ("stale", "edited")
+            or not action.content
+        ):
             continue
         old = read_regular(action.target)
         if old is None:
@@ -403,6 +414,7 @@ class StatusView(NamedTuple):
     home: Home
     skills_dir: Path
     entries: tuple[Action, ...] = ()  # each MCP server's entry in each harness's config
+    commands: Sequence[Action] = ()  # each command's file in each harness (slash.plan_commands)
 
     def _entries_of(self, server: McpServer) -> list[Action]:
         return [a for a in self.entries if a.name == server.name and a.source == server.path]
@@ -507,6 +519,8 @@ class StatusView(NamedTuple):
                     told.add(action.owner)
                     lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
             lines += self._server_lines(plugin)
+            if plugin.active:
+                lines += slash.status_lines(plugin, self.commands, show)
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
         for market, entry in self.catalogue.not_fetched():
@@ -574,6 +588,7 @@ class StatusView(NamedTuple):
                     "skills": skills,
                     "agents": agents,
                     "mcp_servers": self._server_dicts(plugin),
+                    **slash.status_dict(plugin, self.commands),
                     "problems": [p.as_dict() for p in plugin.problems],
                 }
             )

@@ -82,6 +82,11 @@ class Harness(abc.ABC):
     builtin_agents: ClassVar[frozenset[str]] = frozenset()
     builtin_version: ClassVar[str] = ""
 
+    # slash commands (SPEC §10): the placeholder syntax of the harness's user commands (a
+    # slash.Syntax), or None when it has no place for them, and then why, in one clause
+    command_syntax: ClassVar[str | None] = None
+    no_commands: ClassVar[str] = ""
+
     def __init__(self, home: Home, skills_dir: Path) -> None:
         self.home = home
         self.skills_dir = skills_dir
@@ -182,6 +187,30 @@ class Harness(abc.ABC):
             f"its values hold {', '.join(found)}, which skilltool does not carry to "
             f"{self.title}; write the value itself in the plugin's server",
         )
+
+    def commands_dir(self) -> Path | None:
+        """Where the harness reads a user's slash commands, when it has such a place."""
+        return None
+
+    def command_target(self, name: str) -> Path:
+        """The file a command is rendered to: a `sub:x` command in a subfolder `sub/`."""
+        folder = self.commands_dir()
+        assert folder is not None
+        suffix = ".toml" if self.command_syntax == "gemini" else ".md"
+        return folder.joinpath(*name.split(":")[:-1], name.split(":")[-1] + suffix)
+
+    def command_note(self, name: str) -> str | None:
+        """How the harness names or refuses a command, when not as Claude Code does: a
+        verdict's words ("name it /sub/x"), or None."""
+        return None
+
+    def command_refusal(self, name: str) -> str | None:
+        """Why the harness cannot take a command of this name at all, or None."""
+        return None
+
+    def command_rivals(self, name: str) -> list[Path]:
+        """Other files the harness would read as a command of the same name."""
+        return []
 
     # helpers for the modules
 

@@ -42,6 +42,10 @@ class Claude(Harness):
     # the init event's `agents` in a clean home; names are case-sensitive ('explore' is not one)
     builtin_agents = frozenset({"claude", "Explore", "general-purpose", "Plan", "statusline-setup"})
     builtin_version = "2.1.332"
+    command_syntax = "claude"
+
+    def commands_dir(self) -> Path:
+        return self.root() / "commands"
 
     def root(self) -> Path:
         return self.home.path / ".claude"

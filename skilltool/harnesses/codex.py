@@ -55,6 +55,7 @@ def has_profile(agent: Agent) -> bool:
 class Codex(Harness):
     name = "codex"
     title = "Codex"
+    no_commands = "Codex reads no user commands (~/.codex/prompts is no longer read)"
 
     def root(self) -> Path:
         return self.home.env("CODEX_HOME", self.home.path / ".codex")

@@ -23,6 +23,9 @@ from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 class Copilot(Harness):
     name = "copilot"
     title = "Copilot CLI"
+    no_commands = (
+        "Copilot CLI has no user command folder (it loads commands only with --plugin-dir)"
+    )
     enforces_tools = True  # Copilot maps Claude tool names and drops the ones it lacks
     # the `agent_type` values of its `task` tool in a clean home; a custom agent of one of
     # these names is listed twice (explore) or not at all (general-purpose)

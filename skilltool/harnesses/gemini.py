@@ -55,6 +55,10 @@ class Gemini(Harness):
     # names is ignored ("Duplicate agent name") with a warning on every run
     builtin_agents = frozenset({"codebase_investigator", "cli_help", "generalist"})
     builtin_version = "0.61.0"
+    command_syntax = "gemini"
+
+    def commands_dir(self) -> Path:
+        return self.root() / "commands"
 
     def root(self) -> Path:
         return self.home.path / ".gemini"

@@ -41,6 +41,7 @@ PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 class Hermes(Harness):
     name = "hermes"
     title = "Hermes"
+    no_commands = "Hermes has no command files (it offers its skills as /name commands)"
     # `default` is the built-in profile, ~/.hermes itself ('hermes profile create' refuses it)
     builtin_agents = frozenset({"default"})
     builtin_version = "0.19.0"

@@ -31,6 +31,17 @@ class Kilo(Harness):
     title = "Kilo Code CLI"
     builtin_agents = BUILT_IN
     builtin_version = "7.7.7"
+    command_syntax = "opencode"  # Kilo 7.7.7 reads commands as OpenCode does (proven)
+
+    def commands_dir(self) -> Path:
+        return self.root() / "command"
+
+    def command_note(self, name: str) -> str | None:
+        return f"name it /{name.replace(':', '/')}" if ":" in name else None
+
+    def command_rivals(self, name: str) -> list[Path]:
+        *folders, last = name.split(":")
+        return [self.root().joinpath("commands", *folders, f"{last}.md")]
 
     def root(self) -> Path:
         return self.home.config_home / "kilo"

@@ -32,6 +32,17 @@ class OpenCode(Harness):
         {"build", "compaction", "explore", "general", "plan", "summary", "title"}
     )
     builtin_version = "1.18.33"
+    command_syntax = "opencode"
+
+    def commands_dir(self) -> Path:
+        return self.root() / "command"  # it reads `commands/` too: a rival (command_rivals)
+
+    def command_note(self, name: str) -> str | None:
+        return f"name it /{name.replace(':', '/')}" if ":" in name else None
+
+    def command_rivals(self, name: str) -> list[Path]:
+        *folders, last = name.split(":")
+        return [self.root().joinpath("commands", *folders, f"{last}.md")]
 
     def root(self) -> Path:
         return self.home.config_home / "opencode"

@@ -44,6 +44,15 @@ class Pi(Harness):
     name = "pi"
     title = "pi"
     enforces_tools = True
+    command_syntax = "pi"
+
+    def commands_dir(self) -> Path:
+        return self.root() / "prompts"
+
+    def command_refusal(self, name: str) -> str | None:
+        if ":" not in name:
+            return None
+        return "pi reads no subfolders of prompts/ (the command is in a subfolder)"
 
     def root(self) -> Path:
         return self.home.env("PI_CODING_AGENT_DIR", self.home.path / ".pi" / "agent")

@@ -71,6 +71,11 @@ class Qwen(Harness):
     title = "Qwen Code"
     builtin_agents = BUILT_IN
     builtin_version = "0.24.4"
+    command_syntax = "gemini"  # as Gemini CLI: TOML files, {{args}} (seen in 0.24.4)
+
+    def commands_dir(self) -> Path:
+        return self.root() / "commands"
+
     enforces_tools = True
 
     def root(self) -> Path:

@@ -26,6 +26,8 @@ def prompt_id(agent: Agent) -> str:
 class Vibe(Harness):
     name = "vibe"
     title = "Mistral Vibe"
+    # not yet checked in the binary: it has a Claude plugin loader of its own, unproven here
+    no_commands = "no place for user commands proven in Mistral Vibe 3.0.3 yet"
     builtin_agents = BUILT_IN
     builtin_version = "3.0.3"
     # vibe/core/config/vibe_schema.py: `mcp_servers` is a list matched by its `name` keys
