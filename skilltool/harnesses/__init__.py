@@ -338,7 +338,10 @@ def registry() -> dict[str, type[Harness]]:
         [harness] = [
             v
             for v in vars(module).values()
-            if isinstance(v, type) and issubclass(v, Harness) and v.__module__ == module.__name__
+            if isinstance(v, type)
+            and issubclass(v, Harness)
+            and v.__module__ == module.__name__
+            and not getattr(v, "__abstractmethods__", None)  # a family's shared base
         ]
         found[harness.name] = harness
     return found

@@ -47,6 +47,21 @@ def gemini_tools(agent: Agent) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def settings_place(root: Path) -> McpPlace:
+    """`mcpServers` of settings.json, strict JSON as Gemini CLI (and Qwen Code) read it:
+    comments are taken, a trailing comma is an error."""
+    return McpPlace(root / "settings.json", "json", ("mcpServers",))
+
+
+def settings_entry(server: McpServer) -> McpValue:
+    """A server in Gemini's strict schema: only its own keys, never a marker inside."""
+    if server.transport == "http":
+        return remote_entry(server, "httpUrl")
+    if server.transport == "sse":
+        return remote_entry(server)
+    return stdio_entry(server)
+
+
 class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
@@ -64,16 +79,10 @@ class Gemini(Harness):
         return self.home.path / ".gemini"
 
     def mcp_place(self) -> McpPlace:
-        # strict JSON as it reads it: comments are taken, a trailing comma is an error
-        return McpPlace(self.root() / "settings.json", "json", ("mcpServers",))
+        return settings_place(self.root())
 
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
-        # its schema is strict: only its own keys, never a marker inside an entry
-        if server.transport == "http":
-            return remote_entry(server, "httpUrl")
-        if server.transport == "sse":
-            return remote_entry(server)
-        return stdio_entry(server)
+        return settings_entry(server)
 
     def accepts_model(self, model: str) -> bool:
         return model.startswith("gemini-")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool.harnesses import (
     Harness,
@@ -24,15 +25,13 @@ from skilltool.model import Agent, McpServer, Skill
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
 
-class OpenCode(Harness):
-    name = "opencode"
-    title = "OpenCode"
-    # `opencode agent list` in a clean home
-    builtin_agents = frozenset(
-        {"build", "compaction", "explore", "general", "plan", "summary", "title"}
-    )
-    builtin_version = "1.18.33"
+class OpenCodeFamily(Harness):
+    """What OpenCode and the harnesses built from it (Kilo) share: commands and MCP servers."""
+
     command_syntax = "opencode"
+    provider_model: ClassVar[str] = PROVIDER_MODEL
+    config_names: ClassVar[tuple[str, str]] = ("opencode.json", "opencode.jsonc")
+    config_default: ClassVar[str] = "opencode.json"
 
     def commands_dir(self) -> Path:
         return self.root() / "command"  # it reads `commands/` too: a rival (command_rivals)
@@ -44,18 +43,15 @@ class OpenCode(Harness):
         *folders, last = name.split(":")
         return [self.root().joinpath("commands", *folders, f"{last}.md")]
 
-    def root(self) -> Path:
-        return self.home.config_home / "opencode"
-
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.config_file(), "jsonc", ("mcp",))
 
     def config_file(self) -> Path:
-        """opencode.json, or opencode.jsonc when that is the one there (both take comments)."""
-        for name in ("opencode.json", "opencode.jsonc"):
+        """The `.json` or the `.jsonc` config, whichever is there (both take comments)."""
+        for name in self.config_names:
             if os.path.lexists(self.root() / name):
                 return self.root() / name
-        return self.root() / "opencode.json"
+        return self.root() / self.config_default
 
     def mcp_refusal(self, server: McpServer) -> Verdict | None:
         return opencode_refusal(server, self.title)
@@ -64,7 +60,20 @@ class OpenCode(Harness):
         return opencode_entry(server, self.title)
 
     def accepts_model(self, model: str) -> bool:
-        return re.fullmatch(PROVIDER_MODEL, model) is not None
+        return re.fullmatch(self.provider_model, model) is not None
+
+
+class OpenCode(OpenCodeFamily):
+    name = "opencode"
+    title = "OpenCode"
+    # `opencode agent list` in a clean home
+    builtin_agents = frozenset(
+        {"build", "compaction", "explore", "general", "plan", "summary", "title"}
+    )
+    builtin_version = "1.18.33"
+
+    def root(self) -> Path:
+        return self.home.config_home / "opencode"
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         return named_or_skipped(

@@ -15,9 +15,8 @@ from skilltool.harnesses import (
     Rendering,
     Verdict,
     named_or_skipped,
-    remote_entry,
-    stdio_entry,
 )
+from skilltool.harnesses.gemini import settings_entry, settings_place
 from skilltool.model import Agent, McpServer, Skill
 
 # Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)
@@ -82,16 +81,10 @@ class Qwen(Harness):
         return self.home.path / ".qwen"
 
     def mcp_place(self) -> McpPlace:
-        # strict JSON as it reads it: comments are taken, a trailing comma is an error
-        return McpPlace(self.root() / "settings.json", "json", ("mcpServers",))
+        return settings_place(self.root())
 
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
-        # its schema is strict: only its own keys, never a marker inside an entry
-        if server.transport == "http":
-            return remote_entry(server, "httpUrl")
-        if server.transport == "sse":
-            return remote_entry(server)
-        return stdio_entry(server)
+        return settings_entry(server)
 
     def refusal(self, agent: Agent) -> str | None:
         return refusal(agent)
