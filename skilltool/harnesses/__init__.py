@@ -338,7 +338,8 @@ def registry() -> dict[str, type[Harness]]:
         [harness] = [
             v
             for v in vars(module).values()
-            if isinstance(v, type)
+            # ABCMeta, not type: Python 3.10 takes an alias like `dict[str, Any]` for a type
+            if isinstance(v, abc.ABCMeta)
             and issubclass(v, Harness)
             and v.__module__ == module.__name__
             and not getattr(v, "__abstractmethods__", None)  # a family's shared base
