@@ -16,12 +16,14 @@ import pytest
 from skilltool.harnesses import Harness, registry
 from tests.conformance.homes import REPO, TIMEOUT
 from tests.conformance.sandbox import DEAD_PROXY, harness_cache, harness_env, make_home, run
-from tests.conformance.stub import GeminiStub, OpenAIStub
+from tests.conformance.stub import AnthropicStub, GeminiStub, OpenAIStub
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
 
 AGENT_LINE = re.compile(r"^(\S+) \((primary|subagent|all)\)$", re.M)
+# Qwen Code lists its agent types in its `agent` tool as `- **<name>**: <description>` lines
+QWEN_AGENT_LINE = re.compile(r"^- \*\*(\S+)\*\*: ", re.M)
 # Gemini 2.5 models get the subagents as `- <name> -> <description>` lines
 GEMINI_SUBAGENT = re.compile(r"^- (\S+) -> ", re.M)
 
@@ -100,6 +102,26 @@ def kilo_builtins(home: Path) -> set[str]:
     return set(dict(AGENT_LINE.findall(listing.read_text())))
 
 
+def qwen_builtins(home: Path) -> set[str]:
+    """The agent types of the `agent` tool Qwen offers the model, as Qwen matches them (in any
+    case), and `fork`, which its description names as a subagent_type of its own."""
+    (home / "work").mkdir()
+    with AnthropicStub(reply="ok") as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
+                                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
+        argv = ["qwen", "-p", "hi", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5"]
+        done = run(argv, env, home / "work", timeout=TIMEOUT)
+        assert done.returncode == 0, done.stderr
+        request = stub.wait_for(lambda r: "agent" in _anthropic_tools(r), timeout=30)
+    text = _anthropic_tools(request)["agent"]
+    found = {name.lower() for name in QWEN_AGENT_LINE.findall(text)}
+    return found | ({"fork"} if '`subagent_type: "fork"`' in text else set())
+
+
+def _anthropic_tools(request: Any) -> dict[str, str]:
+    return {t.get("name"): t.get("description", "") for t in (request.json or {}).get("tools", [])}
+
+
 def vibe_builtins(home: Path) -> set[str]:
     """Vibe's BUILTIN_AGENTS, read by the Python of the installed Vibe."""
     python = harness_cache() / "vibe-venv/bin/python"
@@ -119,6 +141,7 @@ READERS = {
     "gemini": (gemini_builtins, "the sub-agents of the system prompt (stub model request)"),
     "hermes": (hermes_builtins, "`hermes profile list` + `hermes profile create` refusing it"),
     "kilo": (kilo_builtins, "`kilo agent list`"),
+    "qwen": (qwen_builtins, "the agent types of its `agent` tool (stub model request)"),
     "vibe": (vibe_builtins, "BUILTIN_AGENTS of its agent loader"),
 }
 
