@@ -77,6 +77,9 @@ class Harness(abc.ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     enforces_tools: ClassVar[bool] = False
+    # a harness that renders Claude's tools by names of its own: those without one are left out
+    tool_names: ClassVar[Mapping[str, Any] | None] = None
+    tool_vocabulary: ClassVar[str] = ""  # whose names they are, as the lines say ("a pi name")
     # the harness's own agents, as its binary lists them in a clean home (SPEC §6: a plugin
     # agent never replaces one), and the version they were read from
     builtin_agents: ClassVar[frozenset[str]] = frozenset()
@@ -139,11 +142,29 @@ class Harness(abc.ABC):
         """How the agent's tool list fares here, when not as written."""
         if not self.tools_enforced(agent):
             return Verdict(False, "give it its default tools (its tool list is not enforced)")
-        return None
+        missing, whose = self.unnamed_tools(agent), self.tool_vocabulary
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return Verdict(False, f"give it no tools (none of its tools has a {whose} name)")
+        return Verdict(False, f"leave out {', '.join(missing)} (no {whose} name)")
 
     def tools_note(self, agent: Agent) -> str | None:
         """What `status` says of the agent's tools here, when they are not as written."""
-        return None if self.tools_enforced(agent) else "tools not enforced"
+        if not self.tools_enforced(agent):
+            return "tools not enforced"
+        missing, whose = self.unnamed_tools(agent), self.tool_vocabulary
+        if not missing:
+            return None
+        if len(missing) == len(agent.tools):
+            return f"no tools: none of its tools has a {whose} name"
+        return f"without {', '.join(missing)}: no {whose} name"
+
+    def unnamed_tools(self, agent: Agent) -> list[str]:
+        """The agent's tools this harness has no name for (left out of the rendering)."""
+        if self.tool_names is None:
+            return []
+        return [t for t in agent.tools if t not in self.tool_names]
 
     def notes(self, agent: Agent) -> list[Note]:
         return []

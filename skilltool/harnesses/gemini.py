@@ -66,6 +66,8 @@ class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
     enforces_tools = True
+    tool_names = TOOL_NAMES
+    tool_vocabulary = "Gemini"
     # the subagents its system prompt lists in a clean home; a user agent of one of these
     # names is ignored ("Duplicate agent name") with a warning on every run
     builtin_agents = frozenset({"codebase_investigator", "cli_help", "generalist"})
@@ -90,22 +92,6 @@ class Gemini(Harness):
     def tools_enforced(self, agent: Agent) -> bool:
         # a tool with no Gemini name is dropped (narrowing), and none mapped gives none
         return True
-
-    def tools_note(self, agent: Agent) -> str | None:
-        missing = [t for t in agent.tools if t not in TOOL_NAMES]
-        if not missing:
-            return None
-        if len(missing) == len(agent.tools):
-            return "no tools: none of its tools has a Gemini name"
-        return f"without {', '.join(missing)}: no Gemini name"
-
-    def tools_verdict(self, agent: Agent) -> Verdict | None:
-        missing = [t for t in agent.tools if t not in TOOL_NAMES]
-        if not missing:
-            return None
-        if len(missing) == len(agent.tools):
-            return Verdict(False, "give it no tools (none of its tools has a Gemini name)")
-        return Verdict(False, f"leave out {', '.join(missing)} (no Gemini name)")
 
     def refusal(self, agent: Agent) -> str | None:
         if re.fullmatch(SLUG, agent.name) is None:

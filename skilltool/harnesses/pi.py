@@ -44,6 +44,8 @@ class Pi(Harness):
     name = "pi"
     title = "pi"
     enforces_tools = True
+    tool_names = TOOL_NAMES
+    tool_vocabulary = "pi"
     command_syntax = "pi"
 
     def commands_dir(self) -> Path:
@@ -85,22 +87,6 @@ class Pi(Harness):
 
     def tools_enforced(self, agent: Agent) -> bool:
         return True  # --tools or --no-tools: never more than the agent's list
-
-    def tools_note(self, agent: Agent) -> str | None:
-        missing = [t for t in agent.tools if t not in TOOL_NAMES]
-        if not missing:
-            return None
-        if len(missing) == len(agent.tools):
-            return "no tools: none of its tools has a pi name"
-        return f"without {', '.join(missing)}: no pi name"
-
-    def tools_verdict(self, agent: Agent) -> Verdict | None:
-        missing = [t for t in agent.tools if t not in TOOL_NAMES]
-        if not missing:
-            return None
-        if len(missing) == len(agent.tools):
-            return Verdict(False, "give it no tools (none of its tools has a pi name)")
-        return Verdict(False, f"leave out {', '.join(missing)} (no pi name)")
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         if skill.repaired:
