@@ -40,20 +40,27 @@ def _problems_in(rows: list[tuple[Any, ...]]) -> list[Problem]:
     return [Problem(Path(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 
 
+def _entries(file: Path | None, format: str) -> dict[str, Any]:
+    """The entries a cache file of this format holds; none when it is missing or damaged."""
+    if file is None:
+        return {}
+    try:
+        data = marshal.loads(file.read_bytes())
+        if isinstance(data, dict) and data.get("format") == format:
+            return dict(data["entries"])
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        pass
+    return {}
+
+
 class ParseCache:
     """Parsed files from earlier runs; `save` keeps only what this run looked at."""
 
     def __init__(self, file: Path | None) -> None:
         self.file = file
-        self.old: dict[str, Any] = {}
         self.new: dict[str, Any] = {}
-        if file is not None:
-            try:
-                data = marshal.loads(file.read_bytes())
-                if isinstance(data, dict) and data.get("format") == FORMAT:
-                    self.old = data["entries"]
-            except (OSError, ValueError, EOFError, TypeError, KeyError):
-                pass  # no cache, or a damaged one: parse everything
+        # none, or a damaged cache: everything is parsed
+        self.old: dict[str, Any] = _entries(file, FORMAT)
 
     def _lookup(self, path: Path | str) -> tuple[Stamp | None, Any]:
         stamp = _stamp(path)
@@ -235,18 +242,12 @@ class RenderCache:
 
     def __init__(self, file: Path | None) -> None:
         self.file = file
-        self.old: dict[str, list[Kept]] = {}
         self.new: dict[str, list[Kept]] = {}
         self._code: str | None = None
         self._agents: dict[int, tuple[Agent, str]] = {}  # id -> the agent, its repr's digest
         self._harnesses: dict[int, tuple[Harness, str]] = {}  # id -> the harness, its places
-        if file is not None:
-            try:
-                data = marshal.loads(file.read_bytes())
-                if isinstance(data, dict) and data.get("format") == RENDER_FORMAT:
-                    self.old = data["entries"]
-            except (OSError, ValueError, EOFError, TypeError, KeyError):
-                pass  # no cache, or a damaged one: render everything
+        # none, or a damaged cache: everything is rendered
+        self.old: dict[str, list[Kept]] = _entries(file, RENDER_FORMAT)
 
     def key(self, harness: Harness, agent: Agent) -> str:
         where = self._harnesses.get(id(harness))
