@@ -27,6 +27,9 @@ MCP_FILE = ".mcp.json"
 PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
 # a server's name becomes a key in every harness's config (a TOML table, a JSON key)
 SERVER_NAME = r"[A-Za-z0-9_-]{1,64}"
+# the keys of a server skilltool carries to the harnesses; any other is said not carried
+STDIO_KEYS = frozenset({"type", "command", "args", "env", "cwd"})
+REMOTE_KEYS = frozenset({"type", "url", "headers"})
 NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
 ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
@@ -169,6 +172,19 @@ def _server(
     if kind not in ("stdio", "http", "sse"):
         bad("type", f'{kind!r} is not a transport; use "stdio", "http" or "sse"')
         return None
+    carried = STDIO_KEYS if kind == "stdio" else REMOTE_KEYS
+    for key in sorted(set(value) - carried):  # headersHelper, oauth, timeout…: Claude Code's own
+        problems.append(
+            Problem(
+                path,
+                f"not carried to other harnesses (skilltool writes {', '.join(sorted(carried))}); "
+                "the server is written without it, so it may not work there",
+                f"mcpServers.{name}.{key}",
+                line,
+                "warning",
+            )
+        )
+    said = len(problems)  # a warning above does not stop the server
     expand = _expander(root)
     if kind == "stdio":
         command = value.get("command")

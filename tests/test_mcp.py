@@ -140,6 +140,20 @@ def test_a_bad_server_is_one_line_naming_file_line_and_field(
     assert words in problem
 
 
+def test_a_key_no_harness_gets_is_a_warning_and_the_server_is_still_carried(
+    tmp_path: Path,
+) -> None:
+    # the shape of a real plugin: a remote server whose auth headers come from a helper command
+    server = {"type": "http", "url": "https://mcp.example.invalid/mcp",
+              "headersHelper": 'node "${CLAUDE_PLUGIN_ROOT}/scripts/headers.mjs"'}  # fmt: skip
+    root = plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"deals": server}})})
+    assert servers(root)["deals"].url == "https://mcp.example.invalid/mcp"
+    [warning] = read_plugin(root, "user").problems
+    assert warning.severity == "warning"
+    assert str(warning).startswith(f"{root / '.mcp.json'}:1: mcpServers.deals.headersHelper: ")
+    assert "not carried to other harnesses" in str(warning)
+
+
 def test_a_name_that_is_not_a_safe_key_is_refused(tmp_path: Path) -> None:
     root = plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"a.b c": ECHO}})})
     assert servers(root) == {}
