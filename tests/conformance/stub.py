@@ -256,6 +256,22 @@ class OpenAIStub:
         return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in parts)
 
 
+def opencode_provider(stub: OpenAIStub) -> dict[str, Any]:
+    """The config that points OpenCode (and Kilo, built from it) at the stub as its model."""
+    return {
+        "model": "stub/stub-model",
+        "small_model": "stub/stub-model",
+        "provider": {
+            "stub": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Stub",
+                "options": {"baseURL": stub.base_url, "apiKey": "dummy"},
+                "models": {"stub-model": {"name": "Stub Model"}},
+            }
+        },
+    }
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: OpenAIStub
     protocol_version = "HTTP/1.1"

@@ -19,7 +19,13 @@ import pytest
 
 from tests.conformance.homes import GEMINI_SETTINGS, QWEN_SETTINGS, REPO
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import AnthropicStub, GeminiStub, OpenAIStub, Recorded
+from tests.conformance.stub import (
+    AnthropicStub,
+    GeminiStub,
+    OpenAIStub,
+    Recorded,
+    opencode_provider,
+)
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -80,21 +86,6 @@ def sent(stub: OpenAIStub, wanted: str, timeout: float = 60) -> str:
 
 
 # --------------------------------------------------------------------------- OpenCode, Kilo
-
-
-def opencode_provider(stub: OpenAIStub) -> dict[str, Any]:
-    return {
-        "model": "stub/stub-model",
-        "small_model": "stub/stub-model",
-        "provider": {
-            "stub": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Stub",
-                "options": {"baseURL": stub.base_url, "apiKey": "dummy"},
-                "models": {"stub-model": {"name": "Stub Model"}},
-            }
-        },
-    }
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from tests.conformance.homes import (
     text,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import OpenAIStub
+from tests.conformance.stub import OpenAIStub, opencode_provider
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -148,21 +148,6 @@ def test_debug_skill_lists_the_linked_skills(
                        "linked skills of ~/.agents/skills")  # fmt: skip
 
 
-def stub_provider(stub: OpenAIStub) -> dict[str, Any]:
-    return {
-        "model": "stub/stub-model",
-        "small_model": "stub/stub-model",
-        "provider": {
-            "stub": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Stub",
-                "options": {"baseURL": stub.base_url, "apiKey": "dummy"},
-                "models": {"stub-model": {"name": "Stub Model"}},
-            }
-        },
-    }
-
-
 def current_mode(session: dict[str, Any]) -> str | None:
     for option in session.get("configOptions") or []:
         if option.get("id") == "mode":
@@ -179,7 +164,9 @@ def test_acp_starts_as_the_agent(installed: Installed, tmp_path: Path, proven: P
     cwd = tmp_path / "project"
     cwd.mkdir()
     with OpenAIStub(reply="stub reply") as stub:
-        env = installed.env({"KILO_CONFIG_CONTENT": json.dumps({**config, **stub_provider(stub)})})
+        env = installed.env(
+            {"KILO_CONFIG_CONTENT": json.dumps({**config, **opencode_provider(stub)})}
+        )
         with AcpClient(how["command"], env=env, cwd=cwd) as acp:
             acp.initialize()
             session = acp.new_session(cwd)

@@ -19,7 +19,7 @@ from tests.conformance.homes import (
     left_alone,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import OpenAIStub
+from tests.conformance.stub import OpenAIStub, opencode_provider
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -90,21 +90,6 @@ def test_debug_skill_lists_the_linked_skills(installed: Installed, proven: Prove
     )
 
 
-def stub_provider(stub: OpenAIStub) -> dict[str, Any]:
-    return {
-        "model": "stub/stub-model",
-        "small_model": "stub/stub-model",
-        "provider": {
-            "stub": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Stub",
-                "options": {"baseURL": stub.base_url, "apiKey": "dummy"},
-                "models": {"stub-model": {"name": "Stub Model"}},
-            }
-        },
-    }
-
-
 def current_mode(session: dict[str, Any]) -> str | None:
     for option in session.get("configOptions") or []:
         if option.get("id") == "mode":
@@ -121,7 +106,7 @@ def test_acp_starts_as_the_agent(installed: Installed, proven: Proven) -> None:
     # a subagent in the file; primary for this run only (default_agent needs a primary one)
     assert config == {"default_agent": case.name, "agent": {case.name: {"mode": "primary"}}}
     with OpenAIStub(reply="stub reply") as stub:
-        merged = {**config, **stub_provider(stub)}
+        merged = {**config, **opencode_provider(stub)}
         env = installed.env({"OPENCODE_CONFIG_CONTENT": json.dumps(merged)})
         with AcpClient(how["command"], env=env, cwd=home) as acp:
             acp.initialize()
@@ -195,7 +180,7 @@ def test_plain_opencode_keeps_the_agent_out_of_its_primary_cycle(
 ) -> None:
     case, home = installed.case, installed.home
     with OpenAIStub(reply="stub reply") as stub:
-        env = installed.env({"OPENCODE_CONFIG_CONTENT": json.dumps(stub_provider(stub))})
+        env = installed.env({"OPENCODE_CONFIG_CONTENT": json.dumps(opencode_provider(stub))})
         with AcpClient(["opencode", "acp"], env=env, cwd=home) as acp:
             acp.initialize()
             session = acp.new_session(home)
@@ -226,7 +211,7 @@ def test_default_agent_alone_starts_only_a_primary_agent(
     front = f"---\ndescription: Variant {variant}\n{MODE_VARIANTS[variant]}---\n"
     (agent_dir / f"{name}.md").write_text(f"{front}BODY OF {name}\n")
     with OpenAIStub(reply="stub reply") as stub:
-        config = {"default_agent": name, **stub_provider(stub)}
+        config = {"default_agent": name, **opencode_provider(stub)}
         env = harness_env(home, {"OPENCODE_CONFIG_CONTENT": json.dumps(config)})
         with AcpClient(["opencode", "acp"], env=env, cwd=home) as acp:
             acp.initialize()
