@@ -51,11 +51,15 @@ def read_commands(
     read = read or read_command
     found: list[SlashCommand] = []
     seen: dict[str, Path] = {}
+    read_files: set[str] = set()  # a file both listed and in a listed folder is one command
     for place in places:
         files = [(place.stem, place)] if os.path.isfile(place) else []
         if os.path.isdir(place):
             files = _command_files(place, root, "", COMMAND_DEPTH, problems)
         for name, path in files:
+            if os.path.normpath(path) in read_files:
+                continue
+            read_files.add(os.path.normpath(path))
             command, said = read(path, name)
             problems += said
             if command is None:

@@ -152,6 +152,20 @@ def test_a_plugin_reads_subfolders_as_namespaces_and_listed_paths(tmp_path: Path
     assert any("more/.draft.md" in p["path"] for p in plugin["problems"])
 
 
+def test_a_command_both_listed_and_in_its_folder_is_one_command(tmp_path: Path) -> None:
+    # a strict:false marketplace entry lists a file of commands/, which is read as well
+    root = build_file_tree(tmp_path / "src/market", {
+        ".claude-plugin/marketplace.json": json.dumps({"name": "m", "owner": {"name": "o"},
+            "plugins": [{"name": "kit", "source": "./kit", "strict": False,
+                         "commands": ["./commands/scaffold.md"]}]}),
+        "kit/commands/scaffold.md": "---\ndescription: Scaffold\n---\nScaffold $ARGUMENTS.\n",
+    })  # fmt: skip
+    result = run("plugins", "status", "--json", env={"SKILLTOOL_PLUGINS": str(root)})
+    [plugin] = json.loads(result.stdout)["plugins"]
+    assert [c["name"] for c in plugin["slash_commands"]] == ["scaffold"]
+    assert plugin["problems"] == []
+
+
 # --------------------------------------------------------------------------- placeholders
 
 
