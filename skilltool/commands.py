@@ -406,7 +406,8 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         where = ", ".join(targets) if targets else "the search path"
         summary += f"; no plugin found in {where}: nothing to check"
     home = opts.where
-    verdicts = _verdicts(catalogue, harnesses(home, home.skills_dir, None))
+    found = harnesses(home, home.skills_dir, None)
+    verdicts = _verdicts(catalogue, found)
     data = {
         "plugins": [
             {
@@ -425,7 +426,7 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         "errors": errors,
         "warnings": warning_count,
     }
-    lines = (*_validate_lines(problems, verdicts), summary)
+    lines = (*_validate_lines(problems, verdicts), *_no_commands_lines(catalogue, found), summary)
     code = FAILED if errors or (empty and targets) else OK
     return Result(code, data, lines, warnings=tuple(warnings))
 
@@ -437,15 +438,19 @@ class ItemVerdicts(NamedTuple):
     name: str
     file: Path  # the SKILL.md or the agent file: where its problems point
     by_harness: dict[str, tuple[str, Verdict | None]]  # harness -> (title, verdict)
+    said_once: frozenset[str] = frozenset()  # harnesses whose refusal is one line for all
 
     @property
     def refused(self) -> bool:
-        return any(v is not None and v.skips for _, v in self.by_harness.values())
+        return any(v is not None and v.skips for _, v in self._told().values())
 
     def line(self) -> str:
         from skilltool.harnesses import verdict_line
 
-        return verdict_line(dict(self.by_harness.values()))
+        return verdict_line(dict(self._told().values()))
+
+    def _told(self) -> dict[str, tuple[str, Verdict | None]]:
+        return {k: v for k, v in self.by_harness.items() if k not in self.said_once}
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -470,10 +475,22 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for agent in plugin.agents:
             by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
             items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+        none = frozenset(h.name for h in found if h.command_syntax is None)
         for command in plugin.slash_commands:
             by = {h.name: (h.title, slash.verdict(h, command)) for h in found}
-            items.append(ItemVerdicts("command", command.name, command.path, by))
+            items.append(ItemVerdicts("command", command.name, command.path, by, none))
     return items
+
+
+def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
+    """A harness that takes no command at all is said once, not beside every command."""
+    if not any(p.slash_commands for p in catalogue.active):
+        return []
+    return [
+        f"commands: {h.title} takes none: {h.no_commands}"
+        for h in found
+        if h.command_syntax is None
+    ]
 
 
 def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
