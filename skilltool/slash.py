@@ -25,6 +25,7 @@ COMMAND_SIZE_LIMIT = 1024 * 1024
 COMMAND_DEPTH = 4  # commands/a/b/c/x.md is `a:b:c:x`; deeper folders are not read
 # Claude Code's command keys; a command is also a skill there, so the skill keys count too
 COMMAND_FIELDS = parse.SKILL_FIELDS | {"disable-model-invocation", "argument-hint", "model"}
+NOT_CARRIED = " not carried: "  # between what a harness takes none of and why
 DESCRIPTION_LIMIT = 100  # a description taken from the body: its first line, cut as Claude's
 
 # Claude Code 2.1.332: `$ARGUMENTS[N]` and `$N` are word N counted from 0, `$ARGUMENTS` all;
@@ -468,7 +469,7 @@ def _not_carried(harness: Harness, commands: list[tuple[Plugin, SlashCommand]]) 
     found = []
     for name, listed in by_plugin.items():
         count = f"{len(listed)} command{'s' if len(listed) > 1 else ''}"
-        why = f"plugin {name}'s {count} not carried: {harness.no_commands}"
+        why = f"plugin {name}'s {count}{NOT_CARRIED}{harness.no_commands}"
         found.append(
             Action(
                 "command",

@@ -290,6 +290,22 @@ def test_install_renders_every_command_where_it_can_and_says_where_not(
     assert lines[-1] == "15 rendered"
 
 
+def test_a_harness_that_takes_no_command_is_one_line_for_all_plugins(
+    home: Path, source: Path
+) -> None:
+    build_file_tree(source.parent / "other", {"commands/go.md": "Go.\n"})
+    (home / ".codex").mkdir()
+    code, lines = skilltool(home, source.parent, "install")
+    assert code == 0
+    said = [line for line in lines if line.startswith("skipped   codex:")]
+    assert said == [
+        "skipped   codex: the commands of 2 plugins not carried: Codex reads no user "
+        "commands (~/.codex/prompts is no longer read)"
+    ]
+    _, shown = skilltool(home, source.parent, "status")  # per plugin there, as before
+    assert sum("not supported   plugin " in line for line in shown) == 2
+
+
 def test_a_second_install_writes_nothing(home: Path, source: Path) -> None:
     every_harness(home)
     skilltool(home, source, "install")
