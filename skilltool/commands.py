@@ -49,9 +49,19 @@ class Options(NamedTuple):
         return paths.named_directory(self.skills_dir, "--dir")
 
 
-def find(home: paths.Home, warnings: list[str], keep_cache: bool = True) -> Catalogue:
-    """The plugins on the search path; files unchanged since the last run are not re-parsed."""
+def find(
+    home: paths.Home,
+    warnings: list[str],
+    keep_cache: bool = True,
+    adding: SearchEntry | None = None,
+) -> Catalogue:
+    """The plugins on the search path; files unchanged since the last run are not re-parsed.
+
+    `adding`: a source not recorded yet (a dry run of `add`), placed where it would be."""
     entries = paths.search_path(home)
+    if adding is not None and not any(e.origin == "override" for e in entries):
+        last = max((i + 1 for i, e in enumerate(entries) if e.origin == "added"), default=0)
+        entries.insert(last, adding)
     if any(e.origin == "override" for e in entries):
         shown = ":".join(str(e.path) for e in entries)
         warnings.append(
@@ -644,10 +654,15 @@ def _said_removed(actions: plan.Plan, gone: Sequence[Gone]) -> plan.Plan:
 
 
 def _installed(
-    opts: Options, home: paths.Home, warnings: list[str], gone: Sequence[Gone] = ()
+    opts: Options,
+    home: paths.Home,
+    warnings: list[str],
+    gone: Sequence[Gone] = (),
+    adding: SearchEntry | None = None,
 ) -> tuple[list[Outcome], list[Problem]]:
-    """An install, the lock already held, with the plugins of the entries `gone` dropped."""
-    catalogue = _without(find(home, warnings, keep_cache=not opts.dry_run), gone)
+    """An install, the lock already held, with the plugins of the entries `gone` dropped
+    (and those of `adding`, a source a dry run would add, on the search path)."""
+    catalogue = _without(find(home, warnings, not opts.dry_run, adding), gone)
     actions = _said_removed(_install_plan(opts, catalogue, home, remove=False), gone)
     outcomes, _ = _carried_out(opts, home, actions.actions, None)
     return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
@@ -708,15 +723,33 @@ def plugins_add(
 
     home = opts.where
     warnings: list[str] = []
+    installed = None
+
+    def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
+        nonlocal installed
+        where = sources.entry(home, added).path
+        entry = SearchEntry(root, "added", added.plugins)
+        outcomes, problems = _installed(opts, home, warnings, adding=entry)
+        installed = ([_moved(o, root, where) for o in outcomes], problems)
+
     try:
         with _held(home, opts.dry_run):
-            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run)
-            installed = None
-            if install_after and not opts.dry_run:
+            asked = look if install_after and opts.dry_run else None
+            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked)
+            if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     return _sources_report(opts, home, [done], installed, warnings)
+
+
+def _moved(outcome: Outcome, fetched: Path, checkout: Path) -> Outcome:
+    """An action planned on a fetched tree, said of the checkout it would be."""
+    source = outcome.action.source
+    if source is None or not source.is_relative_to(fetched):
+        return outcome
+    moved = checkout / source.relative_to(fetched)
+    return outcome._replace(action=outcome.action._replace(source=moved))
 
 
 def plugins_update(opts: Options, names: list[str], check: bool) -> Result:

@@ -400,10 +400,16 @@ def test_dry_run_and_json_of_add(home: Path, repo: Repo) -> None:
     before = home_state(home)
     dry = run("plugins", "add", repo.url, "--dry-run")
     assert dry.code == 0
-    assert dry.lines == [
+    checkout = home / ".local/share/skilltool/sources/tools/current/tools"
+    assert dry.lines[0] == (
         f"dry-run: added     tools {repo.url} @ {repo.head()[:12]} (1 plugin(s): tools)"
-    ]
+    )
+    # then the install it would do, its links into the checkout it would make
+    assert f"dry-run: linked    skill alpha -> {checkout}/skills/alpha" in dry.lines
+    assert dry.lines[-1].startswith("dry-run: ") and " linked" in dry.lines[-1]
     assert home_state(home) == before
+    alone = run("plugins", "add", repo.url, "--dry-run", "--no-install")
+    assert alone.lines == dry.lines[:1]
     done = run("plugins", "add", repo.url, "--json")
     report = json.loads(done.stdout)
     assert report["sources"][0]["commit"] == repo.head()
