@@ -762,7 +762,7 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
     looking = check or opts.dry_run
     try:
         with _held(home, looking):
-            done = sources.update(home, names, looking, opts.force)
+            done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
             installed = None if looking else _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)

@@ -771,8 +771,27 @@ def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str
     return differences(before, after)
 
 
-def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> list[Done]:
-    """`plugins update`: every source chosen to the newest commit of its ref, or said why not."""
+def _coming(home: paths.Home, outdated: Done) -> Done:
+    """What updating a source would change in its plugins, from a fetch outside the home."""
+    source = outdated.source
+    place = _staging(home, source.name, dry_run=True)
+    try:
+        new, _ = fetch_new(source, place)
+        before_at = checkout(home, source)
+        before = holdings(SearchEntry(before_at, "added", source.plugins)) if before_at else {}
+        after = holdings(SearchEntry(place / CURRENT / source.name, "added", source.plugins))
+    finally:
+        shutil.rmtree(place.parent, ignore_errors=True)
+    return outdated._replace(source=new, changes=differences(before, after))
+
+
+def update(
+    home: paths.Home, names: Iterable[str], check: bool, force: bool, preview: bool = False
+) -> list[Done]:
+    """`plugins update`: every source chosen to the newest commit of its ref, or said why not.
+
+    `check` writes nothing and asks only for the newest commits; `preview` (a dry run) also
+    fetches each outdated source outside the home, to say what would change in it."""
     sources = read_lock(home)
     chosen = select(sources, names)
     if not check:  # what a killed run left: its temporary files, a checkout no longer used
@@ -794,7 +813,8 @@ def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> 
         else:
             plan.append((source, str(commit)))
     if check:
-        return done + [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+        ahead = [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+        return done + [_coming(home, d) if preview else d for d in ahead]
     for source, _ in plan:
         changed = kept_for_changes(home, source)
         if changed and not force:
