@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import marshal
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -250,6 +251,10 @@ class RenderCache:
         self.old: dict[str, list[Kept]] = _entries(file, RENDER_FORMAT)
 
     def key(self, harness: Harness, agent: Agent) -> str:
+        return self._key(harness, self._agent_digest(agent))
+
+    def _key(self, harness: Harness, made_of: str) -> str:
+        """The key of what `harness` makes from a thing whose digest is `made_of`."""
         where = self._harnesses.get(id(harness))
         if where is None or where[0] is not harness:
             if self._code is None:
@@ -258,8 +263,8 @@ class RenderCache:
             places = (str(harness.root()), str(harness.skills_dir), str(home.path))
             where = (harness, repr((self._code, harness.name, *places, str(home.config_home))))
             self._harnesses[id(harness)] = where
-        made_of = f"{where[1]}\0{self._agent_digest(agent)}"
-        return f"{harness.name}:{digest(made_of.encode('utf-8', 'surrogateescape'))}"
+        whole = f"{where[1]}\0{made_of}"
+        return f"{harness.name}:{digest(whole.encode('utf-8', 'surrogateescape'))}"
 
     def _agent_digest(self, agent: Agent) -> str:
         """A digest of everything the agent holds, once per agent rather than per harness
@@ -273,13 +278,28 @@ class RenderCache:
     def renderings(self, harness: Harness, agent: Agent) -> tuple[list[Rendering], bool]:
         """What `harness.render(agent)` gives, and whether it was read back from disk (every
         file of it is there, a regular file, as it would be rendered now, marker and all)."""
-        key = self.key(harness, agent)
+        return self._cached(self.key(harness, agent), lambda: harness.render(agent))
+
+    def command(self, harness: Harness, command: SlashCommand) -> tuple[Rendering, bool]:
+        """The file `slash.render` makes of a command for `harness`, with the same rules: read
+        back from disk only when it is there, regular, byte for byte that rendering."""
+        from skilltool import slash
+
+        made_of = "command\0" + digest(repr(command).encode("utf-8", "surrogateescape"))
+        made, on_disk = self._cached(
+            self._key(harness, made_of), lambda: [slash.render(harness, command)]
+        )
+        return made[0], on_disk
+
+    def _cached(
+        self, key: str, make: Callable[[], list[Rendering]]
+    ) -> tuple[list[Rendering], bool]:
         hit = self.old.get(key)
         found = _on_disk(hit) if hit is not None else None
         if found is not None and hit is not None:
             self.new[key] = hit
             return found, True
-        made = harness.render(agent)
+        made = make()
         if not all(_stamped(r.content) for r in made):
             return made, False  # what carries no marker of its own is judged each run
         self.new[key] = [

@@ -346,9 +346,9 @@ def _install_plan(
 
     renders = RenderCache(home.cache_dir / "rendered.marshal")
     parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
+    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders))
     if not opts.dry_run:  # --dry-run writes nothing, the cache included
         renders.save()
-    parts.append(slash.plan_commands(catalogue, found, remove=remove, force=opts.force))
     parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
 
