@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -383,11 +384,21 @@ def _read_files(
 def _read_skill_dir(
     directory: Path, root: Path, problems: list[Problem], reader: Reader
 ) -> list[Skill]:
-    link = os.path.islink(os.path.join(directory, parse.SKILL_FILE))  # no Path per skill else
-    if link and _escapes(directory / parse.SKILL_FILE, root):
-        problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
-        return []
-    skill, found = reader.read_skill(directory)
+    try:  # a string, not a Path: once per skill
+        seen: os.stat_result | None = os.lstat(os.path.join(directory, parse.SKILL_FILE))
+    except OSError:
+        seen = None
+    if seen is not None and stat.S_ISLNK(seen.st_mode):
+        if _escapes(directory / parse.SKILL_FILE, root):
+            problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
+            return []
+        seen = None  # a link: what counts is the stat of the file it leads to
+    # the parse cache takes this stat as its key rather than asking for it again
+    quick = getattr(reader, "read_skill_seen", None)
+    if quick is not None and seen is not None:
+        skill, found = quick(directory, seen)
+    else:
+        skill, found = reader.read_skill(directory)
     problems += found
     return [skill] if skill is not None else []
 
