@@ -222,11 +222,16 @@ def _resolve(
 def _default_dir(root: Path, name: str, problems: list[Problem]) -> Path | None:
     """The plugin's own `skills/`, `agents/` or `commands/`, if it has one it may ship."""
     path = root / name
-    if not os.path.isdir(path):
-        if os.path.islink(path):
+    try:  # one lstat tells a missing folder, a folder, and a link (followed only then)
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    link = stat.S_ISLNK(mode)
+    if not (os.path.isdir(path) if link else stat.S_ISDIR(mode)):
+        if link:
             problems.append(_broken(path, "a directory inside the plugin"))
         return None
-    if _escapes(path, root):
+    if link and not _inside(path, root):
         problems.append(_outside(path, name))
         return None
     return path
