@@ -286,3 +286,55 @@ def test_a_command_changed_by_a_package_upgrade_is_rendered_again(
     assert sum(ln.startswith("rewrote") for ln in done.lines) == len(COMMANDS)
     for relative in COMMANDS.values():
         assert b"twice" in (home / relative).read_bytes(), relative
+
+
+# --------------------------------------------------------------------------- skills, after a cached run
+
+
+def test_a_skill_md_edited_after_a_cached_run_decides_its_link_again(
+    installed: tuple[Path, Path],
+) -> None:
+    home, plugin = installed
+    skill = plugin / "skills/notes/SKILL.md"
+    skill.write_text("---\nname: notes\n---\nNo description any more.\n")
+    os.utime(skill, ns=(1, 1))  # as a package manager sets the packaged mtime
+    done = install(home, plugin)
+    assert any(ln.startswith("unlinked  skill notes (") for ln in done.lines), done.lines
+    assert "description" in done.stderr, done.stderr
+    assert not os.path.lexists(home / ".agents/skills/notes")
+
+
+def test_a_skill_removed_by_a_package_upgrade_is_unlinked_by_the_next_noop(
+    installed: tuple[Path, Path],
+) -> None:
+    home, plugin = installed
+    (plugin / "skills/notes/SKILL.md").unlink()
+    (plugin / "skills/notes").rmdir()
+    done = install(home, plugin)
+    assert any(ln.startswith("unlinked  skill notes") for ln in done.lines), done.lines
+    assert not os.path.lexists(home / ".agents/skills/notes")
+
+
+def test_a_link_changed_by_someone_else_after_a_cached_run_is_left_alone(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, plugin = installed
+    theirs = build_file_tree(tmp_path / "theirs/notes", {"SKILL.md": skill_md("notes")})
+    link = home / ".agents/skills/notes"
+    link.unlink()
+    link.symlink_to(theirs)
+    done = install(home, plugin)
+    assert any(ln.startswith("left") and "not one made by skilltool" in ln for ln in done.lines)
+    assert os.readlink(link) == str(theirs)
+
+
+def test_a_foreign_folder_in_place_of_a_link_after_a_cached_run_is_left_alone(
+    installed: tuple[Path, Path],
+) -> None:
+    home, plugin = installed
+    link = home / ".agents/skills/notes"
+    link.unlink()
+    build_file_tree(link, {"SKILL.md": skill_md("notes")})
+    done = install(home, plugin)
+    assert any(ln.startswith("left") and "a directory" in ln for ln in done.lines), done.lines
+    assert (link / "SKILL.md").read_text() == skill_md("notes")
