@@ -95,11 +95,12 @@ class ParseCache:
         return self.read_skill_seen(directory, None)
 
     def read_skill_seen(
-        self, directory: Path, seen: os.stat_result | None
+        self, directory: Path, seen: os.stat_result | None, path: str | None = None
     ) -> tuple[Skill | None, list[Problem]]:
         """`read_skill`, given the stat of its SKILL.md (a regular file) when the caller took
-        it already: one system call per skill on a no-op, not two."""
-        path = os.path.join(directory, parse.SKILL_FILE)  # a string: no Path per skill on a hit
+        it already, and its `path` as a string: one system call per skill on a no-op, not two."""
+        if path is None:  # a string: no Path per skill on a hit
+            path = os.path.join(directory, parse.SKILL_FILE)
         stamp, hit = self._lookup(path, seen)
         if hit is not None:
             fields, rows = hit

@@ -76,22 +76,24 @@ class Reader(Protocol):
 
 
 def looks_like_plugin(path: Path) -> bool:
-    # os.path, not Path methods: those raise on a directory that cannot be searched
+    # os.path, not Path methods: those raise on a directory that cannot be searched; strings
+    # joined, not Paths made: this runs for every plugin
+    join = os.path.join
     return (
-        os.path.isdir(path / "skills")
-        or os.path.isdir(path / "agents")
-        or os.path.isdir(path / "commands")
-        or os.path.isfile(path / ".mcp.json")
-        or any(os.path.isfile(path / place) for place in parse.MANIFEST_PLACES)
+        os.path.isdir(join(path, "skills"))
+        or os.path.isdir(join(path, "agents"))
+        or os.path.isdir(join(path, "commands"))
+        or os.path.isfile(join(path, ".mcp.json"))
+        or any(os.path.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
     )
 
 
 def is_marketplace(path: Path) -> bool:
-    return os.path.isfile(path / parse.MARKETPLACE_FILE)
+    return os.path.isfile(os.path.join(path, parse.MARKETPLACE_FILE))
 
 
 def is_skill(path: Path) -> bool:
-    return os.path.isfile(path / parse.SKILL_FILE)
+    return os.path.isfile(os.path.join(path, parse.SKILL_FILE))
 
 
 def _entries(directory: Path, hidden: bool = False) -> list[os.DirEntry[str]]:
@@ -221,11 +223,11 @@ def _resolve(
 
 def _default_dir(root: Path, name: str, problems: list[Problem]) -> Path | None:
     """The plugin's own `skills/`, `agents/` or `commands/`, if it has one it may ship."""
-    path = root / name
     try:  # one lstat tells a missing folder, a folder, and a link (followed only then)
-        mode = os.lstat(path).st_mode
+        mode = os.lstat(os.path.join(root, name)).st_mode
     except OSError:
         return None
+    path = root / name
     link = stat.S_ISLNK(mode)
     if not (os.path.isdir(path) if link else stat.S_ISDIR(mode)):
         if link:
@@ -389,8 +391,9 @@ def _read_files(
 def _read_skill_dir(
     directory: Path, root: Path, problems: list[Problem], reader: Reader
 ) -> list[Skill]:
-    try:  # a string, not a Path: once per skill
-        seen: os.stat_result | None = os.lstat(os.path.join(directory, parse.SKILL_FILE))
+    skill_file = os.path.join(directory, parse.SKILL_FILE)  # a string, not a Path: per skill
+    try:
+        seen: os.stat_result | None = os.lstat(skill_file)
     except OSError:
         seen = None
     if seen is not None and stat.S_ISLNK(seen.st_mode):
@@ -401,7 +404,7 @@ def _read_skill_dir(
     # the parse cache takes this stat as its key rather than asking for it again
     quick = getattr(reader, "read_skill_seen", None)
     if quick is not None and seen is not None:
-        skill, found = quick(directory, seen)
+        skill, found = quick(directory, seen, skill_file)
     else:
         skill, found = reader.read_skill(directory)
     problems += found
