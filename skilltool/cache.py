@@ -40,7 +40,7 @@ def _stamp(path: Path | str, seen: os.stat_result | None = None) -> Stamp | None
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while the caches are loaded and the search path is
     read: tens of thousands of objects that all live to the end of the run, which it would
-    otherwise walk again and again (a fifth of a no-op at ten thousand skills)."""
+    otherwise walk again and again."""
     was = gc.isenabled()
     gc.disable()
     try:
