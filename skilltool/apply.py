@@ -159,8 +159,10 @@ def unwritable(actions: Iterable[Action]) -> dict[Path, str]:
     parents: set[str] = set()
     checked: set[Path] = set()
     for action in actions:
+        if not action.writes:  # first: a no-op at ten thousand links asks nothing more
+            continue
         parent = os.path.dirname(action.target)
-        if not action.writes or parent in parents:
+        if parent in parents:
             continue
         parents.add(parent)
         directory = existing(Path(parent))

@@ -7,8 +7,11 @@ inode, size, mtime or ctime differ is parsed again.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import marshal
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,12 +27,27 @@ FORMAT = f"skilltool-parsed-3-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
-def _stamp(path: Path | str) -> Stamp | None:
+def _stamp(path: Path | str, seen: os.stat_result | None = None) -> Stamp | None:
+    """The stat of `path` as a key; `seen`: its stat already taken by the caller."""
     try:
-        st = os.stat(path)
+        st = os.stat(path) if seen is None else seen
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the caches are loaded and the search path is
+    read: tens of thousands of objects that all live to the end of the run, which it would
+    otherwise walk again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _problems_out(problems: list[Problem]) -> list[tuple[Any, ...]]:
@@ -62,8 +80,10 @@ class ParseCache:
         # none, or a damaged cache: everything is parsed
         self.old: dict[str, Any] = _entries(file, FORMAT)
 
-    def _lookup(self, path: Path | str) -> tuple[Stamp | None, Any]:
-        stamp = _stamp(path)
+    def _lookup(
+        self, path: Path | str, seen: os.stat_result | None = None
+    ) -> tuple[Stamp | None, Any]:
+        stamp = _stamp(path, seen)
         key = str(path)
         hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
@@ -72,8 +92,16 @@ class ParseCache:
         return stamp, None
 
     def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]:
-        path = os.path.join(directory, parse.SKILL_FILE)  # a string: no Path per skill on a hit
-        stamp, hit = self._lookup(path)
+        return self.read_skill_seen(directory, None)
+
+    def read_skill_seen(
+        self, directory: Path, seen: os.stat_result | None, path: str | None = None
+    ) -> tuple[Skill | None, list[Problem]]:
+        """`read_skill`, given the stat of its SKILL.md (a regular file) when the caller took
+        it already, and its `path` as a string: one system call per skill on a no-op, not two."""
+        if path is None:  # a string: no Path per skill on a hit
+            path = os.path.join(directory, parse.SKILL_FILE)
+        stamp, hit = self._lookup(path, seen)
         if hit is not None:
             fields, rows = hit
             skill = Skill(fields[0], directory, *fields[1:]) if fields is not None else None
@@ -250,6 +278,10 @@ class RenderCache:
         self.old: dict[str, list[Kept]] = _entries(file, RENDER_FORMAT)
 
     def key(self, harness: Harness, agent: Agent) -> str:
+        return self._key(harness, self._agent_digest(agent))
+
+    def _key(self, harness: Harness, made_of: str) -> str:
+        """The key of what `harness` makes from a thing whose digest is `made_of`."""
         where = self._harnesses.get(id(harness))
         if where is None or where[0] is not harness:
             if self._code is None:
@@ -258,8 +290,8 @@ class RenderCache:
             places = (str(harness.root()), str(harness.skills_dir), str(home.path))
             where = (harness, repr((self._code, harness.name, *places, str(home.config_home))))
             self._harnesses[id(harness)] = where
-        made_of = f"{where[1]}\0{self._agent_digest(agent)}"
-        return f"{harness.name}:{digest(made_of.encode('utf-8', 'surrogateescape'))}"
+        whole = f"{where[1]}\0{made_of}"
+        return f"{harness.name}:{digest(whole.encode('utf-8', 'surrogateescape'))}"
 
     def _agent_digest(self, agent: Agent) -> str:
         """A digest of everything the agent holds, once per agent rather than per harness
@@ -273,13 +305,28 @@ class RenderCache:
     def renderings(self, harness: Harness, agent: Agent) -> tuple[list[Rendering], bool]:
         """What `harness.render(agent)` gives, and whether it was read back from disk (every
         file of it is there, a regular file, as it would be rendered now, marker and all)."""
-        key = self.key(harness, agent)
+        return self._cached(self.key(harness, agent), lambda: harness.render(agent))
+
+    def command(self, harness: Harness, command: SlashCommand) -> tuple[Rendering, bool]:
+        """The file `slash.render` makes of a command for `harness`, with the same rules: read
+        back from disk only when it is there, regular, byte for byte that rendering."""
+        from skilltool import slash
+
+        made_of = "command\0" + digest(repr(command).encode("utf-8", "surrogateescape"))
+        made, on_disk = self._cached(
+            self._key(harness, made_of), lambda: [slash.render(harness, command)]
+        )
+        return made[0], on_disk
+
+    def _cached(
+        self, key: str, make: Callable[[], list[Rendering]]
+    ) -> tuple[list[Rendering], bool]:
         hit = self.old.get(key)
         found = _on_disk(hit) if hit is not None else None
         if found is not None and hit is not None:
             self.new[key] = hit
             return found, True
-        made = harness.render(agent)
+        made = make()
         if not all(_stamped(r.content) for r in made):
             return made, False  # what carries no marker of its own is judged each run
         self.new[key] = [

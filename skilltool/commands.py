@@ -10,7 +10,7 @@ import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
@@ -68,10 +68,11 @@ def find(
             f"warning: {paths.OVERRIDE_VARIABLE} is set: plugins are taken only from {shown} "
             "and trusted as if installed; unset it for normal use"
         )
-    from skilltool.cache import ParseCache
+    from skilltool.cache import ParseCache, collector_paused
 
-    cache = ParseCache(home.cache_dir / "parsed.marshal")
-    catalogue = discover.discover(entries, cache)
+    with collector_paused():
+        cache = ParseCache(home.cache_dir / "parsed.marshal")
+        catalogue = discover.discover(entries, cache)
     if keep_cache:
         cache.save()
     return catalogue
@@ -106,12 +107,7 @@ def status(opts: Options) -> Result:
         commands=[a for a in full.actions if a.kind == "command"],
     )
     added = _added_states(home)
-    data = view.as_dict()
-    data["home"] = str(home.path)
-    told = set(catalogue.problems)
-    data["problems"] += [p.as_dict() for p in full.problems if p not in told]
-    data["sources"] = added
-    data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
+    data = _status_data(view, full, added) if opts.json else {}
     lines = [*_home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
     lines += [
         f"problem   {report.problem_line(p)}"
@@ -119,6 +115,19 @@ def status(opts: Options) -> Result:
     ]
     lines.append(report.next_step(full.actions))
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
+def _status_data(
+    view: report.StatusView, full: plan.Plan, added: list[dict[str, object]]
+) -> dict[str, Any]:
+    """The JSON document of `status`: built only for --json (a record per item costs time)."""
+    data = view.as_dict()
+    data["home"] = str(view.home.path)
+    told = set(view.catalogue.problems)
+    data["problems"] += [p.as_dict() for p in full.problems if p not in told]
+    data["sources"] = added
+    data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
+    return data
 
 
 def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
@@ -356,9 +365,9 @@ def _install_plan(
 
     renders = RenderCache(home.cache_dir / "rendered.marshal")
     parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
+    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders))
     if not opts.dry_run:  # --dry-run writes nothing, the cache included
         renders.save()
-    parts.append(slash.plan_commands(catalogue, found, remove=remove, force=opts.force))
     parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -75,22 +76,24 @@ class Reader(Protocol):
 
 
 def looks_like_plugin(path: Path) -> bool:
-    # os.path, not Path methods: those raise on a directory that cannot be searched
+    # os.path, not Path methods: those raise on a directory that cannot be searched; strings
+    # joined, not Paths made: this runs for every plugin
+    join = os.path.join
     return (
-        os.path.isdir(path / "skills")
-        or os.path.isdir(path / "agents")
-        or os.path.isdir(path / "commands")
-        or os.path.isfile(path / ".mcp.json")
-        or any(os.path.isfile(path / place) for place in parse.MANIFEST_PLACES)
+        os.path.isdir(join(path, "skills"))
+        or os.path.isdir(join(path, "agents"))
+        or os.path.isdir(join(path, "commands"))
+        or os.path.isfile(join(path, ".mcp.json"))
+        or any(os.path.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
     )
 
 
 def is_marketplace(path: Path) -> bool:
-    return os.path.isfile(path / parse.MARKETPLACE_FILE)
+    return os.path.isfile(os.path.join(path, parse.MARKETPLACE_FILE))
 
 
 def is_skill(path: Path) -> bool:
-    return os.path.isfile(path / parse.SKILL_FILE)
+    return os.path.isfile(os.path.join(path, parse.SKILL_FILE))
 
 
 def _entries(directory: Path, hidden: bool = False) -> list[os.DirEntry[str]]:
@@ -220,12 +223,17 @@ def _resolve(
 
 def _default_dir(root: Path, name: str, problems: list[Problem]) -> Path | None:
     """The plugin's own `skills/`, `agents/` or `commands/`, if it has one it may ship."""
+    try:  # one lstat tells a missing folder, a folder, and a link (followed only then)
+        mode = os.lstat(os.path.join(root, name)).st_mode
+    except OSError:
+        return None
     path = root / name
-    if not os.path.isdir(path):
-        if os.path.islink(path):
+    link = stat.S_ISLNK(mode)
+    if not (os.path.isdir(path) if link else stat.S_ISDIR(mode)):
+        if link:
             problems.append(_broken(path, "a directory inside the plugin"))
         return None
-    if _escapes(path, root):
+    if link and not _inside(path, root):
         problems.append(_outside(path, name))
         return None
     return path
@@ -383,11 +391,22 @@ def _read_files(
 def _read_skill_dir(
     directory: Path, root: Path, problems: list[Problem], reader: Reader
 ) -> list[Skill]:
-    link = os.path.islink(os.path.join(directory, parse.SKILL_FILE))  # no Path per skill else
-    if link and _escapes(directory / parse.SKILL_FILE, root):
-        problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
-        return []
-    skill, found = reader.read_skill(directory)
+    skill_file = os.path.join(directory, parse.SKILL_FILE)  # a string, not a Path: per skill
+    try:
+        seen: os.stat_result | None = os.lstat(skill_file)
+    except OSError:
+        seen = None
+    if seen is not None and stat.S_ISLNK(seen.st_mode):
+        if _escapes(directory / parse.SKILL_FILE, root):
+            problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
+            return []
+        seen = None  # a link: what counts is the stat of the file it leads to
+    # the parse cache takes this stat as its key rather than asking for it again
+    quick = getattr(reader, "read_skill_seen", None)
+    if quick is not None and seen is not None:
+        skill, found = quick(directory, seen, skill_file)
+    else:
+        skill, found = reader.read_skill(directory)
     problems += found
     return [skill] if skill is not None else []
 

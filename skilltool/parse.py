@@ -637,7 +637,7 @@ def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
 
 def find_manifest(root: Path) -> tuple[Path | None, list[Path]]:
     """The manifest used for a plugin, and any others beside it that are ignored."""
-    found = [root / place for place in MANIFEST_PLACES if os.path.isfile(root / place)]
+    found = [root / p for p in MANIFEST_PLACES if os.path.isfile(os.path.join(root, p))]
     return (found[0] if found else None), found[1:]
 
 

@@ -103,6 +103,15 @@ def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem
     return _first_of_each_name(catalogue, lambda plugin: plugin.skills, clash)
 
 
+def absolute(path: str, base: str | None = None) -> str:
+    """`path` made absolute against `base` (the working directory) and normalised, as
+    `normpath(join(base, path))`; the usual path, absolute and normal already (ten thousand
+    of them at scale), is taken as it is without a call."""
+    if path[:1] == "/" and "/." not in path and "//" not in path and path[-1:] != "/":
+        return path  # no '.', '..', doubled or trailing '/': normpath would return it as it is
+    return os.path.normpath(os.path.join(os.getcwd() if base is None else base, path))
+
+
 class SkillsDir:
     """What is in a skills dir, read once: one scandir, one readlink per entry.
 
@@ -129,7 +138,7 @@ class SkillsDir:
 
     def dest(self, name: str) -> str | None:
         try:
-            return os.path.normpath(os.path.join(self.root, os.readlink(self.entries[name].path)))
+            return absolute(os.readlink(self.entries[name].path), self.root)
         except (OSError, KeyError):
             return None
 
@@ -213,7 +222,7 @@ def plan_links(
     here = SkillsDir(skills_dir, catalogue)
     for name in sorted(winners):
         found = winners[name].path
-        want = os.path.abspath(found)
+        want = absolute(os.fspath(found))
         state, reason, dest = here.state(name, want)
         if remove and state == "missing":
             continue

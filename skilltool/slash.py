@@ -18,6 +18,7 @@ from skilltool import markers, parse
 from skilltool.model import Catalogue, Plugin, Problem, SlashCommand
 
 if TYPE_CHECKING:
+    from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness, Rendering, Verdict
     from skilltool.plan import Action, Plan
 
@@ -378,10 +379,16 @@ def winning_commands(
 
 
 def plan_commands(
-    catalogue: Catalogue, harnesses: list[Harness], remove: bool = False, force: bool = False
+    catalogue: Catalogue,
+    harnesses: list[Harness],
+    remove: bool = False,
+    force: bool = False,
+    renders: RenderCache | None = None,
 ) -> Plan:
     """Every command's file in every harness given that has commands, a line for each that
-    has none, and our command files no command needs any more."""
+    has none, and our command files no command needs any more.
+
+    With `renders`, a command file that is on disk as it would be made again is read, not made."""
     from skilltool.plan import Plan, read_places
 
     commands, problems = winning_commands(catalogue)
@@ -389,7 +396,7 @@ def plan_commands(
     actions: list[Action] = []
     for harness in harnesses:
         try:
-            actions += _harness_actions(harness, commands, remove, force, read)
+            actions += _harness_actions(harness, commands, remove, force, read, renders)
         except OSError as err:  # a folder of the harness that cannot be read: skip it
             where = Path(err.filename) if err.filename else harness.root()
             why = f"cannot be read ({err.strerror}), so no command is rendered for {harness.title}"
@@ -403,6 +410,7 @@ def _harness_actions(
     remove: bool,
     force: bool,
     read: tuple[str, ...],
+    renders: RenderCache | None = None,
 ) -> list[Action]:
     from skilltool.plan import Action, _file_action
 
@@ -436,7 +444,9 @@ def _harness_actions(
                 )
             )
             continue
-        rendering = render(harness, command)
+        rendering, on_disk = (
+            renders.command(harness, command) if renders else (render(harness, command), False)
+        )
         wanted.add(rendering.target)
         rival = _rival(harness, command.name)
         if rival is not None and not remove:
@@ -453,7 +463,7 @@ def _harness_actions(
                 )
             )
             continue
-        action = _file_action(harness.name, command.name, rendering, remove, force)
+        action = _file_action(harness.name, command.name, rendering, remove, force, on_disk)
         if not (remove and action.state == "missing"):
             actions.append(action._replace(kind="command", source=command.path))
     return actions + _orphans(harness, wanted, force, read)

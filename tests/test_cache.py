@@ -184,3 +184,157 @@ def test_a_damaged_rendering_cache_costs_only_time(installed: tuple[Path, Path])
     done = install(home, plugin)
     assert done.code == 0
     assert done.lines[-1].endswith(" unchanged") and done.lines[-1][0].isdigit()
+
+
+# --------------------------------------------------------------------------- command files
+
+# where each harness with command files keeps the command /review
+COMMANDS = {
+    "opencode": ".config/opencode/command/review.md",
+    "pi": ".pi/agent/prompts/review.md",
+    "claude": ".claude/commands/review.md",
+    "gemini": ".gemini/commands/review.toml",
+    "kilo": ".config/kilo/command/review.md",
+    "qwen": ".qwen/commands/review.toml",
+}
+REVIEW = "---\ndescription: Review a file\nmodel: sonnet\n---\nReview $ARGUMENTS carefully.\n"
+
+
+@pytest.fixture
+def commanded(tmp_path: Path) -> tuple[Path, Path]:
+    """Every harness, a plugin with one command, installed twice (the cache is warm)."""
+    home = tmp_path / "home"
+    for directory in HARNESS_DIRS.values():
+        (home / directory).mkdir(parents=True)
+    plugin = build_file_tree(tmp_path / "src/demo", {
+        ".claude-plugin/plugin.json": '{"name": "demo"}\n',
+        "commands/review.md": REVIEW,
+    })  # fmt: skip
+    for _ in range(2):
+        assert install(home, plugin).code == 0
+    return home, plugin
+
+
+def test_a_noop_install_renders_no_command(commanded: tuple[Path, Path], monkeypatch) -> None:
+    from skilltool import slash
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a command rendered on a no-op run")
+
+    monkeypatch.setattr(slash, "render", refuse)
+    done = install(*commanded)
+    assert done.code == 0 and done.lines[-1].endswith(" unchanged")
+
+
+@pytest.mark.parametrize("harness", sorted(COMMANDS))
+def test_a_hand_edit_of_a_cached_command_file_is_seen_and_kept(
+    commanded: tuple[Path, Path], harness: str
+) -> None:
+    home, plugin = commanded
+    target = home / COMMANDS[harness]
+    edited = target.read_bytes() + b"\nmy own line\n"
+    target.write_bytes(edited)
+    done = install(home, plugin)
+    assert f"left      ~/{COMMANDS[harness]}: edited by hand" in " ".join(done.lines)
+    assert target.read_bytes() == edited
+
+
+def test_a_foreign_file_in_place_of_a_cached_command_file_is_left_alone(
+    commanded: tuple[Path, Path],
+) -> None:
+    home, plugin = commanded
+    target = home / COMMANDS["claude"]
+    target.unlink()
+    target.write_text("My own review command.\n")
+    done = install(home, plugin)
+    assert f"left      ~/{COMMANDS['claude']}: not written by skilltool" in done.lines
+    assert target.read_text() == "My own review command.\n"
+
+
+def test_a_link_in_place_of_a_cached_command_file_is_left_alone_even_to_the_same_bytes(
+    commanded: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, plugin = commanded
+    target = home / COMMANDS["opencode"]
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_bytes(target.read_bytes())
+    target.unlink()
+    target.symlink_to(elsewhere)
+    done = install(home, plugin)
+    assert any(ln.startswith("left") and "a link" in ln for ln in done.lines)
+    assert target.is_symlink() and os.readlink(target) == str(elsewhere)
+
+
+def test_a_removed_command_file_is_written_again(commanded: tuple[Path, Path]) -> None:
+    home, plugin = commanded
+    target = home / COMMANDS["gemini"]
+    before = target.read_bytes()
+    target.unlink()
+    done = install(home, plugin)
+    assert f"wrote     gemini   ~/{COMMANDS['gemini']}" in done.lines
+    assert target.read_bytes() == before
+
+
+def test_a_command_changed_by_a_package_upgrade_is_rendered_again(
+    commanded: tuple[Path, Path],
+) -> None:
+    home, plugin = commanded
+    source = plugin / "commands/review.md"
+    source.write_text(REVIEW.replace("carefully", "twice"))
+    os.utime(source, ns=(1, 1))  # as a package manager sets the packaged mtime
+    done = install(home, plugin)
+    assert sum(ln.startswith("rewrote") for ln in done.lines) == len(COMMANDS)
+    for relative in COMMANDS.values():
+        assert b"twice" in (home / relative).read_bytes(), relative
+
+
+# --------------------------------------------------------------------------- skills, after a cached run
+
+
+def test_a_skill_md_edited_after_a_cached_run_decides_its_link_again(
+    installed: tuple[Path, Path],
+) -> None:
+    home, plugin = installed
+    skill = plugin / "skills/notes/SKILL.md"
+    skill.write_text("---\nname: notes\n---\nNo description any more.\n")
+    os.utime(skill, ns=(1, 1))  # as a package manager sets the packaged mtime
+    done = install(home, plugin)
+    assert any(ln.startswith("unlinked  skill notes (") for ln in done.lines), done.lines
+    assert "description" in done.stderr, done.stderr
+    assert not os.path.lexists(home / ".agents/skills/notes")
+
+
+def test_a_skill_removed_by_a_package_upgrade_is_unlinked_by_the_next_noop(
+    installed: tuple[Path, Path],
+) -> None:
+    home, plugin = installed
+    (plugin / "skills/notes/SKILL.md").unlink()
+    (plugin / "skills/notes").rmdir()
+    done = install(home, plugin)
+    assert any(ln.startswith("unlinked  skill notes") for ln in done.lines), done.lines
+    assert not os.path.lexists(home / ".agents/skills/notes")
+
+
+def test_a_link_changed_by_someone_else_after_a_cached_run_is_left_alone(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, plugin = installed
+    theirs = build_file_tree(tmp_path / "theirs/notes", {"SKILL.md": skill_md("notes")})
+    link = home / ".agents/skills/notes"
+    link.unlink()
+    link.symlink_to(theirs)
+    done = install(home, plugin)
+    assert any(ln.startswith("left") and "not one made by skilltool" in ln for ln in done.lines)
+    assert os.readlink(link) == str(theirs)
+
+
+def test_a_foreign_folder_in_place_of_a_link_after_a_cached_run_is_left_alone(
+    installed: tuple[Path, Path],
+) -> None:
+    home, plugin = installed
+    link = home / ".agents/skills/notes"
+    link.unlink()
+    build_file_tree(link, {"SKILL.md": skill_md("notes")})
+    done = install(home, plugin)
+    assert any(ln.startswith("left") and "a directory" in ln for ln in done.lines), done.lines
+    assert (link / "SKILL.md").read_text() == skill_md("notes")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from skilltool import discover, plan
 from skilltool.harnesses import registry
 from skilltool.model import SearchEntry
@@ -72,3 +75,17 @@ def test_read_places_are_the_entries_that_exist(tmp_path: Path) -> None:
         [SearchEntry(tmp_path / "here", "user"), SearchEntry(tmp_path / "gone", "system")]
     )
     assert plan.read_places(catalogue) == (str(tmp_path / "here"),)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".hidden", "x..y"]), max_size=6),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_link_destination_is_read_as_normpath_would_read_it(
+    parts: list[str], rooted: bool, trailing: bool
+) -> None:
+    """The shortcut for a destination already absolute and normal gives what normpath gives."""
+    path = ("/" if rooted else "") + "/".join(parts) + ("/" if trailing else "")
+    if path:
+        assert plan.absolute(path, "/base/dir") == os.path.normpath(os.path.join("/base/dir", path))
