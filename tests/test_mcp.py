@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from skilltool.discover import read_plugin
 from skilltool.harnesses import NAMES, Verdict, registry
-from skilltool.model import McpServer
+from skilltool.model import McpServer, Plugin
 from skilltool.paths import Home
 from tests.helpers import build_file_tree, run, scrub, toml_loads
 
@@ -195,12 +195,15 @@ def sample_servers(root: Path) -> list[McpServer]:
 
 def values(name: str, home: Path) -> dict[str, object]:
     harness = registry()[name](Home(home, explicit=True), home / ".agents/skills")
-    place = harness.mcp_place()
+    place = harness.mcp_place_of(Plugin("demo", home / "plugins/demo", "user"))
     found: dict[str, object] = {
         "place": None
         if place is None
         else [str(place.path.relative_to(home)), place.format, list(place.table)],
     }
+    manifest = harness.mcp_manifest(place.path) if place is not None else None
+    if manifest is not None:  # Claude Code's generated plugin: its plugin.json
+        found["manifest"] = str(manifest.relative_to(home))
     for server in sample_servers(home):
         value = harness.mcp_refusal(server) or harness.mcp_value(server)
         found[server.name] = f"skipped: {value.why}" if isinstance(value, Verdict) else value
@@ -534,3 +537,91 @@ def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home
     # the others are not proven to expand a reference: the server is skipped there
     codex = registry()["codex"](Home(home, explicit=True), home / ".agents/skills")
     assert codex.mcp_refusal(plain) is not None
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+
+CLAUDE_FOLDER = ".claude/skills/demo.mcp"
+
+
+def claude(env: dict[str, str], *extra: str, verb: str = "install") -> Any:
+    return run("plugins", verb, "--only", "claude", *extra, env=env)
+
+
+def test_claude_code_gets_a_generated_plugin_holding_only_the_servers(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    (home / ".claude").mkdir()
+    result = claude(demo)
+    assert result.code == 0, result.stdout + result.stderr
+    assert f"added     claude   mcp echo-srv in ~/{CLAUDE_FOLDER}/.mcp.json" in result.lines
+    assert f"wrote     claude   ~/{CLAUDE_FOLDER}/.claude-plugin/plugin.json" in result.lines
+    folder = home / CLAUDE_FOLDER
+    assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == [
+        ".claude-plugin/plugin.json",
+        ".mcp.json",
+    ]  # no hooks, commands, skills or agents: nothing runs but the servers
+    manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text())
+    assert manifest["name"] == "demo"  # its tools are mcp__plugin_demo_echo-srv__*
+    assert manifest["description"].startswith(f"rendered by skilltool from {tmp_path}/plugins/demo")
+    echo = json.loads((folder / ".mcp.json").read_text())["mcpServers"]["echo-srv"]
+    assert echo["command"] == f"{tmp_path}/plugins/demo/bin/echo-srv"
+    assert not (home / ".claude/settings.json").exists() and not (home / ".claude.json").exists()
+    assert claude(demo).lines[-1] == "2 unchanged"
+
+
+def test_claude_code_uninstall_removes_the_generated_plugin_and_nothing_else(
+    demo: dict[str, str], home: Path
+) -> None:
+    mine = build_file_tree(home, {".claude/skills/mine/SKILL.md": "---\nname: mine\n---\nx\n"})
+    claude(demo)
+    result = claude(demo, verb="uninstall")
+    assert result.code == 0, result.stdout + result.stderr
+    assert f"removed   claude   mcp echo-srv in ~/{CLAUDE_FOLDER}/.mcp.json" in result.lines
+    assert not (home / CLAUDE_FOLDER).exists()
+    assert (mine / ".claude/skills/mine/SKILL.md").read_text() == "---\nname: mine\n---\nx\n"
+
+
+def test_claude_code_plugin_whose_servers_are_gone_goes_too(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".claude").mkdir()
+    claude(demo)
+    (Path(demo["SKILLTOOL_PLUGINS"]) / "demo/.mcp.json").unlink()
+    result = claude(demo)
+    assert any("plugin.json (its MCP servers are gone)" in line for line in result.lines)
+    assert not (home / CLAUDE_FOLDER / ".mcp.json").exists()
+    assert not (home / CLAUDE_FOLDER / ".claude-plugin/plugin.json").exists()
+
+
+def test_a_claude_plugin_folder_skilltool_did_not_make_is_left_alone(
+    demo: dict[str, str], home: Path
+) -> None:
+    theirs = {
+        f"{CLAUDE_FOLDER}/.claude-plugin/plugin.json": '{"name": "demo"}\n',
+        f"{CLAUDE_FOLDER}/.mcp.json": '{"mcpServers": {}}\n',
+    }
+    build_file_tree(home, theirs)
+    result = claude(demo)
+    assert any(
+        line.startswith(f"left      ~/{CLAUDE_FOLDER}/.mcp.json: mcp echo-srv: ")
+        and "a folder skilltool did not make" in line
+        for line in result.lines
+    ), result.lines
+    for name, text in theirs.items():
+        assert (home / name).read_text() == text
+
+
+def test_an_edited_entry_in_the_generated_plugin_is_left_alone(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".claude").mkdir()
+    claude(demo)
+    config = home / CLAUDE_FOLDER / ".mcp.json"
+    config.write_text(config.read_text().replace('"--stdio"', '"--verbose"'))
+    edited = config.read_text()
+    result = claude(demo, verb="uninstall")
+    assert any("mcp echo-srv: uninstall was edited" in line for line in result.lines)
+    assert config.read_text() == edited
+    assert (home / CLAUDE_FOLDER / ".claude-plugin/plugin.json").exists()  # it still loads

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from skilltool import markers
-from skilltool.model import EMPTY, Agent, McpServer, Skill
+from skilltool.model import EMPTY, Agent, McpServer, Plugin, Skill
 from skilltool.paths import Home, package_data
 
 if TYPE_CHECKING:
@@ -190,6 +190,25 @@ class Harness(abc.ABC):
         """The config file and table this harness reads user MCP servers from, or None."""
         return None
 
+    def mcp_place_of(self, plugin: Plugin) -> McpPlace | None:
+        """Where one plugin's servers go: the harness's one config file, unless it reads
+        servers plugin by plugin (Claude Code: a generated plugin of its own per plugin)."""
+        return self.mcp_place()
+
+    def takes_mcp(self) -> bool:
+        """Whether the harness has a place skilltool writes MCP servers to."""
+        return self.mcp_place() is not None
+
+    def mcp_manifest(self, config: Path) -> Path | None:
+        """A file the harness needs beside a config file of `mcp_place_of` to read it at all
+        (the plugin.json of Claude Code's generated plugin), or None: it lives and goes
+        with the entries of that file, and is skilltool's by its marker."""
+        return None
+
+    def mcp_manifest_content(self, plugin: Plugin) -> bytes:
+        """The manifest's content for a plugin's config file, marker included."""
+        raise NotImplementedError
+
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         """The entry for one server in this harness's format, or why it is skipped here."""
         return Verdict(True, self.mcp_unsupported)
@@ -198,7 +217,7 @@ class Harness(abc.ABC):
         """Why a server cannot be carried here as written: `${VAR}` references."""
         from skilltool.mcp import env_references
 
-        if self.mcp_place() is None:
+        if not self.takes_mcp():
             return Verdict(True, self.mcp_unsupported)  # the whole reason, for every server
         found = env_references(server)
         if not found:
