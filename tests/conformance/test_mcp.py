@@ -308,3 +308,116 @@ def test_an_env_reference_reaches_the_server_as_its_value(
     listed(harness, home)
     assert seen.read_text().split() == [str(home), str(home)]
     proven(harness, "a server's ${HOME}, written as {env:HOME}, reaches it expanded")
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+CLAUDE_KEYS = {"ANTHROPIC_API_KEY": "fake", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+USER_SETTINGS = '{\n  "model": "sonnet"\n}\n'
+
+
+def recorder(plugin: Path, seen: Path) -> Path:
+    """A stdio server script in the plugin that writes its argv and `T_*` environment to
+    `seen` (one JSON line a start), then answers as STUB does."""
+    script = plugin / "bin/recorder"
+    record = (
+        "import json, os, sys\n"
+        f"with open({str(seen)!r}, 'a') as out:\n"
+        "    env = {k: v for k, v in os.environ.items() if k.startswith('T_')}\n"
+        "    out.write(json.dumps({'argv': sys.argv[1:], 'env': env}) + '\\n')\n"
+    )
+    script.write_text(f"#!{sys.executable}\n{record}{STUB}")
+    script.chmod(0o755)
+    return script
+
+
+def claude_listed(home: Path, extra: dict[str, str] | None = None) -> str:
+    env = harness_env(home, {**CLAUDE_KEYS, **(extra or {})})
+    done = run(["claude", "mcp", "list"], env, home, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_claude_code_lists_the_generated_plugins_servers_beside_the_users(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Claude Code loads `~/.claude/skills/<plugin>.mcp` itself (`<plugin>@skills-dir`): no
+    install step, no settings entry, nothing copied into ~/.claude/plugins; the user's own
+    server (`claude mcp add --scope user`) and settings.json stay as they were."""
+    need("claude")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    remote = {"web-http": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
+              "web-sse": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}  # fmt: skip
+    servers = json.loads((plugin / ".mcp.json").read_text())["mcpServers"]
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {**servers, **remote}}))
+    settings = build_file_tree(home, {".claude/settings.json": USER_SETTINGS})
+    add = ["claude", "mcp", "add", "--scope", "user", "mine", "--", f"{plugin}/bin/srv"]
+    assert run(add, harness_env(home, CLAUDE_KEYS), home, timeout=TIMEOUT).returncode == 0
+
+    done = skilltool(home, tmp_path, "install", "--only", "claude")
+    assert f"added     claude   mcp {SERVER} in ~/.claude/skills/demo.mcp/.mcp.json" in (
+        done.stdout
+    ), done.stdout + done.stderr
+    shown = claude_listed(home)
+    assert re.search(rf"^plugin:demo:{SERVER}: .* - ✔ Connected$", shown, re.M), shown
+    assert re.search(r"^mine: .* - ✔ Connected$", shown, re.M), shown
+    assert "plugin:demo:web-http:" in shown and "plugin:demo:web-sse:" in shown, shown
+    plugins = run(["claude", "plugin", "list"], harness_env(home, CLAUDE_KEYS), home)
+    assert "demo@skills-dir" in plugins.stdout, plugins.stdout
+    assert (settings / ".claude/settings.json").read_text() == USER_SETTINGS
+    for claudes in ("installed_plugins.json", "known_marketplaces.json", "cache"):
+        assert not (home / ".claude/plugins" / claudes).exists()  # nothing installed
+
+    again = skilltool(home, tmp_path, "install", "--only", "claude")
+    assert again.stdout.strip().splitlines()[-1] == "4 unchanged", again.stdout
+    gone = skilltool(home, tmp_path, "uninstall", "--only", "claude")
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert not (home / ".claude/skills/demo.mcp").exists()
+    after = claude_listed(home)
+    assert "plugin:demo:" not in after and "mine:" in after, after
+    assert (settings / ".claude/settings.json").read_text() == USER_SETTINGS
+    proven(
+        "claude",
+        "`claude mcp list` lists the plugin's stdio, HTTP and SSE servers from the plugin "
+        "skilltool generates in ~/.claude/skills/<plugin>.mcp (loaded as <plugin>@skills-dir, "
+        "no install step), next to the user's own; settings.json untouched; uninstall "
+        "unloads it",
+    )
+
+
+def test_claude_code_starts_the_server_with_its_references_expanded(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Carried as the plugin wrote it: Claude Code itself expands `${VAR}` and
+    `${VAR:-default}` when it starts the server, in a `-p` run against the stub."""
+    need("claude")
+    from tests.conformance.stub import AnthropicStub
+
+    home = make_home(tmp_path)
+    (home / ".claude").mkdir()
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    recorder(plugin, seen)
+    server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
+              "args": ["${T_X}", "${T_UNSET:-fallback}"], "env": {"T_SEEN": "${T_X}"}}  # fmt: skip
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {SERVER: server}}))
+    done = skilltool(home, tmp_path, "install", "--only", "claude")
+    assert f"added     claude   mcp {SERVER}" in done.stdout, done.stdout + done.stderr
+    with AnthropicStub(reply="ok") as stub:
+        keys = {"ANTHROPIC_API_KEY": "fake", "ANTHROPIC_BASE_URL": stub.base_url}
+        env = harness_env(home, {**keys, "CLAUDE_CODE_MAX_RETRIES": "0", "T_X": "from-env"})
+        argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"]
+        ran = run(argv, env, home, timeout=TIMEOUT)
+    init = next(json.loads(line) for line in ran.stdout.splitlines() if '"init"' in line)
+    assert {"name": f"plugin:demo:{SERVER}", "status": "connected"}.items() <= next(
+        s for s in init["mcp_servers"] if s["name"] == f"plugin:demo:{SERVER}"
+    ).items(), init["mcp_servers"]
+    first = json.loads(seen.read_text().splitlines()[0])
+    assert first == {
+        "argv": ["from-env", "fallback"],
+        "env": {"T_SEEN": "from-env", "T_X": "from-env"},
+    }
+    proven(
+        "claude", "a -p run starts the generated plugin's server with ${VAR} and ${VAR:-d} expanded"
+    )
