@@ -248,13 +248,29 @@ def _string_map(value: Any, field: str, bad: Any) -> dict[str, str]:
 
 def env_references(server: McpServer) -> list[str]:
     """The `${VAR}` references left in a server's values, each once, in order."""
-    values = [server.command or "", *server.args, *server.env.values(), server.cwd or ""]
-    values += [server.url or "", *server.headers.values()]
     found: dict[str, None] = {}
-    for value in values:
-        for match in re.finditer(ENV_REFERENCE, value):
-            found[match.group(0)] = None
+    for refs in field_references(server).values():
+        found.update(dict.fromkeys(refs))
     return list(found)
+
+
+def field_references(server: McpServer) -> dict[str, list[str]]:
+    """The `${VAR}` references of each field of a server (`command`, `args`, `env`, `cwd`,
+    `url`, `headers`), each once, in order; a field without one is not a key."""
+    fields = {
+        "command": [server.command or ""],
+        "args": list(server.args),
+        "env": list(server.env.values()),
+        "cwd": [server.cwd or ""],
+        "url": [server.url or ""],
+        "headers": list(server.headers.values()),
+    }
+    found: dict[str, list[str]] = {}
+    for field, values in fields.items():
+        refs = [m.group(0) for value in values for m in re.finditer(ENV_REFERENCE, value)]
+        if refs:
+            found[field] = list(dict.fromkeys(refs))
+    return found
 
 
 def server_dict(server: McpServer) -> dict[str, Any]:

@@ -190,6 +190,17 @@ def sample_servers(root: Path) -> list[McpServer]:
             headers={"Authorization": "Bearer t"},
         ),
         McpServer("with-env", root / ".mcp.json", "stdio", "${HOME}/bin/srv"),
+        McpServer("env-ref", root / ".mcp.json", "stdio", "/opt/srv", env={"TOKEN": "${TOKEN}"}),
+        McpServer(
+            "env-default", root / ".mcp.json", "stdio", "/opt/srv", env={"MODE": "${MODE:-fast}"}
+        ),
+        McpServer(
+            "header-ref",
+            root / ".mcp.json",
+            "http",
+            url="https://h.invalid/mcp",
+            headers={"X-Token": "${TOKEN}", "Authorization": "Bearer ${TOKEN}"},
+        ),
     ]
 
 
@@ -534,9 +545,45 @@ def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home
     defaulted = plain._replace(args=("${TOKEN:-none}",))
     refusal = harness.mcp_refusal(defaulted)
     assert refusal is not None and "${TOKEN:-none}" in refusal.why
-    # the others are not proven to expand a reference: the server is skipped there
+    # Codex expands none: a reference in args is skipped there
     codex = registry()["codex"](Home(home, explicit=True), home / ".agents/skills")
     assert codex.mcp_refusal(plain) is not None
+
+
+def test_a_reference_is_skipped_only_where_the_harness_does_not_expand_it(
+    tmp_path: Path, home: Path
+) -> None:
+    """As proven in each binary (tests/conformance/test_mcp.py): the skip line names the
+    reference, the field, and what the harness was seen to do."""
+    server = {"command": "/srv", "args": ["${TOKEN}"], "env": {"MODE": "${MODE:-fast}"}}
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"s": server}})})
+    for folder in (".gemini", ".qwen", ".pi/agent"):
+        (home / folder).mkdir(parents=True)
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    result = run("plugins", "install", env=env)
+    assert "added     gemini   mcp s in ~/.gemini/settings.json" in result.lines
+    assert (
+        "skipped   qwen: mcp s: its values hold ${MODE:-fast} in env, which Qwen Code would "
+        "pass on as written (Qwen Code 0.24.4 expands ${VAR}, but leaves ${VAR:-default} as "
+        "it is); write the value itself in the plugin's server"
+    ) in result.lines
+    assert any(
+        line.startswith(
+            "skipped   pi: mcp s: its values hold ${TOKEN} in args, ${MODE:-fast} in env"
+        )
+        for line in result.lines
+    ), result.lines
+
+
+def test_codex_forwards_a_variable_of_the_same_name_instead_of_a_reference(
+    tmp_path: Path, home: Path
+) -> None:
+    server = {"command": "/srv", "env": {"TOKEN": "${TOKEN}", "MODE": "fast"}}
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"s": server}})})
+    (home / ".codex").mkdir()
+    assert install({"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}).code == 0
+    entry = toml_loads(codex_config(home).read_text())["mcp_servers"]["s"]
+    assert entry == {"command": "/srv", "env": {"MODE": "fast"}, "env_vars": ["TOKEN"]}
 
 
 # --------------------------------------------------------------------------- Claude Code

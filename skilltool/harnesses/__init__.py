@@ -69,6 +69,8 @@ class McpPlace(NamedTuple):
 
 
 McpValue = dict[str, Any]
+# the fields of a server in which Gemini CLI, Qwen Code and Copilot CLI expand `${VAR}`
+EXPANDED_FIELDS = frozenset({"command", "args", "env", "url", "headers"})
 
 
 class Harness(abc.ABC):
@@ -213,19 +215,33 @@ class Harness(abc.ABC):
         """The entry for one server in this harness's format, or why it is skipped here."""
         return Verdict(True, self.mcp_unsupported)
 
+    # the fields of a server in which the harness itself expands `${VAR}` when it starts it
+    # (proven in its binary by tests/conformance/test_mcp.py), and whether `${VAR:-default}`
+    # too; a reference anywhere else would reach the server as its literal text
+    env_fields: ClassVar[frozenset[str]] = frozenset()
+    env_defaults: ClassVar[bool] = False
+    env_proof: ClassVar[str] = "not proven to expand them"  # what was seen, for the line
+
     def mcp_refusal(self, server: McpServer) -> Verdict | None:
-        """Why a server cannot be carried here as written: `${VAR}` references."""
-        from skilltool.mcp import env_references
+        """Why a server cannot be carried here as written: `${VAR}` references the harness
+        does not expand where they are."""
+        from skilltool.mcp import field_references
 
         if not self.takes_mcp():
             return Verdict(True, self.mcp_unsupported)  # the whole reason, for every server
-        found = env_references(server)
-        if not found:
+        left = [
+            (field, ref)
+            for field, refs in field_references(server).items()
+            for ref in refs
+            if field not in self.env_fields or (":-" in ref and not self.env_defaults)
+        ]
+        if not left:
             return None
+        shown = ", ".join(dict.fromkeys(f"{ref} in {field}" for field, ref in left))
         return Verdict(
             True,
-            f"its values hold {', '.join(found)}, which skilltool does not carry to "
-            f"{self.title}; write the value itself in the plugin's server",
+            f"its values hold {shown}, which {self.title} would pass on as written "
+            f"({self.env_proof}); write the value itself in the plugin's server",
         )
 
     def commands_dir(self) -> Path | None:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import OpenAIStub
 from tests.conformance.support import Proven, need
 from tests.helpers import REPO, build_file_tree
 
@@ -421,3 +422,132 @@ def test_claude_code_starts_the_server_with_its_references_expanded(
     proven(
         "claude", "a -p run starts the generated plugin's server with ${VAR} and ${VAR:-d} expanded"
     )
+
+
+# --------------------------------------------------------------------------- ${VAR}
+
+# one server per way of writing a reference; each harness gets those it was seen to expand
+# where they are (skilltool skips the rest with a line), and each started server is asked
+# what it got: the recorder's first argument is the server's name
+REFERENCES = {
+    "arg-ref": {"args": ["${T_X}"]},
+    "env-ref": {"env": {"T_X": "${T_X}"}},  # Codex: env_vars = ["T_X"]
+    "env-other": {"env": {"T_OTHER": "${T_X}"}},
+    "arg-default": {"args": ["${T_UNSET:-fallback}"]},
+    "env-default": {"env": {"T_D": "${T_UNSET:-fallback}"}},
+}
+REMOTE = {  # the path each is sent to on the stub, then its headers
+    "web-url": ("/mcp/url/${T_X}", {}),
+    "web-head": ("/mcp/head", {"X-T": "${T_X}"}),  # Codex: env_http_headers
+    "web-bearer": ("/mcp/bearer", {"X-B": "Bearer ${T_X}"}),
+    "web-default": ("/mcp/default/${T_UNSET:-fallback}", {}),
+}
+EXPANDS = {
+    "gemini": {*REFERENCES, *REMOTE},
+    "copilot": {*REFERENCES, *REMOTE},
+    "qwen": {"arg-ref", "env-ref", "env-other", "web-url", "web-head", "web-bearer"},
+    "pi": {"env-ref", "env-other", "web-head", "web-bearer"},
+    "codex": {"env-ref", "web-head"},
+}
+EXPECTED = {  # what each started server gets: an argument, or T_* variables it holds
+    "arg-ref": ["from-env"],
+    "env-ref": {"T_X": "from-env"},
+    "env-other": {"T_OTHER": "from-env"},
+    "arg-default": ["fallback"],
+    "env-default": {"T_D": "fallback"},
+}
+SENT = {  # what the stub receives from each remote server
+    "web-url": ("/mcp/url/from-env", {}),
+    "web-head": ("/mcp/head", {"x-t": "from-env"}),
+    "web-bearer": ("/mcp/bearer", {"x-b": "Bearer from-env"}),
+    "web-default": ("/mcp/default/fallback", {}),
+}
+
+
+def start_servers(harness: str, home: Path, tmp_path: Path, stub: OpenAIStub) -> None:
+    """Have the harness start every server of its config: its listing where that starts
+    them (Gemini in a trusted folder, Qwen, pi), else a one-prompt run against the stub."""
+    env = {**EXTRA_ENV.get(harness, {}), "T_X": "from-env", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    cwd, argv = home, list(CASES[harness].listing)
+    if harness == "copilot":
+        env.update(COPILOT_PROVIDER_BASE_URL=stub.base_url, COPILOT_PROVIDER_API_KEY="dummy",
+                   COPILOT_MODEL="gpt-4.1", COPILOT_OFFLINE="true")  # fmt: skip
+        cwd, argv = tmp_path / "work", ["copilot", "-p", "hi", "--allow-all-tools"]
+        cwd.mkdir()
+    if harness == "codex":
+        env["STUB_API_KEY"] = "dummy"
+        provider = {"name": "Stub", "base_url": stub.base_url, "wire_api": "responses",
+                    "env_key": "STUB_API_KEY"}  # fmt: skip
+        argv = ["codex", "exec", "--skip-git-repo-check", "-c", 'model_provider="stub"']
+        for key, value in provider.items():
+            argv += ["-c", f"model_providers.stub.{key}={json.dumps(value)}"]
+        argv.append("hi")
+    run(argv, harness_env(home, env), cwd, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("harness", sorted(EXPANDS))
+def test_a_reference_is_carried_only_where_the_harness_expands_it(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    home = make_home(tmp_path)
+    (home / CASES[harness].config).parent.mkdir(parents=True, exist_ok=True)
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    recorder(plugin, seen)
+    with OpenAIStub(reply="ok") as stub:
+        servers: dict[str, object] = {
+            name: {
+                "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
+                **extra,
+                "args": [name, *extra.get("args", [])],
+            }
+            for name, extra in REFERENCES.items()
+        }
+        for name, (path, headers) in REMOTE.items():
+            servers[name] = {"type": "http", "url": stub.origin + path, "headers": headers}
+        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        done = skilltool(home, tmp_path, "install", "--only", harness)
+        out = done.stdout
+        for name in servers:
+            carried = f"added     {harness:<8} mcp {name} in" in out
+            assert carried == (name in EXPANDS[harness]), (name, out)
+            if not carried:
+                assert f"skipped   {harness}: mcp {name}: its values hold" in out, out
+        start_servers(harness, home, tmp_path, stub)
+        requests = stub.snapshot()
+    records = [json.loads(line) for line in seen.read_text().splitlines()] if seen.exists() else []
+    got = {r["argv"][0]: r for r in records if r["argv"]}
+    for name in EXPANDS[harness] & set(REFERENCES):
+        assert name in got, (name, records)
+        want = EXPECTED[name]
+        if isinstance(want, list):
+            assert got[name]["argv"][1:] == want, got[name]
+        else:
+            assert want.items() <= got[name]["env"].items(), got[name]
+    for name in EXPANDS[harness] & set(REMOTE):
+        path, headers = SENT[name]
+        sent = [r for r in requests if r.path.split("?")[0].endswith(path)]
+        assert sent, (name, [r.path for r in requests])
+        lower = {k.lower(): v for k, v in sent[0].headers.items()}
+        assert headers.items() <= lower.items(), (name, sent[0].headers)
+    carried = ", ".join(sorted(EXPANDS[harness]))
+    proven(harness, f"a started server gets its ${{VAR}} references expanded: {carried}")
+
+
+def test_hermes_as_installed_starts_no_server_so_its_expansion_stays_unproven(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Why Hermes gets no server with a reference: hermes-agent[acp] 0.19.0 has no MCP SDK,
+    so no server of its config starts and what it would pass is not seen. Its code resolves
+    `${VAR}`; with the SDK installed this test fails, and the proof above can take Hermes."""
+    need("hermes")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    build_file_tree(
+        home, {".hermes/config.yaml": f"mcp_servers:\n  mine:\n    command: {plugin}/bin/srv\n"}
+    )
+    env = harness_env(home, EXTRA_ENV["hermes"])
+    done = run(["hermes", "mcp", "test", "mine"], env, home, timeout=TIMEOUT)
+    assert "requires the 'mcp' Python SDK" in done.stdout + done.stderr, done.stdout + done.stderr
+    proven("hermes", "`hermes mcp test` starts no server (no MCP SDK): ${VAR} is not carried")
