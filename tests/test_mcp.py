@@ -453,6 +453,26 @@ def test_status_shows_each_servers_entry_per_harness(demo: dict[str, str], home:
     assert states["claude"] == "harness absent"
 
 
+def test_status_says_an_absent_harness_once_for_all_of_a_plugins_servers(
+    tmp_path: Path, home: Path
+) -> None:
+    many = {f"srv-{n}": {"command": "/srv"} for n in range(5)}
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": many})})
+    (home / ".codex").mkdir()
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    lines = run("plugins", "status", env=env).lines
+    gemini = [line for line in lines if "gemini" in line]
+    assert gemini == [
+        "  absent  gemini    ~/.gemini does not exist (the harness is not set up here): "
+        "5 MCP servers not carried there"
+    ]
+    assert lines.count("    codex     missing         ~/.codex/config.toml") == 5
+    data = json.loads(run("plugins", "status", "--json", env=env).stdout)
+    for server in data["plugins"][0]["mcp_servers"]:  # the JSON keeps every entry
+        states = {e["harness"]: e["state"] for e in server["entries"]}
+        assert states["gemini"] == "harness absent" and states["codex"] == "missing"
+
+
 def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path) -> None:
     """A crash between the two leaves a record of an entry not there (harmless), never an
     entry of ours unrecorded (which would be foreign for ever)."""
