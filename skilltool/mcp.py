@@ -35,7 +35,7 @@ NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
 ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
 SIZE_LIMIT = 1 << 20
-FORMATS = ("toml", "json", "jsonc", "yaml")
+FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
 
 
 # --------------------------------------------------------------------------- reading

@@ -692,3 +692,49 @@ def test_an_edited_entry_in_the_generated_plugin_is_left_alone(
     assert any("mcp echo-srv: uninstall was edited" in line for line in result.lines)
     assert config.read_text() == edited
     assert (home / CLAUDE_FOLDER / ".claude-plugin/plugin.json").exists()  # it still loads
+
+
+# --------------------------------------------------------------------------- Mistral Vibe
+
+USER_VIBE = (
+    '# my settings\nactive_model = "x"\n\n[[mcp_servers]]\nname = "mine"  # keep\n'
+    'transport = "stdio"\ncommand = ["/bin/true"]\n\n[[providers]]\nname = "p"\n'
+)
+
+
+def test_vibe_gets_one_array_element_named_by_the_server_and_gives_it_back(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    config = build_file_tree(home, {".vibe/config.toml": USER_VIBE}) / ".vibe/config.toml"
+    result = run("plugins", "install", "--only", "vibe", env=demo)
+    assert "added     vibe     mcp echo-srv in ~/.vibe/config.toml" in result.lines, result.lines
+    text = config.read_text()
+    assert text.startswith(USER_VIBE.split("[[providers]]")[0])  # the user's bytes, then ours
+    elements = toml_loads(text)["mcp_servers"]
+    assert elements[0] == {"name": "mine", "transport": "stdio", "command": ["/bin/true"]}
+    assert elements[1] == {
+        "name": "echo-srv",
+        "transport": "stdio",
+        "command": [f"{tmp_path}/plugins/demo/bin/echo-srv"],
+        "args": ["--stdio"],
+        "env": {"MODE": "t"},
+    }
+    assert run("plugins", "install", "--only", "vibe", env=demo).lines[-1] == "1 unchanged"
+    run("plugins", "uninstall", "--only", "vibe", env=demo)
+    assert config.read_text() == USER_VIBE
+
+
+def test_a_vibe_element_of_the_same_name_is_foreign(demo: dict[str, str], home: Path) -> None:
+    theirs = USER_VIBE.replace('name = "mine"', 'name = "echo-srv"')
+    config = build_file_tree(home, {".vibe/config.toml": theirs}) / ".vibe/config.toml"
+    result = run("plugins", "install", "--only", "vibe", env=demo)
+    assert any("mcp echo-srv: an entry of that name" in line for line in result.lines)
+    assert config.read_text() == theirs
+
+
+def test_a_vibe_array_written_inline_is_left_alone(demo: dict[str, str], home: Path) -> None:
+    inline = 'mcp_servers = [{ name = "mine", transport = "stdio", command = ["/bin/true"] }]\n'
+    config = build_file_tree(home, {".vibe/config.toml": inline}) / ".vibe/config.toml"
+    result = run("plugins", "install", "--only", "vibe", env=demo)
+    assert any("written inline" in line for line in result.lines), result.lines
+    assert config.read_text() == inline

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -318,14 +319,15 @@ USER_SETTINGS = '{\n  "model": "sonnet"\n}\n'
 
 
 def recorder(plugin: Path, seen: Path) -> Path:
-    """A stdio server script in the plugin that writes its argv and `T_*` environment to
-    `seen` (one JSON line a start), then answers as STUB does."""
+    """A stdio server script in the plugin that writes its argv, `T_*` environment and
+    working directory to `seen` (one JSON line a start), then answers as STUB does."""
     script = plugin / "bin/recorder"
     record = (
         "import json, os, sys\n"
         f"with open({str(seen)!r}, 'a') as out:\n"
         "    env = {k: v for k, v in os.environ.items() if k.startswith('T_')}\n"
-        "    out.write(json.dumps({'argv': sys.argv[1:], 'env': env}) + '\\n')\n"
+        "    seen = {'argv': sys.argv[1:], 'env': env, 'cwd': os.getcwd()}\n"
+        "    out.write(json.dumps(seen) + '\\n')\n"
     )
     script.write_text(f"#!{sys.executable}\n{record}{STUB}")
     script.chmod(0o755)
@@ -415,10 +417,8 @@ def test_claude_code_starts_the_server_with_its_references_expanded(
         s for s in init["mcp_servers"] if s["name"] == f"plugin:demo:{SERVER}"
     ).items(), init["mcp_servers"]
     first = json.loads(seen.read_text().splitlines()[0])
-    assert first == {
-        "argv": ["from-env", "fallback"],
-        "env": {"T_SEEN": "from-env", "T_X": "from-env"},
-    }
+    assert first["argv"] == ["from-env", "fallback"]
+    assert first["env"] == {"T_SEEN": "from-env", "T_X": "from-env"}
     proven(
         "claude", "a -p run starts the generated plugin's server with ${VAR} and ${VAR:-d} expanded"
     )
@@ -551,3 +551,88 @@ def test_hermes_as_installed_starts_no_server_so_its_expansion_stays_unproven(
     done = run(["hermes", "mcp", "test", "mine"], env, home, timeout=TIMEOUT)
     assert "requires the 'mcp' Python SDK" in done.stdout + done.stderr, done.stdout + done.stderr
     proven("hermes", "`hermes mcp test` starts no server (no MCP SDK): ${VAR} is not carried")
+
+
+# --------------------------------------------------------------------------- Mistral Vibe
+
+VIBE_USER = """# my settings
+active_model = "stub"
+enable_telemetry = false
+enable_update_checks = false
+
+[[providers]]
+name = "stub"
+api_base = "BASE_URL"
+api_key_env_var = "STUB_API_KEY"
+
+[[models]]
+name = "stub-model"
+provider = "stub"
+alias = "stub"
+
+[[mcp_servers]]
+name = "mine"  # keep
+transport = "stdio"
+command = ["RECORDER"]
+args = ["mine"]
+"""
+
+
+def vibe_started(home: Path, tmp_path: Path, seen: Path) -> list[str]:
+    """The servers a `vibe -p` run against the stub starts, by the recorder's first argument."""
+    seen.unlink(missing_ok=True)
+    # Vibe keeps each server's tool list here and, once it has it, starts the server only
+    # when one of its tools is called: without it, every server starts at the run's start
+    shutil.rmtree(home / ".vibe/logs/mcp-descriptors", ignore_errors=True)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    done = run(["vibe", "-p", "hi"], harness_env(home, {"STUB_API_KEY": "dummy"}), work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = seen.read_text().splitlines() if seen.exists() else []
+    return sorted(json.loads(line)["argv"][0] for line in lines)
+
+
+def test_vibe_starts_the_plugins_server_beside_the_users(tmp_path: Path, proven: Proven) -> None:
+    """An entry is one `[[mcp_servers]]` element named by its `name`: added after the
+    user's own, started by `vibe -p` (Vibe has no listing), removed exactly."""
+    need("vibe")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    script = recorder(plugin, seen)
+    with OpenAIStub(reply="done") as stub:
+        server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder", "args": [SERVER, "x"],
+                  "cwd": str(tmp_path)}  # fmt: skip
+        remote = {"type": "http", "url": stub.origin + "/mcp/vibe", "headers": {"X-T": "1"}}
+        servers = {SERVER: server, "web-http": remote}
+        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        user = VIBE_USER.replace("BASE_URL", stub.base_url).replace("RECORDER", str(script))
+        config = build_file_tree(home, {".vibe/config.toml": user}) / ".vibe/config.toml"
+        assert vibe_started(home, tmp_path, seen) == ["mine"]
+        original = config.read_bytes()
+
+        done = skilltool(home, tmp_path, "install", "--only", "vibe")
+        assert f"added     vibe     mcp {SERVER} in ~/.vibe/config.toml" in done.stdout, (
+            done.stdout + done.stderr
+        )
+        assert config.read_text().startswith(user)  # the user's bytes first, as they were
+        assert vibe_started(home, tmp_path, seen) == ["mine", SERVER]
+        ours = next(json.loads(line) for line in seen.read_text().splitlines() if SERVER in line)
+        assert ours["argv"] == [SERVER, "x"] and ours["cwd"] == str(tmp_path)
+        sent = [r for r in stub.snapshot() if r.path == "/mcp/vibe"]
+        assert sent and sent[0].method == "POST", [r.path for r in stub.snapshot()]
+        assert {k.lower(): v for k, v in sent[0].headers.items()}["x-t"] == "1"
+
+        again = skilltool(home, tmp_path, "install", "--only", "vibe")
+        assert again.stdout.strip().splitlines()[-1] == "2 unchanged", again.stdout
+        gone = skilltool(home, tmp_path, "uninstall", "--only", "vibe")
+        assert gone.returncode == 0, gone.stdout + gone.stderr
+        assert config.read_bytes() == original
+        assert vibe_started(home, tmp_path, seen) == ["mine"]
+    assert config.read_bytes() == original, "Vibe changed its file on a run"
+    proven(
+        "vibe",
+        "`vibe -p` starts the plugin's stdio server (with its cwd) and reaches its HTTP one "
+        "from a [[mcp_servers]] element skilltool added after the user's own; uninstall gives "
+        "config.toml back byte for byte",
+    )
