@@ -485,9 +485,9 @@ def plan_entries(
         s.name: p for p in catalogue.active for s in p.mcp_servers if servers.get(s.name) is s
     }
     read = read_places(catalogue)
+    carried = Carried(servers, owners, ledger, remove, force, read)
     actions: list[Action] = []
     for harness in found:
-        carried = Carried(servers, owners, ledger, remove, force, read)
         actions += _harness_entries(harness, carried)
     return Plan(tuple(actions), tuple(problems))
 
