@@ -448,6 +448,7 @@ EXPANDS = {
     "qwen": {"arg-ref", "env-ref", "env-other", "web-url", "web-head", "web-bearer"},
     "pi": {"env-ref", "env-other", "web-head", "web-bearer"},
     "codex": {"env-ref", "web-head"},
+    "vibe": set(),
 }
 EXPECTED = {  # what each started server gets: an argument, or T_* variables it holds
     "arg-ref": ["from-env"],
@@ -464,11 +465,20 @@ SENT = {  # what the stub receives from each remote server
 }
 
 
+def config_of(harness: str) -> str:
+    return ".vibe/config.toml" if harness == "vibe" else CASES[harness].config
+
+
 def start_servers(harness: str, home: Path, tmp_path: Path, stub: OpenAIStub) -> None:
     """Have the harness start every server of its config: its listing where that starts
     them (Gemini in a trusted folder, Qwen, pi), else a one-prompt run against the stub."""
     env = {**EXTRA_ENV.get(harness, {}), "T_X": "from-env", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
-    cwd, argv = home, list(CASES[harness].listing)
+    cwd, argv = home, list(CASES[harness].listing) if harness in CASES else []
+    if harness == "vibe":  # no cached tool list: every server starts with the run
+        shutil.rmtree(home / ".vibe/logs/mcp-descriptors", ignore_errors=True)
+        env["STUB_API_KEY"] = "dummy"
+        cwd, argv = tmp_path / "work", ["vibe", "-p", "hi"]
+        cwd.mkdir()
     if harness == "copilot":
         env.update(COPILOT_PROVIDER_BASE_URL=stub.base_url, COPILOT_PROVIDER_API_KEY="dummy",
                    COPILOT_MODEL="gpt-4.1", COPILOT_OFFLINE="true")  # fmt: skip
@@ -491,11 +501,15 @@ def test_a_reference_is_carried_only_where_the_harness_expands_it(
 ) -> None:
     need(harness)
     home = make_home(tmp_path)
-    (home / CASES[harness].config).parent.mkdir(parents=True, exist_ok=True)
+    config = home / config_of(harness)
+    config.parent.mkdir(parents=True, exist_ok=True)
     plugin = make_plugin(tmp_path)
     seen = tmp_path / "seen.jsonl"
     recorder(plugin, seen)
     with OpenAIStub(reply="ok") as stub:
+        if harness == "vibe":  # its model: the stub
+            user = VIBE_USER.replace("BASE_URL", stub.base_url)
+            config.write_text(user[: user.index("[[mcp_servers]]")])
         servers: dict[str, object] = {
             name: {
                 "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
@@ -514,6 +528,7 @@ def test_a_reference_is_carried_only_where_the_harness_expands_it(
             assert carried == (name in EXPANDS[harness]), (name, out)
             if not carried:
                 assert f"skipped   {harness}: mcp {name}: its values hold" in out, out
+        written_as_is(harness, home, plugin, config)
         start_servers(harness, home, tmp_path, stub)
         requests = stub.snapshot()
     records = [json.loads(line) for line in seen.read_text().splitlines()] if seen.exists() else []
@@ -531,8 +546,40 @@ def test_a_reference_is_carried_only_where_the_harness_expands_it(
         assert sent, (name, [r.path for r in requests])
         lower = {k.lower(): v for k, v in sent[0].headers.items()}
         assert headers.items() <= lower.items(), (name, sent[0].headers)
-    carried = ", ".join(sorted(EXPANDS[harness]))
-    proven(harness, f"a started server gets its ${{VAR}} references expanded: {carried}")
+    for name in set(REFERENCES) - EXPANDS[harness]:  # written as is: the literal text arrives
+        assert name in got, (name, records)
+        assert "${" in json.dumps([got[name]["argv"], got[name]["env"]]), got[name]
+    for name in set(REMOTE) - EXPANDS[harness]:
+        path = REMOTE[name][0].split("$")[0]
+        sent = [r for r in requests if path in r.path]
+        assert sent, (name, [r.path for r in requests])
+        assert "%7B" in sent[0].path or "${" in json.dumps(sent[0].headers), sent[0].path
+    carried = ", ".join(sorted(EXPANDS[harness])) or "none"
+    proven(
+        harness,
+        f"a started server gets its ${{VAR}} references expanded: {carried}; the others, "
+        "written as they are, reach it literally (skilltool skips them)",
+    )
+
+
+def written_as_is(harness: str, home: Path, plugin: Path, config: Path) -> None:
+    """The servers skilltool skipped, written into the config as the harness would take
+    them with their references left in: to see what the harness does with them."""
+    from skilltool import entries
+    from skilltool.discover import read_plugin
+    from skilltool.harnesses import registry
+    from skilltool.paths import Home
+
+    there = registry()[harness](Home(home, explicit=True), home / ".agents/skills")
+    place = there.mcp_place()
+    assert place is not None
+    text = config.read_text() if config.exists() else None
+    for server in read_plugin(plugin, "user").mcp_servers:
+        value = there.mcp_value(server)
+        if server.name not in EXPANDS[harness] and isinstance(value, dict):
+            text = entries.put_entry(text, place.format, place.table, server.name, value).text
+    if text is not None:
+        config.write_text(text)
 
 
 def test_hermes_as_installed_starts_no_server_so_its_expansion_stays_unproven(
