@@ -49,9 +49,19 @@ class Options(NamedTuple):
         return paths.named_directory(self.skills_dir, "--dir")
 
 
-def find(home: paths.Home, warnings: list[str], keep_cache: bool = True) -> Catalogue:
-    """The plugins on the search path; files unchanged since the last run are not re-parsed."""
+def find(
+    home: paths.Home,
+    warnings: list[str],
+    keep_cache: bool = True,
+    adding: SearchEntry | None = None,
+) -> Catalogue:
+    """The plugins on the search path; files unchanged since the last run are not re-parsed.
+
+    `adding`: a source not recorded yet (a dry run of `add`), placed where it would be."""
     entries = paths.search_path(home)
+    if adding is not None and not any(e.origin == "override" for e in entries):
+        last = max((i + 1 for i, e in enumerate(entries) if e.origin == "added"), default=0)
+        entries.insert(last, adding)
     if any(e.origin == "override" for e in entries):
         shown = ":".join(str(e.path) for e in entries)
         warnings.append(
@@ -406,7 +416,8 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         where = ", ".join(targets) if targets else "the search path"
         summary += f"; no plugin found in {where}: nothing to check"
     home = opts.where
-    verdicts = _verdicts(catalogue, harnesses(home, home.skills_dir, None))
+    found = harnesses(home, home.skills_dir, None)
+    verdicts = _verdicts(catalogue, found)
     data = {
         "plugins": [
             {
@@ -425,7 +436,7 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         "errors": errors,
         "warnings": warning_count,
     }
-    lines = (*_validate_lines(problems, verdicts), summary)
+    lines = (*_validate_lines(problems, verdicts), *_no_commands_lines(catalogue, found), summary)
     code = FAILED if errors or (empty and targets) else OK
     return Result(code, data, lines, warnings=tuple(warnings))
 
@@ -437,15 +448,19 @@ class ItemVerdicts(NamedTuple):
     name: str
     file: Path  # the SKILL.md or the agent file: where its problems point
     by_harness: dict[str, tuple[str, Verdict | None]]  # harness -> (title, verdict)
+    said_once: frozenset[str] = frozenset()  # harnesses whose refusal is one line for all
 
     @property
     def refused(self) -> bool:
-        return any(v is not None and v.skips for _, v in self.by_harness.values())
+        return any(v is not None and v.skips for _, v in self._told().values())
 
     def line(self) -> str:
         from skilltool.harnesses import verdict_line
 
-        return verdict_line(dict(self.by_harness.values()))
+        return verdict_line(dict(self._told().values()))
+
+    def _told(self) -> dict[str, tuple[str, Verdict | None]]:
+        return {k: v for k, v in self.by_harness.items() if k not in self.said_once}
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -470,10 +485,22 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for agent in plugin.agents:
             by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
             items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+        none = frozenset(h.name for h in found if h.command_syntax is None)
         for command in plugin.slash_commands:
             by = {h.name: (h.title, slash.verdict(h, command)) for h in found}
-            items.append(ItemVerdicts("command", command.name, command.path, by))
+            items.append(ItemVerdicts("command", command.name, command.path, by, none))
     return items
+
+
+def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
+    """A harness that takes no command at all is said once, not beside every command."""
+    if not any(p.slash_commands for p in catalogue.active):
+        return []
+    return [
+        f"commands: {h.title} takes none: {h.no_commands}"
+        for h in found
+        if h.command_syntax is None
+    ]
 
 
 def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
@@ -627,10 +654,15 @@ def _said_removed(actions: plan.Plan, gone: Sequence[Gone]) -> plan.Plan:
 
 
 def _installed(
-    opts: Options, home: paths.Home, warnings: list[str], gone: Sequence[Gone] = ()
+    opts: Options,
+    home: paths.Home,
+    warnings: list[str],
+    gone: Sequence[Gone] = (),
+    adding: SearchEntry | None = None,
 ) -> tuple[list[Outcome], list[Problem]]:
-    """An install, the lock already held, with the plugins of the entries `gone` dropped."""
-    catalogue = _without(find(home, warnings, keep_cache=not opts.dry_run), gone)
+    """An install, the lock already held, with the plugins of the entries `gone` dropped
+    (and those of `adding`, a source a dry run would add, on the search path)."""
+    catalogue = _without(find(home, warnings, not opts.dry_run, adding), gone)
     actions = _said_removed(_install_plan(opts, catalogue, home, remove=False), gone)
     outcomes, _ = _carried_out(opts, home, actions.actions, None)
     return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
@@ -691,15 +723,33 @@ def plugins_add(
 
     home = opts.where
     warnings: list[str] = []
+    installed = None
+
+    def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
+        nonlocal installed
+        where = sources.entry(home, added).path
+        entry = SearchEntry(root, "added", added.plugins)
+        outcomes, problems = _installed(opts, home, warnings, adding=entry)
+        installed = ([_moved(o, root, where) for o in outcomes], problems)
+
     try:
         with _held(home, opts.dry_run):
-            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run)
-            installed = None
-            if install_after and not opts.dry_run:
+            asked = look if install_after and opts.dry_run else None
+            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked)
+            if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     return _sources_report(opts, home, [done], installed, warnings)
+
+
+def _moved(outcome: Outcome, fetched: Path, checkout: Path) -> Outcome:
+    """An action planned on a fetched tree, said of the checkout it would be."""
+    source = outcome.action.source
+    if source is None or not source.is_relative_to(fetched):
+        return outcome
+    moved = checkout / source.relative_to(fetched)
+    return outcome._replace(action=outcome.action._replace(source=moved))
 
 
 def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
@@ -712,7 +762,7 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
     looking = check or opts.dry_run
     try:
         with _held(home, looking):
-            done = sources.update(home, names, looking, opts.force)
+            done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
             installed = None if looking else _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)

@@ -189,9 +189,17 @@ def outcome_lines(
     """One line per thing decided: changes, things left and failures; `unchanged` lines only
     when verbose, failures only when quiet; an absent harness once, not once per agent."""
     prefix = "dry-run: " if dry_run else ""
+    outcomes = list(outcomes)
     lines, said = [], set()
+    uncarried = _uncarried(outcomes, home)
     for outcome in outcomes:
         action = outcome.action
+        if action.owner in uncarried and _is_uncarried(action):
+            line = uncarried.pop(action.owner)
+            lines += [] if verbosity == "quiet" and outcome.done else [prefix + line]
+            continue
+        if _is_uncarried(action):
+            continue  # said in the harness's one line above
         if verbosity == "quiet" and outcome.done:
             continue
         if (
@@ -207,6 +215,28 @@ def outcome_lines(
                 continue
             said.add(line)
         lines.append(prefix + line)
+    return lines
+
+
+def _is_uncarried(action: Action) -> bool:
+    """A plugin's commands, all left by a harness that takes none (`slash._not_carried`)."""
+    return action.kind == "command" and action.reason.startswith(f"plugin {action.name}'s ")
+
+
+def _uncarried(outcomes: list[Outcome], home: Home) -> dict[str, str]:
+    """A harness that takes no command: one line for all the plugins' commands it leaves."""
+    by: dict[str, list[Action]] = {}
+    for outcome in outcomes:
+        if _is_uncarried(outcome.action):
+            by.setdefault(outcome.action.owner, []).append(outcome.action)
+    lines = {}
+    for owner, actions in by.items():
+        if len(actions) == 1:
+            lines[owner] = action_line(actions[0], home)
+            continue
+        why = actions[0].reason.partition(slash.NOT_CARRIED)[2]
+        plugins = f"the commands of {len(actions)} plugins"
+        lines[owner] = f"{'skipped':<9} {owner}: {plugins}{slash.NOT_CARRIED}{why}"
     return lines
 
 

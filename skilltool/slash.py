@@ -25,10 +25,15 @@ COMMAND_SIZE_LIMIT = 1024 * 1024
 COMMAND_DEPTH = 4  # commands/a/b/c/x.md is `a:b:c:x`; deeper folders are not read
 # Claude Code's command keys; a command is also a skill there, so the skill keys count too
 COMMAND_FIELDS = parse.SKILL_FIELDS | {"disable-model-invocation", "argument-hint", "model"}
+NOT_CARRIED = " not carried: "  # between what a harness takes none of and why
 DESCRIPTION_LIMIT = 100  # a description taken from the body: its first line, cut as Claude's
 
-# Claude Code 2.1.332: `$ARGUMENTS[N]` and `$N` are word N counted from 0, `$ARGUMENTS` all
+# Claude Code 2.1.332: `$ARGUMENTS[N]` and `$N` are word N counted from 0, `$ARGUMENTS` all;
+# a `$N` with no word N (fewer words typed) it leaves as written
 PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\w)")
+# `$150`, `$4,050`, `$3.50`: an amount, which Claude Code leaves as written (it never gets
+# that many words); OpenCode, Kilo and pi would put an argument or nothing in its place
+AMOUNT = re.compile(r"\$(?:\d{2,}|\d(?=[.,]\d))(?![\w])")
 # what Gemini CLI (and Qwen Code) would run or replace in a prompt: shell, file, arguments
 GEMINI_ACTIVE = re.compile(r"!\{|@\{|\{\{args\}\}")
 PI_ACTIVE = re.compile(r"\$@|\$\{@")  # pi's own placeholders, which Claude Code leaves alone
@@ -212,7 +217,7 @@ def used(body: str) -> tuple[bool, dict[str, int]]:
         index = match.group(1) or match.group(2)
         if index is None:
             every = True
-        else:
+        elif not AMOUNT.match(body, match.start()):
             positional.setdefault(match.group(), int(index))
     return every, positional
 
@@ -236,6 +241,14 @@ def translate(body: str, syntax: str) -> Translation:
             f"its body holds {found.group()!r}, which it would run or replace (a shell command, "
             "a file or the arguments); write it another way to have the command here",
         )
+    amount = AMOUNT.search(body) if syntax != "gemini" else None
+    if amount is not None:  # Gemini CLI and Qwen Code leave it as written, as Claude Code does
+        return Translation(
+            None,
+            f"its body holds {amount.group()!r}, an amount it seems, which Claude Code leaves as "
+            "written and this harness would replace with an argument or with nothing; write it "
+            f"another way (e.g. 'USD {amount.group()[1:]}') to have the command here",
+        )
     if syntax == "gemini":
         if positional:
             return Translation(
@@ -249,11 +262,16 @@ def translate(body: str, syntax: str) -> Translation:
         # Claude Code adds the arguments typed after a command that has no placeholder;
         # pi would drop them
         text = text.rstrip("\r\n") + "\n\nARGUMENTS: $ARGUMENTS\n"
-    if syntax == "opencode" and positional:
+    if not positional:
+        return Translation(text)
+    missing = "a missing argument nothing (Claude Code leaves that $N as written)"
+    if syntax == "opencode":
         last = max(positional.values()) + 1
-        why = f"give its last positional placeholder (${last} there) the rest of the arguments"
-        return Translation(text, why)
-    return Translation(text)
+        return Translation(
+            text, f"give its last positional placeholder (${last} there) the rest of the "
+            f"arguments and {missing}"
+        )  # fmt: skip
+    return Translation(text, f"give {missing}")
 
 
 def _listed(items: Sequence[str]) -> str:
@@ -451,7 +469,7 @@ def _not_carried(harness: Harness, commands: list[tuple[Plugin, SlashCommand]]) 
     found = []
     for name, listed in by_plugin.items():
         count = f"{len(listed)} command{'s' if len(listed) > 1 else ''}"
-        why = f"plugin {name}'s {count} not carried: {harness.no_commands}"
+        why = f"plugin {name}'s {count}{NOT_CARRIED}{harness.no_commands}"
         found.append(
             Action(
                 "command",

@@ -507,6 +507,11 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     return f"{len(names)} plugin(s): {', '.join(names)}"
 
 
+# what a dry run of `add` sees while the fetched tree still exists: the source as it
+# would be recorded and the directory its plugins are read from now
+Look = Callable[[Source, Path], None]
+
+
 def add(
     home: paths.Home,
     text: str,
@@ -514,19 +519,24 @@ def add(
     plugins: tuple[str, ...],
     name: str | None,
     dry_run: bool,
+    look: Look | None = None,
 ) -> Done:
-    """`plugins add`: fetch (or find) the source, check what it holds, record it."""
+    """`plugins add`: fetch (or find) the source, check what it holds, record it.
+
+    With `dry_run`, nothing is recorded and the fetched tree is deleted after `look`."""
     asked = request(text, name)
     sources = read_lock(home)
     if asked.marketplace is not None:
-        return _add_from_marketplace(home, asked, ref, sources, dry_run)
+        return _add_from_marketplace(home, asked, ref, sources, dry_run, look)
     wanted = Source(asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins))
     if asked.path is not None and ref is not None:
         raise SourceError(f"{text}: a local path has no ref; leave out --ref")
-    return _add_source(home, wanted, sources, dry_run)
+    return _add_source(home, wanted, sources, dry_run, look)
 
 
-def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run: bool) -> Done:
+def _add_source(
+    home: paths.Home, wanted: Source, sources: list[Source], dry_run: bool, look: Look | None
+) -> Done:
     known = next((s for s in sources if s.name == wanted.name), None)
     if known is not None:
         if _same_ask(known, wanted):
@@ -549,6 +559,8 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
         detail = check_plugins(wanted, wanted.path, others)
         if not dry_run:
             write_lock(home, [*sources, wanted])
+        elif look is not None:
+            look(wanted, wanted.path)
         return Done("added", wanted, detail=detail)
     made = [] if dry_run else _missing_parents(paths.sources_dir(home))
     place = _staging(home, wanted.name, dry_run)
@@ -560,6 +572,8 @@ def _add_source(home: paths.Home, wanted: Source, sources: list[Source], dry_run
         if not dry_run:
             os.rename(place, home_of(home, wanted.name))
             write_lock(home, [*sources, resolved])
+        elif look is not None:
+            look(resolved, place / CURRENT / wanted.name)
     except BaseException:  # the home is left as it was
         shutil.rmtree(place, ignore_errors=True)
         for directory in made:
@@ -625,7 +639,12 @@ def _marketplace_of(home: paths.Home, market: str, sources: list[Source]) -> tup
 
 
 def _add_from_marketplace(
-    home: paths.Home, asked: Request, ref: str | None, sources: list[Source], dry_run: bool
+    home: paths.Home,
+    asked: Request,
+    ref: str | None,
+    sources: list[Source],
+    dry_run: bool,
+    look: Look | None,
 ) -> Done:
     market_source, market = _marketplace_of(home, str(asked.marketplace), sources)
     wanted = next((e for e in market.entries if e.name == asked.plugin), None)
@@ -646,7 +665,7 @@ def _add_from_marketplace(
     assert not isinstance(wanted.source, str)
     url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
     source = Source(asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name)
-    return _add_source(home, source, sources, dry_run)
+    return _add_source(home, source, sources, dry_run, look)
 
 
 # --------------------------------------------------------------------------- update
@@ -752,8 +771,27 @@ def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str
     return differences(before, after)
 
 
-def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> list[Done]:
-    """`plugins update`: every source chosen to the newest commit of its ref, or said why not."""
+def _coming(home: paths.Home, outdated: Done) -> Done:
+    """What updating a source would change in its plugins, from a fetch outside the home."""
+    source = outdated.source
+    place = _staging(home, source.name, dry_run=True)
+    try:
+        new, _ = fetch_new(source, place)
+        before_at = checkout(home, source)
+        before = holdings(SearchEntry(before_at, "added", source.plugins)) if before_at else {}
+        after = holdings(SearchEntry(place / CURRENT / source.name, "added", source.plugins))
+    finally:
+        shutil.rmtree(place.parent, ignore_errors=True)
+    return outdated._replace(source=new, changes=differences(before, after))
+
+
+def update(
+    home: paths.Home, names: Iterable[str], check: bool, force: bool, preview: bool = False
+) -> list[Done]:
+    """`plugins update`: every source chosen to the newest commit of its ref, or said why not.
+
+    `check` writes nothing and asks only for the newest commits; `preview` (a dry run) also
+    fetches each outdated source outside the home, to say what would change in it."""
     sources = read_lock(home)
     chosen = select(sources, names)
     if not check:  # what a killed run left: its temporary files, a checkout no longer used
@@ -775,7 +813,8 @@ def update(home: paths.Home, names: Iterable[str], check: bool, force: bool) -> 
         else:
             plan.append((source, str(commit)))
     if check:
-        return done + [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+        ahead = [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+        return done + [_coming(home, d) if preview else d for d in ahead]
     for source, _ in plan:
         changed = kept_for_changes(home, source)
         if changed and not force:

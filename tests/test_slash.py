@@ -182,6 +182,13 @@ def test_a_command_both_listed_and_in_its_folder_is_one_command(tmp_path: Path) 
         ("$0 then $1, $ARGUMENTS[2]", "pi", "$1 then $2, $3"),
         ("$0 then $1", "gemini", None),
         ("cost: $10x and $HOME", "opencode", "cost: $10x and $HOME"),
+        # an amount: Claude Code and Gemini leave it as written, OpenCode and pi would not
+        ("$ARGUMENTS at $150/hour, $4,050 in all, $3.50 each", "gemini",
+         "{{args}} at $150/hour, $4,050 in all, $3.50 each"),
+        ("$ARGUMENTS at $150/hour", "opencode", None),
+        ("$ARGUMENTS, $4,050 in all", "pi", None),
+        ("Costs $3.50 for $0.", "opencode", None),
+        ("Step $1. Then $ARGUMENTS[12], $0,", "opencode", "Step $2. Then $13, $1,"),
         # no placeholder: Claude Code adds the typed arguments, and so do OpenCode and Gemini;
         # pi drops them, so its rendering asks for them as Claude Code adds them
         ("Plain.\n", "opencode", "Plain.\n"),
@@ -206,6 +213,16 @@ def test_placeholders_are_translated_per_harness(
 def test_opencode_says_its_last_placeholder_takes_the_rest() -> None:
     assert "$2 there" in slash.translate("$0 and $1", "opencode").why
     assert slash.translate("$ARGUMENTS", "opencode").why == ""
+
+
+def test_a_missing_argument_is_nothing_in_opencode_and_pi_and_the_verdict_says_so() -> None:
+    for syntax in ("opencode", "pi"):
+        assert "a missing argument nothing (Claude Code leaves that $N as written)" in (
+            slash.translate("$0 and $1", syntax).why
+        )
+    why = slash.translate("Bill $150/hour for $ARGUMENTS", "opencode").why
+    assert why.startswith("its body holds '$150', an amount it seems")
+    assert "(e.g. 'USD 150')" in why
 
 
 # --------------------------------------------------------------------------- rendering
@@ -271,6 +288,22 @@ def test_install_renders_every_command_where_it_can_and_says_where_not(
         assert len(said) == 1, lines  # one line per plugin, not one per command
         assert "3 commands not carried" in said[0]
     assert lines[-1] == "15 rendered"
+
+
+def test_a_harness_that_takes_no_command_is_one_line_for_all_plugins(
+    home: Path, source: Path
+) -> None:
+    build_file_tree(source.parent / "other", {"commands/go.md": "Go.\n"})
+    (home / ".codex").mkdir()
+    code, lines = skilltool(home, source.parent, "install")
+    assert code == 0
+    said = [line for line in lines if line.startswith("skipped   codex:")]
+    assert said == [
+        "skipped   codex: the commands of 2 plugins not carried: Codex reads no user "
+        "commands (~/.codex/prompts is no longer read)"
+    ]
+    _, shown = skilltool(home, source.parent, "status")  # per plugin there, as before
+    assert sum("not supported   plugin " in line for line in shown) == 2
 
 
 def test_a_second_install_writes_nothing(home: Path, source: Path) -> None:
@@ -424,8 +457,13 @@ def test_validate_says_what_each_harness_does_with_a_command(source: Path) -> No
         line for line in lines if line.startswith(f"{source}/commands/compare.md: verdict")
     )
     assert "Gemini CLI and Qwen Code skip it: it uses $0 and $1" in compare
-    assert "Codex skips it: Codex reads no user commands" in compare
     assert "OpenCode and Kilo Code CLI give its last positional placeholder" in compare
+    # a harness that takes no command at all is one line, not a part of every verdict
+    assert "Codex" not in compare
+    assert lines.count("commands: Codex takes none: Codex reads no user commands "
+                       "(~/.codex/prompts is no longer read)") == 1  # fmt: skip
+    verdicts = [line for line in lines if ": verdict: " in line]
+    assert not [line for line in verdicts if line.startswith(f"{source}/commands/review.md")]
     assert lines[-1].startswith(
         "checked 1 plugin(s), 0 valid skill(s), 0 valid agent(s), 3 valid command(s)"
     )

@@ -198,7 +198,10 @@ def test_check_and_dry_run_write_nothing(home: Path, repo: Repo) -> None:
     repo.push()
     before = home_state(home)
     assert run("plugins", "update", "--check").code == 1
-    assert run("plugins", "update", "--dry-run").code == 0
+    dry = run("plugins", "update", "--dry-run")
+    assert dry.code == 0
+    # a dry run fetches outside the home to say what would change; --check does not
+    assert "dry-run:   plugin  tools: skill added gamma" in dry.lines
     assert home_state(home) == before
 
 
@@ -400,10 +403,16 @@ def test_dry_run_and_json_of_add(home: Path, repo: Repo) -> None:
     before = home_state(home)
     dry = run("plugins", "add", repo.url, "--dry-run")
     assert dry.code == 0
-    assert dry.lines == [
+    checkout = home / ".local/share/skilltool/sources/tools/current/tools"
+    assert dry.lines[0] == (
         f"dry-run: added     tools {repo.url} @ {repo.head()[:12]} (1 plugin(s): tools)"
-    ]
+    )
+    # then the install it would do, its links into the checkout it would make
+    assert f"dry-run: linked    skill alpha -> {checkout}/skills/alpha" in dry.lines
+    assert dry.lines[-1].startswith("dry-run: ") and " linked" in dry.lines[-1]
     assert home_state(home) == before
+    alone = run("plugins", "add", repo.url, "--dry-run", "--no-install")
+    assert alone.lines == dry.lines[:1]
     done = run("plugins", "add", repo.url, "--json")
     report = json.loads(done.stdout)
     assert report["sources"][0]["commit"] == repo.head()

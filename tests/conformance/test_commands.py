@@ -37,7 +37,10 @@ COMMANDS = {
     "commands/compare.md": "---\ndescription: Compare two things\n---\nCompare $0 with $1.\n",
     "commands/git/commit.md": "# Commit the staged work\n\nWrite a good message for it.\n",
     "commands/mine.md": "---\ndescription: The plugin's mine\n---\nPLUGIN MINE\n",
+    "commands/price.md": "---\ndescription: Price it\n---\nPrice $ARGUMENTS at $150/hour, "
+    "$4,050 in all.\n",
 }
+PRICE = "Price a b at $150/hour, $4,050 in all."  # `/price a b` where the amounts stay
 MARKER = "rendered by skilltool"
 
 
@@ -109,6 +112,7 @@ def test_opencode_and_kilo_list_and_run_the_commands(
         assert listed["compare"]["template"] == "Compare $1 with $2."
         assert listed["git/commit"]["description"] == "Commit the staged work"
         assert listed["mine"] == {"description": "My own", "template": "USER MINE $ARGUMENTS"}
+        assert "price" not in listed  # its amounts would be replaced: not rendered
         runs = {"review": (["a.py", "b.py"], "Review a.py b.py carefully."),
                 "compare": (["x", "y"], "Compare x with y."),
                 "mine": (["z"], "USER MINE z")}  # fmt: skip
@@ -119,13 +123,17 @@ def test_opencode_and_kilo_list_and_run_the_commands(
         # the last positional placeholder takes the rest (Claude Code's $1 is one word)
         run([launcher, "run", "--command", "compare", "x", "y", "z"], env, home, timeout=TIMEOUT)
         assert sent(stub, "Compare x with y z.") == "Compare x with y z."
+        # a missing argument is nothing here (Claude Code leaves `$1` as written)
+        run([launcher, "run", "--command", "compare", "x"], env, home, timeout=TIMEOUT)
+        assert sent(stub, "Compare x with .") == "Compare x with ."
         assert all(MARKER not in r.text for r in stub.model_requests())
     proven(
         launcher,
         f"slash commands: `{launcher} debug config` lists the rendered commands (git/commit.md "
         f"as git/commit) and the user's own `mine` untouched; `{launcher} run --command` sends "
         "the body with $ARGUMENTS and Claude Code's $0/$1 (as $1/$2) substituted to the stub, "
-        "the last placeholder taking the rest; no marker reaches the model",
+        "the last placeholder taking the rest and a missing one nothing; a command holding an "
+        "amount ($150) is not rendered; no marker reaches the model",
     )
 
 
@@ -142,7 +150,9 @@ def test_claude_lists_and_runs_the_commands(tmp_path: Path, proven: Proven) -> N
         env = harness_env(home, keys)
         for line, expected in [("/compare x y", "Compare x with y."),
                                ("/review a.py b.py", "Review a.py b.py carefully."),
-                               ("/mine z", "USER MINE z")]:  # fmt: skip
+                               ("/mine z", "USER MINE z"),
+                               ("/compare w", "Compare w with $1."),  # a missing word: as is
+                               ("/price a b", PRICE)]:  # fmt: skip
             argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", line]
             done = run(argv, env, home, timeout=TIMEOUT)
             assert done.returncode == 0, done.stderr
@@ -159,7 +169,8 @@ def test_claude_lists_and_runs_the_commands(tmp_path: Path, proven: Proven) -> N
         "slash commands: the init event of `claude -p --output-format stream-json` lists the "
         "rendered commands (git/commit.md as git:commit) and the user's own `mine` untouched; "
         "`/compare x y` sends the body with $0/$1 substituted, `/review a b` with $ARGUMENTS; "
-        "a command without frontmatter keeps its first line as its description",
+        "`/compare w` leaves the missing $1 as written, `/price a b` its amounts ($150, "
+        "$4,050); a command without frontmatter keeps its first line as its description",
     )
 
 
@@ -176,7 +187,8 @@ def test_gemini_runs_the_commands_with_args(tmp_path: Path, proven: Proven) -> N
         env = harness_env(home, {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": stub.base_url})
         for line, expected in [("/review a.py b.py", "Review a.py b.py carefully.\n"),
                                ("/git:commit", "# Commit the staged work"),
-                               ("/mine z", "USER MINE z")]:  # fmt: skip
+                               ("/mine z", "USER MINE z"),
+                               ("/price a b", PRICE)]:  # fmt: skip
             argv = ["gemini", "-p", line, "--skip-trust", "-m", "gemini-2.5-pro"]
             done = run(argv, env, home, timeout=TIMEOUT)
             assert done.returncode == 0, done.stderr
@@ -185,8 +197,9 @@ def test_gemini_runs_the_commands_with_args(tmp_path: Path, proven: Proven) -> N
     proven(
         "gemini",
         "slash commands: `gemini -p '/review a b'` sends the TOML prompt with {{args}} (from "
-        "$ARGUMENTS) substituted; git/commit.toml runs as /git:commit; a command with "
-        "positional placeholders is not rendered; the user's own `mine` untouched and used",
+        "$ARGUMENTS) substituted and amounts ($150, $4,050) as written; git/commit.toml runs "
+        "as /git:commit; a command with positional placeholders is not rendered; the user's "
+        "own `mine` untouched and used",
     )
 
 
@@ -200,7 +213,8 @@ def test_qwen_runs_the_commands_with_args(tmp_path: Path, proven: Proven) -> Non
         env = harness_env(home, keys)
         for line, expected in [("/review a.py b.py", "Review a.py b.py carefully.\n"),
                                ("/git:commit", "# Commit the staged work"),
-                               ("/mine z", "USER MINE z")]:  # fmt: skip
+                               ("/mine z", "USER MINE z"),
+                               ("/price a b", PRICE)]:  # fmt: skip
             argv = ["qwen", "-p", line, "--auth-type", "anthropic", "-m", "claude-sonnet-4-5"]
             done = run(argv, env, home, timeout=TIMEOUT)
             assert done.returncode == 0, done.stderr
@@ -209,7 +223,8 @@ def test_qwen_runs_the_commands_with_args(tmp_path: Path, proven: Proven) -> Non
     proven(
         "qwen",
         "slash commands: `qwen -p '/review a b'` sends the TOML prompt with {{args}} "
-        "substituted; git/commit.toml runs as /git:commit; the user's own `mine` untouched",
+        "substituted and amounts ($150) as written; git/commit.toml runs as /git:commit; the "
+        "user's own `mine` untouched",
     )
 
 
@@ -249,18 +264,20 @@ def test_pi_lists_and_runs_the_prompts(tmp_path: Path, proven: Proven) -> None:
     assert not (home / ".pi/agent/prompts/git").exists()  # pi reads no subfolders: skipped
     with OpenAIStub(reply="ok") as stub:
         messages = [{"id": "1", "type": "get_commands"},
-                    {"id": "2", "type": "prompt", "message": "/compare x y"}]  # fmt: skip
+                    {"id": "2", "type": "prompt", "message": "/compare x"}]  # fmt: skip
         events = pi_rpc(home, stub, messages, lambda: bool(stub.model_requests()))
         answer = next(e for e in events if e.get("id") == "1")
         prompts = {c["name"]: c.get("description") for c in answer["data"]["commands"]
                    if c.get("source") == "prompt"}  # fmt: skip
         assert prompts == {"review": "Review a file with care", "compare": "Compare two things",
                            "mine": "My own"}  # fmt: skip
-        assert sent(stub, "Compare x with y.").startswith("Compare x with y.")
+        # Claude Code's $0 is pi's $1; the missing second word is nothing here
+        assert sent(stub, "Compare x with .").startswith("Compare x with .")
         assert all(MARKER not in r.text for r in stub.model_requests())
     proven(
         "pi",
         "slash commands: RPC `get_commands` lists the rendered prompts with their "
         "descriptions (the marker a YAML comment in the frontmatter) and the user's own "
-        "`mine` untouched; `/compare x y` sends the body with Claude Code's $0/$1 as $1/$2",
+        "`mine` untouched (not `price`, whose amounts pi would replace); `/compare x` sends "
+        "the body with Claude Code's $0 as $1, the missing $1 (pi's $2) as nothing",
     )
