@@ -12,10 +12,11 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from skilltool import markers
 from skilltool.fs import digest, read_regular, write_file
-from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Problem
+from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Plugin, Problem
 from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
 ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
 SIZE_LIMIT = 1 << 20
-FORMATS = ("toml", "json", "jsonc", "yaml")
+FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
 
 
 # --------------------------------------------------------------------------- reading
@@ -247,13 +248,29 @@ def _string_map(value: Any, field: str, bad: Any) -> dict[str, str]:
 
 def env_references(server: McpServer) -> list[str]:
     """The `${VAR}` references left in a server's values, each once, in order."""
-    values = [server.command or "", *server.args, *server.env.values(), server.cwd or ""]
-    values += [server.url or "", *server.headers.values()]
     found: dict[str, None] = {}
-    for value in values:
-        for match in re.finditer(ENV_REFERENCE, value):
-            found[match.group(0)] = None
+    for refs in field_references(server).values():
+        found.update(dict.fromkeys(refs))
     return list(found)
+
+
+def field_references(server: McpServer) -> dict[str, list[str]]:
+    """The `${VAR}` references of each field of a server (`command`, `args`, `env`, `cwd`,
+    `url`, `headers`), each once, in order; a field without one is not a key."""
+    fields = {
+        "command": [server.command or ""],
+        "args": list(server.args),
+        "env": list(server.env.values()),
+        "cwd": [server.cwd or ""],
+        "url": [server.url or ""],
+        "headers": list(server.headers.values()),
+    }
+    found: dict[str, list[str]] = {}
+    for field, values in fields.items():
+        refs = [m.group(0) for value in values for m in re.finditer(ENV_REFERENCE, value)]
+        if refs:
+            found[field] = list(dict.fromkeys(refs))
+    return found
 
 
 def server_dict(server: McpServer) -> dict[str, Any]:
@@ -403,6 +420,8 @@ class ConfigFile:
         self.format: Format = place.format
         self.text: str | None = None  # None: no file there
         self.problem: tuple[State, str] | None = None
+        self.manifest: Path | None = None  # a file the harness needs beside it (mcp_manifest)
+        self.plugin: Plugin | None = None  # the plugin whose servers it holds, when one does
         if os.path.islink(self.path):
             why = "a link; skilltool edits only a regular file, so nothing is changed in it"
             self.problem = ("foreign", why)
@@ -462,11 +481,26 @@ def plan_entries(
     """Every MCP server of the active plugins as an entry of each harness's config, and the
     removal of our entries no server needs any more (all of them, for uninstall)."""
     servers, problems = winning_servers(catalogue)
+    owners = {
+        s.name: p for p in catalogue.active for s in p.mcp_servers if servers.get(s.name) is s
+    }
     read = read_places(catalogue)
+    carried = Carried(servers, owners, ledger, remove, force, read)
     actions: list[Action] = []
     for harness in found:
-        actions += _harness_entries(harness, servers, ledger, remove, force, read)
+        actions += _harness_entries(harness, carried)
     return Plan(tuple(actions), tuple(problems))
+
+
+class Carried(NamedTuple):
+    """What one plan carries into each harness: the winning servers and their plugins."""
+
+    servers: dict[str, McpServer]
+    owners: dict[str, Plugin]
+    ledger: Ledger
+    remove: bool
+    force: bool
+    read: tuple[str, ...]
 
 
 def _note(harness: Harness, server: McpServer, target: Path, state: State, why: str) -> Action:
@@ -476,20 +510,13 @@ def _note(harness: Harness, server: McpServer, target: Path, state: State, why: 
     )
 
 
-def _harness_entries(
-    harness: Harness,
-    servers: dict[str, McpServer],
-    ledger: Ledger,
-    remove: bool,
-    force: bool,
-    read: tuple[str, ...],
-) -> list[Action]:
+def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
+    servers, ledger = run.servers, run.ledger
     if not servers and not ledger.of(harness.name):
         return []  # nothing to carry, nothing of ours: the user's files are not even read
     root = harness.root()
-    place = harness.mcp_place()
-    if not os.path.isdir(root) or place is None:
-        if remove:
+    if not os.path.isdir(root) or not harness.takes_mcp():
+        if run.remove:
             return []
         if os.path.isdir(root):  # one line for the harness, whatever the number of servers
             why = f"MCP servers: {harness.mcp_unsupported}"
@@ -497,18 +524,18 @@ def _harness_entries(
         # the same words as an agent's: the line is said once per harness
         why = f"{harness.home.show(root)} does not exist (the harness is not set up here)"
         return [_note(harness, s, root, "absent", why) for s in servers.values()]
-    assert place is not None
-    files = {place.path: ConfigFile(place)}
-    for record in ledger.of(harness.name):  # an entry of ours in a file no longer the place
-        if record.file not in files and record.format in FORMATS:
-            fmt = cast(Format, record.format)
-            files[record.file] = ConfigFile(
-                place._replace(path=record.file, format=fmt, table=record.table)
-            )
-    config = files[place.path]
+    from skilltool.harnesses import McpPlace
+
+    files: dict[Path, ConfigFile] = {}
     actions: list[Action] = []
-    wanted: set[str] = set()
-    for server in [] if remove else servers.values():
+    wanted: set[tuple[Path, str]] = set()
+    for server in [] if run.remove else servers.values():
+        plugin = run.owners[server.name]
+        place = harness.mcp_place_of(plugin)
+        assert place is not None
+        if place.path not in files:
+            files[place.path] = _config(harness, place, ledger, plugin)
+        config = files[place.path]
         value = harness.mcp_refusal(server) or harness.mcp_value(server)
         if not isinstance(value, dict):
             why = f"mcp {server.name}: {value.why}"
@@ -518,14 +545,73 @@ def _harness_entries(
             state, why = config.problem
             actions.append(_note(harness, server, place.path, state, f"mcp {server.name}: {why}"))
             continue
-        wanted.add(server.name)
-        actions.append(_put(harness, config, server, value, ledger, force))
+        wanted.add((place.path, server.name))
+        actions.append(_put(harness, config, server, value, ledger, run.force))
+    for record in ledger.of(harness.name):  # an entry of ours in a file no longer the place
+        if record.file not in files and record.format in FORMATS:
+            fmt = cast("Format", record.format)
+            place = McpPlace(record.file, fmt, record.table)
+            files[record.file] = _config(harness, place, ledger)
     for record in ledger.of(harness.name):
-        if (record.file == place.path and record.name in wanted) or record.file not in files:
+        if (record.file, record.name) in wanted or record.file not in files:
             continue
-        action = _take_out(files[record.file], record, ledger, remove, force, read)
+        action = _take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
         if action is not None:
             actions.append(action)
+    return actions + _manifests(harness, files, run)
+
+
+def _config(
+    harness: Harness, place: McpPlace, ledger: Ledger, plugin: Plugin | None = None
+) -> ConfigFile:
+    """A config file as planning sees it; for a harness that needs a manifest beside it
+    (Claude Code's generated plugin), a folder that is not skilltool's is left alone."""
+    config = ConfigFile(place)
+    config.manifest = harness.mcp_manifest(place.path)
+    config.plugin = plugin
+    if config.manifest is not None and config.problem is None:
+        config.problem = _folder_problem(harness, config, ledger)
+    return config
+
+
+def _folder_problem(
+    harness: Harness, config: ConfigFile, ledger: Ledger
+) -> tuple[State, str] | None:
+    """Why the folder of a generated config file is not skilltool's to write in, or None."""
+    assert config.manifest is not None
+    folder, manifest = config.path.parent, config.manifest
+    shown = harness.home.show(folder)
+    why = f"{shown} is a folder skilltool did not make; nothing is changed in it (move it away)"
+    if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
+        return "foreign", why
+    if os.path.lexists(manifest):
+        data = read_regular(manifest)
+        if data is None or markers.find(data) is None:
+            return "foreign", why
+        return None
+    if config.text is not None and not ledger.created_file(config.path):
+        return "foreign", why  # a .mcp.json of someone else's, with no plugin.json of ours
+    return None
+
+
+def _manifests(harness: Harness, files: dict[Path, ConfigFile], run: Carried) -> list[Action]:
+    """The manifest beside each generated config file: there while the file is, removed
+    with it; written and removed under the rule of rendered files (its marker)."""
+    from skilltool.harnesses import Rendering
+    from skilltool.plan import file_action
+
+    actions = []
+    for config in files.values():
+        if config.manifest is None or config.problem is not None:
+            continue
+        name = config.path.parent.name
+        if config.text is not None and config.plugin is not None:
+            made = Rendering(config.manifest, harness.mcp_manifest_content(config.plugin))
+            action = file_action(harness.name, name, made, False, run.force)
+            actions.append(action._replace(source=config.plugin.root))
+        elif config.text is None and os.path.lexists(config.manifest):
+            gone = file_action(harness.name, name, Rendering(config.manifest, b""), True, run.force)
+            actions.append(gone if run.remove else gone._replace(reason="its MCP servers are gone"))
     return actions
 
 

@@ -385,6 +385,8 @@ def _file_action(
     )
 
 
+file_action = _file_action  # for a file beside the entries of shared files (mcp.py)
+
 EDITED_SUFFIX = ".skilltool-edited"
 
 

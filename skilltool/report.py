@@ -432,6 +432,11 @@ def _kind_note(plugin: Plugin) -> str:
     return "" if plugin.kind == "plugin" else f", {plugin.kind}"
 
 
+def _count(number: int, what: str) -> str:
+    """ "2 commands", "1 MCP server", or "" for none."""
+    return "" if not number else f"{number} {what}{'' if number == 1 else 's'}"
+
+
 class StatusView(NamedTuple):
     """What `status` shows: the search path, each plugin, its skills' links, its agents' files."""
 
@@ -460,6 +465,8 @@ class StatusView(NamedTuple):
             if not entries:
                 lines.append(f"    {'shadowed':<25} by another plugin's server of that name")
             for action in entries:
+                if action.state == "absent":  # said once per harness (_absent_lines)
+                    continue
                 word = FILE_WORDS[action.state]
                 where = self.home.show(action.target)
                 why = action.reason.removeprefix(f"mcp {server.name}: ")
@@ -467,6 +474,25 @@ class StatusView(NamedTuple):
                 if action.state in SKIPPED:
                     where, tail = why, ""
                 lines.append(f"    {action.owner:<9} {word:<15} {where}{tail}")
+        return lines
+
+    def _absent_lines(self, plugin: Plugin) -> list[str]:
+        """One line per harness not set up here for all of a plugin's commands and MCP
+        servers, rather than one under each of them: a plugin with many stays short."""
+        paths = {c.path for c in plugin.slash_commands}
+        found: dict[str, list[Any]] = {}  # harness -> [reason, commands, servers]
+        for action in self.commands:
+            if action.state == "absent" and action.source in paths:
+                found.setdefault(action.owner, [action.reason, 0, 0])[1] += 1
+        for server in plugin.mcp_servers:
+            for action in self._entries_of(server):
+                if action.state == "absent":
+                    found.setdefault(action.owner, [action.reason, 0, 0])[2] += 1
+        lines = []
+        for owner, (reason, commands, servers) in found.items():
+            what = [_count(commands, "command"), _count(servers, "MCP server")]
+            carried = " and ".join(w for w in what if w)
+            lines.append(f"  absent  {owner:<9} {reason}: {carried} not carried there")
         return lines
 
     def _server_dicts(self, plugin: Plugin) -> list[dict[str, Any]]:
@@ -551,6 +577,7 @@ class StatusView(NamedTuple):
             lines += self._server_lines(plugin)
             if plugin.active:
                 lines += slash.status_lines(plugin, self.commands, show)
+                lines += self._absent_lines(plugin)
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
         for market, entry in self.catalogue.not_fetched():

@@ -603,6 +603,8 @@ def status_lines(plugin: Plugin, actions: Sequence[Action], show: Any) -> list[s
             lines.append(f"    {'shadowed':<25} by another plugin's /{command.name}")
             continue
         for action in mine:
+            if action.state == "absent":  # said once per harness, for the whole plugin
+                continue
             word = STATE_WORDS[action.state]
             there = action.reason if action.state in ("absent", "unready") else show(action.target)
             lines.append(f"    {action.owner:<9} {word:<15} {there}")

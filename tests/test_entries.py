@@ -217,3 +217,10 @@ def test_digest_takes_what_a_users_toml_or_yaml_entry_may_hold():
 
     assert entry_digest(toml_entry) != entry_digest({"since": "2024-01-02"})
     assert entry_digest(yaml_entry) == entry_digest({"1": "one", "b": "2024-01-01"})
+
+
+def test_a_yaml_entry_whose_comment_holds_a_no_break_space_is_replaced_whole() -> None:
+    """YAML's blanks are spaces and tabs: the U+00A0 is the comment's, and goes with it."""
+    text = 'mcp_servers:\n  srv: {"command": "theirs"}  # note\xa0\nother: 1\n'
+    put = put_entry(text, "yaml", ("mcp_servers",), "srv", {"command": "ours"})
+    assert put.text == "mcp_servers:\n  srv:\n    command: ours\nother: 1\n"

@@ -35,6 +35,7 @@ SETTINGS = settings(
 )
 TABLES = {
     "toml": ("mcp_servers",),
+    "toml-array": ("mcp_servers",),
     "json": ("mcpServers",),
     "jsonc": ("mcp",),
     "yaml": ("mcp_servers",),
@@ -246,6 +247,48 @@ def toml_files(draw: Any, name: str, with_name: bool) -> str:
     return text + (eol if draw(st.booleans()) else "")
 
 
+@st.composite
+def toml_array_files(draw: Any, name: str, with_name: bool) -> str:
+    """Mistral Vibe's shape: `[[mcp_servers]]` elements named by a `name` key, among other
+    tables and arrays of tables (`[[providers]]`), an element's own `[mcp_servers.env]`."""
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+
+    def body(count: int) -> list[str]:
+        lines: list[str] = []
+        for key in draw(st.lists(keys.filter(lambda k: k != "name"), max_size=count, unique=True)):
+            spacing = draw(st.sampled_from([" = ", "=", "\t=  "]))
+            trailing = draw(st.sampled_from(["", "", "  # " + draw(comments), "\t"]))
+            lines.append(_toml_key(key) + spacing + draw(toml_values(eol)) + trailing)
+            if draw(st.integers(0, 4)) == 0:
+                lines.append(draw(st.sampled_from(["", "# " + draw(comments), "   "])))
+        return lines
+
+    def element(table: str, element_name: str) -> list[list[str]]:
+        named = "name = " + json.dumps(element_name, ensure_ascii=False).replace("\x7f", "\\u007f")
+        head = [f"[[{table}]]" + draw(st.sampled_from(["", "  # one"]))]
+        own = [*head, *draw(st.permutations([named, *body(3)]))]
+        if draw(st.integers(0, 3)) == 0:
+            return [own, [f"[{table}.env]", *body(2)]]
+        return [own]
+
+    sections: list[list[str]] = []
+    for table in draw(st.lists(keys.filter(lambda k: k != "mcp_servers"), max_size=3, unique=True)):
+        sections.append([f"[{_toml_key(table)}]", *body(3)])
+    for provider in draw(st.lists(names, max_size=2, unique=True)):
+        sections += element("providers", provider)
+    others = [n for n in draw(st.lists(names, max_size=3, unique=True)) if n != name]
+    ours: list[list[str]] = []
+    for entry in draw(st.permutations([*others, *([name] if with_name else [])])):
+        ours += element("mcp_servers", entry)
+    where = draw(st.integers(0, len(sections)))
+    sections[where:where] = ours
+    lines = [draw(st.sampled_from(["", "# " + draw(comments)])), *body(3)]
+    for section in sections:
+        lines += [draw(st.sampled_from(["", "", "# about it", "\t"])), *section]
+    text = draw(st.sampled_from(["", "\ufeff"])) + eol.join(lines)
+    return text + (eol if draw(st.booleans()) else "")
+
+
 # ---- YAML ---------------------------------------------------------------------
 
 _YAML_SPECIAL = re.compile(r"(?i)y|n|yes|no|on|off|true|false|null|~")
@@ -341,7 +384,7 @@ def yaml_files(draw: Any, name: str, with_name: bool) -> str:
 def _parses(text: str, fmt: str) -> bool:
     body = text.removeprefix("\ufeff")
     try:
-        if fmt == "toml":
+        if fmt in ("toml", "toml-array"):
             tomlkit.parse(body)
         elif fmt == "yaml":
             yaml.safe_load(body)
@@ -369,21 +412,24 @@ def _trailing_commas(text: str) -> int:
 def _files(fmt: str, name: str, with_name: bool) -> st.SearchStrategy[str]:
     if fmt == "toml":
         return toml_files(name, with_name)
+    if fmt == "toml-array":
+        return toml_array_files(name, with_name)
     if fmt == "yaml":
         return yaml_files(name, with_name)
     return json_files(fmt, name, with_name)
 
 
-@pytest.mark.parametrize("fmt", ["toml", "json", "jsonc", "yaml"])
+@pytest.mark.parametrize("fmt", ["toml", "toml-array", "json", "jsonc", "yaml"])
 @SETTINGS
 @given(data=st.data())
 def test_a_new_entry_is_one_insertion_and_its_removal_gives_the_file_back(fmt, data):
     name = data.draw(names)
     text = data.draw(_files(fmt, name, with_name=False))
-    value = data.draw(servers(fmt != "toml"))
+    value = data.draw(servers(fmt not in ("toml", "toml-array")))
     table = TABLES[fmt]
-    if fmt in ("toml", "yaml"):
+    if fmt in ("toml", "toml-array", "yaml"):
         assume(_parses(text, fmt))
+    assume(fmt != "toml-array" or "name" not in value)  # the element's name, not a value
     before = read_entries(text, fmt, table) or {}
 
     put = put_entry(text, fmt, table, name, value)
@@ -399,18 +445,24 @@ def test_a_new_entry_is_one_insertion_and_its_removal_gives_the_file_back(fmt, d
         import tomllib
 
         assert tomllib.loads(put.text.removeprefix("\ufeff"))[table[0]][name] == value
+    if fmt == "toml-array" and sys.version_info >= (3, 11):
+        import tomllib
+
+        there = tomllib.loads(put.text.removeprefix("\ufeff"))[table[0]]
+        assert [e for e in there if e["name"] == name] == [{"name": name, **value}]
 
 
-@pytest.mark.parametrize("fmt", ["toml", "json", "jsonc", "yaml"])
+@pytest.mark.parametrize("fmt", ["toml", "toml-array", "json", "jsonc", "yaml"])
 @SETTINGS
 @given(data=st.data())
 def test_an_entry_of_the_same_name_is_replaced_and_nothing_else_changes(fmt, data):
     name = data.draw(names)
     text = data.draw(_files(fmt, name, with_name=True))
-    value = data.draw(servers(fmt != "toml"))
+    value = data.draw(servers(fmt not in ("toml", "toml-array")))
     table = TABLES[fmt]
-    if fmt in ("toml", "yaml"):
+    if fmt in ("toml", "toml-array", "yaml"):
         assume(_parses(text, fmt))
+    assume(fmt != "toml-array" or "name" not in value)  # the element's name, not a value
     before = read_entries(text, fmt, table)
     assert before is not None
 
@@ -426,7 +478,7 @@ def test_an_entry_of_the_same_name_is_replaced_and_nothing_else_changes(fmt, dat
     )
 
 
-@pytest.mark.parametrize("fmt", ["toml", "json", "jsonc", "yaml"])
+@pytest.mark.parametrize("fmt", ["toml", "toml-array", "json", "jsonc", "yaml"])
 @SETTINGS
 @given(data=st.data())
 def test_a_file_that_does_not_parse_is_an_error_with_a_line(fmt, data):

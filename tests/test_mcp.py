@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from skilltool.discover import read_plugin
 from skilltool.harnesses import NAMES, Verdict, registry
-from skilltool.model import McpServer
+from skilltool.model import McpServer, Plugin
 from skilltool.paths import Home
 from tests.helpers import build_file_tree, run, scrub, toml_loads
 
@@ -190,17 +190,31 @@ def sample_servers(root: Path) -> list[McpServer]:
             headers={"Authorization": "Bearer t"},
         ),
         McpServer("with-env", root / ".mcp.json", "stdio", "${HOME}/bin/srv"),
+        McpServer("env-ref", root / ".mcp.json", "stdio", "/opt/srv", env={"TOKEN": "${TOKEN}"}),
+        McpServer(
+            "env-default", root / ".mcp.json", "stdio", "/opt/srv", env={"MODE": "${MODE:-fast}"}
+        ),
+        McpServer(
+            "header-ref",
+            root / ".mcp.json",
+            "http",
+            url="https://h.invalid/mcp",
+            headers={"X-Token": "${TOKEN}", "Authorization": "Bearer ${TOKEN}"},
+        ),
     ]
 
 
 def values(name: str, home: Path) -> dict[str, object]:
     harness = registry()[name](Home(home, explicit=True), home / ".agents/skills")
-    place = harness.mcp_place()
+    place = harness.mcp_place_of(Plugin("demo", home / "plugins/demo", "user"))
     found: dict[str, object] = {
         "place": None
         if place is None
         else [str(place.path.relative_to(home)), place.format, list(place.table)],
     }
+    manifest = harness.mcp_manifest(place.path) if place is not None else None
+    if manifest is not None:  # Claude Code's generated plugin: its plugin.json
+        found["manifest"] = str(manifest.relative_to(home))
     for server in sample_servers(home):
         value = harness.mcp_refusal(server) or harness.mcp_value(server)
         found[server.name] = f"skipped: {value.why}" if isinstance(value, Verdict) else value
@@ -439,6 +453,26 @@ def test_status_shows_each_servers_entry_per_harness(demo: dict[str, str], home:
     assert states["claude"] == "harness absent"
 
 
+def test_status_says_an_absent_harness_once_for_all_of_a_plugins_servers(
+    tmp_path: Path, home: Path
+) -> None:
+    many = {f"srv-{n}": {"command": "/srv"} for n in range(5)}
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": many})})
+    (home / ".codex").mkdir()
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    lines = run("plugins", "status", env=env).lines
+    gemini = [line for line in lines if "gemini" in line]
+    assert gemini == [
+        "  absent  gemini    ~/.gemini does not exist (the harness is not set up here): "
+        "5 MCP servers not carried there"
+    ]
+    assert lines.count("    codex     missing         ~/.codex/config.toml") == 5
+    data = json.loads(run("plugins", "status", "--json", env=env).stdout)
+    for server in data["plugins"][0]["mcp_servers"]:  # the JSON keeps every entry
+        states = {e["harness"]: e["state"] for e in server["entries"]}
+        assert states["gemini"] == "harness absent" and states["codex"] == "missing"
+
+
 def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path) -> None:
     """A crash between the two leaves a record of an entry not there (harmless), never an
     entry of ours unrecorded (which would be foreign for ever)."""
@@ -531,6 +565,176 @@ def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home
     defaulted = plain._replace(args=("${TOKEN:-none}",))
     refusal = harness.mcp_refusal(defaulted)
     assert refusal is not None and "${TOKEN:-none}" in refusal.why
-    # the others are not proven to expand a reference: the server is skipped there
+    # Codex expands none: a reference in args is skipped there
     codex = registry()["codex"](Home(home, explicit=True), home / ".agents/skills")
     assert codex.mcp_refusal(plain) is not None
+
+
+def test_a_reference_is_skipped_only_where_the_harness_does_not_expand_it(
+    tmp_path: Path, home: Path
+) -> None:
+    """As proven in each binary (tests/conformance/test_mcp.py): the skip line names the
+    reference, the field, and what the harness was seen to do."""
+    server = {"command": "/srv", "args": ["${TOKEN}"], "env": {"MODE": "${MODE:-fast}"}}
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"s": server}})})
+    for folder in (".gemini", ".qwen", ".pi/agent"):
+        (home / folder).mkdir(parents=True)
+    env = {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+    result = run("plugins", "install", env=env)
+    assert "added     gemini   mcp s in ~/.gemini/settings.json" in result.lines
+    assert (
+        "skipped   qwen: mcp s: its values hold ${MODE:-fast} in env, which Qwen Code would "
+        "pass on as written (Qwen Code 0.24.4 expands ${VAR}, but leaves ${VAR:-default} as "
+        "it is); write the value itself in the plugin's server"
+    ) in result.lines
+    assert any(
+        line.startswith(
+            "skipped   pi: mcp s: its values hold ${TOKEN} in args, ${MODE:-fast} in env"
+        )
+        for line in result.lines
+    ), result.lines
+
+
+def test_codex_forwards_a_variable_of_the_same_name_instead_of_a_reference(
+    tmp_path: Path, home: Path
+) -> None:
+    server = {"command": "/srv", "env": {"TOKEN": "${TOKEN}", "MODE": "fast"}}
+    plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"s": server}})})
+    (home / ".codex").mkdir()
+    assert install({"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}).code == 0
+    entry = toml_loads(codex_config(home).read_text())["mcp_servers"]["s"]
+    assert entry == {"command": "/srv", "env": {"MODE": "fast"}, "env_vars": ["TOKEN"]}
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+
+CLAUDE_FOLDER = ".claude/skills/demo.mcp"
+
+
+def claude(env: dict[str, str], *extra: str, verb: str = "install") -> Any:
+    return run("plugins", verb, "--only", "claude", *extra, env=env)
+
+
+def test_claude_code_gets_a_generated_plugin_holding_only_the_servers(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    (home / ".claude").mkdir()
+    result = claude(demo)
+    assert result.code == 0, result.stdout + result.stderr
+    assert f"added     claude   mcp echo-srv in ~/{CLAUDE_FOLDER}/.mcp.json" in result.lines
+    assert f"wrote     claude   ~/{CLAUDE_FOLDER}/.claude-plugin/plugin.json" in result.lines
+    folder = home / CLAUDE_FOLDER
+    assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) == [
+        ".claude-plugin/plugin.json",
+        ".mcp.json",
+    ]  # no hooks, commands, skills or agents: nothing runs but the servers
+    manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text())
+    assert manifest["name"] == "demo"  # its tools are mcp__plugin_demo_echo-srv__*
+    assert manifest["description"].startswith(f"rendered by skilltool from {tmp_path}/plugins/demo")
+    echo = json.loads((folder / ".mcp.json").read_text())["mcpServers"]["echo-srv"]
+    assert echo["command"] == f"{tmp_path}/plugins/demo/bin/echo-srv"
+    assert not (home / ".claude/settings.json").exists() and not (home / ".claude.json").exists()
+    assert claude(demo).lines[-1] == "2 unchanged"
+
+
+def test_claude_code_uninstall_removes_the_generated_plugin_and_nothing_else(
+    demo: dict[str, str], home: Path
+) -> None:
+    mine = build_file_tree(home, {".claude/skills/mine/SKILL.md": "---\nname: mine\n---\nx\n"})
+    claude(demo)
+    result = claude(demo, verb="uninstall")
+    assert result.code == 0, result.stdout + result.stderr
+    assert f"removed   claude   mcp echo-srv in ~/{CLAUDE_FOLDER}/.mcp.json" in result.lines
+    assert not (home / CLAUDE_FOLDER).exists()
+    assert (mine / ".claude/skills/mine/SKILL.md").read_text() == "---\nname: mine\n---\nx\n"
+
+
+def test_claude_code_plugin_whose_servers_are_gone_goes_too(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".claude").mkdir()
+    claude(demo)
+    (Path(demo["SKILLTOOL_PLUGINS"]) / "demo/.mcp.json").unlink()
+    result = claude(demo)
+    assert any("plugin.json (its MCP servers are gone)" in line for line in result.lines)
+    assert not (home / CLAUDE_FOLDER / ".mcp.json").exists()
+    assert not (home / CLAUDE_FOLDER / ".claude-plugin/plugin.json").exists()
+
+
+def test_a_claude_plugin_folder_skilltool_did_not_make_is_left_alone(
+    demo: dict[str, str], home: Path
+) -> None:
+    theirs = {
+        f"{CLAUDE_FOLDER}/.claude-plugin/plugin.json": '{"name": "demo"}\n',
+        f"{CLAUDE_FOLDER}/.mcp.json": '{"mcpServers": {}}\n',
+    }
+    build_file_tree(home, theirs)
+    result = claude(demo)
+    assert any(
+        line.startswith(f"left      ~/{CLAUDE_FOLDER}/.mcp.json: mcp echo-srv: ")
+        and "a folder skilltool did not make" in line
+        for line in result.lines
+    ), result.lines
+    for name, text in theirs.items():
+        assert (home / name).read_text() == text
+
+
+def test_an_edited_entry_in_the_generated_plugin_is_left_alone(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".claude").mkdir()
+    claude(demo)
+    config = home / CLAUDE_FOLDER / ".mcp.json"
+    config.write_text(config.read_text().replace('"--stdio"', '"--verbose"'))
+    edited = config.read_text()
+    result = claude(demo, verb="uninstall")
+    assert any("mcp echo-srv: uninstall was edited" in line for line in result.lines)
+    assert config.read_text() == edited
+    assert (home / CLAUDE_FOLDER / ".claude-plugin/plugin.json").exists()  # it still loads
+
+
+# --------------------------------------------------------------------------- Mistral Vibe
+
+USER_VIBE = (
+    '# my settings\nactive_model = "x"\n\n[[mcp_servers]]\nname = "mine"  # keep\n'
+    'transport = "stdio"\ncommand = ["/bin/true"]\n\n[[providers]]\nname = "p"\n'
+)
+
+
+def test_vibe_gets_one_array_element_named_by_the_server_and_gives_it_back(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    config = build_file_tree(home, {".vibe/config.toml": USER_VIBE}) / ".vibe/config.toml"
+    result = run("plugins", "install", "--only", "vibe", env=demo)
+    assert "added     vibe     mcp echo-srv in ~/.vibe/config.toml" in result.lines, result.lines
+    text = config.read_text()
+    assert text.startswith(USER_VIBE.split("[[providers]]")[0])  # the user's bytes, then ours
+    elements = toml_loads(text)["mcp_servers"]
+    assert elements[0] == {"name": "mine", "transport": "stdio", "command": ["/bin/true"]}
+    assert elements[1] == {
+        "name": "echo-srv",
+        "transport": "stdio",
+        "command": [f"{tmp_path}/plugins/demo/bin/echo-srv"],
+        "args": ["--stdio"],
+        "env": {"MODE": "t"},
+    }
+    assert run("plugins", "install", "--only", "vibe", env=demo).lines[-1] == "1 unchanged"
+    run("plugins", "uninstall", "--only", "vibe", env=demo)
+    assert config.read_text() == USER_VIBE
+
+
+def test_a_vibe_element_of_the_same_name_is_foreign(demo: dict[str, str], home: Path) -> None:
+    theirs = USER_VIBE.replace('name = "mine"', 'name = "echo-srv"')
+    config = build_file_tree(home, {".vibe/config.toml": theirs}) / ".vibe/config.toml"
+    result = run("plugins", "install", "--only", "vibe", env=demo)
+    assert any("mcp echo-srv: an entry of that name" in line for line in result.lines)
+    assert config.read_text() == theirs
+
+
+def test_a_vibe_array_written_inline_is_left_alone(demo: dict[str, str], home: Path) -> None:
+    inline = 'mcp_servers = [{ name = "mine", transport = "stdio", command = ["/bin/true"] }]\n'
+    config = build_file_tree(home, {".vibe/config.toml": inline}) / ".vibe/config.toml"
+    result = run("plugins", "install", "--only", "vibe", env=demo)
+    assert any("written inline" in line for line in result.lines), result.lines
+    assert config.read_text() == inline

@@ -24,8 +24,10 @@ an entry written as TOML dotted keys), `EntryError` is raised with the line, and
 text is returned. The caller then leaves the file alone and shows
 `<file>:<error.line>: <error.message>`.
 
-Formats: `toml`; `json`, strict JSON as Gemini CLI reads it (comments are taken,
-a trailing comma is an error); `jsonc`, with comments and trailing commas
+Formats: `toml`; `toml-array`, a TOML array of tables whose elements are keyed by
+their `name` (`[[mcp_servers]]`, Mistral Vibe): one element is one entry; `json`,
+strict JSON as Gemini CLI reads it (comments are taken, a trailing comma is an
+error); `jsonc`, with comments and trailing commas
 (OpenCode); `yaml`, as PyYAML's `safe_load` reads it (Hermes). No edit ever writes
 a comment or a trailing comma. A byte-order mark, CRLF line endings, the file's
 indentation and a missing final newline are kept.
@@ -39,10 +41,11 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, TypeVar
 
-from skilltool.entries import jsonc, toml, yaml_text
+from skilltool.entries import jsonc, toml, toml_array, yaml_text
 from skilltool.entries.base import BOM, EntryError, line_of
 
-Format = Literal["toml", "json", "jsonc", "yaml"]
+# toml-array: a TOML array of tables whose elements are keyed by `name` (Mistral Vibe)
+Format = Literal["toml", "toml-array", "json", "jsonc", "yaml"]
 T = TypeVar("T")
 
 __all__ = [
@@ -84,12 +87,14 @@ def _canonical(value: Any) -> Any:
 
 def fresh_text(fmt: Format) -> str:
     """What a file of this format holding nothing looks like."""
-    return "{}\n" if fmt in ("json", "jsonc") else ""
+    return "{}\n" if fmt in ("json", "jsonc") else ""  # toml, toml-array, yaml: empty
 
 
-def _document(text: str, fmt: Format) -> Any:
+def _document(text: str, fmt: Format, table: tuple[str, ...] = ()) -> Any:
     if fmt == "toml":
         return toml.document(text)
+    if fmt == "toml-array":
+        return toml_array.document(text, table)
     if fmt == "yaml":
         return yaml_text.document(text)
     return jsonc.document(text, fmt)
@@ -104,6 +109,13 @@ def read_entries(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, An
 def _read(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | None:
     if fmt == "toml":
         return toml.read(text, table)
+    if fmt == "toml-array":
+        node: Any = toml_array.document(text, table)
+        for key in table:
+            if not isinstance(node, dict) or key not in node:
+                return None
+            node = node[key]
+        return dict(node) if isinstance(node, dict) else None
     if fmt == "yaml":
         return yaml_text.read(text, table)
     return jsonc.read(text, fmt, table)
@@ -117,12 +129,14 @@ def put_entry(
     plain = _plain(value)
 
     def edit() -> tuple[str, bool]:
-        before = _document(body, fmt)
+        before = _document(body, fmt, table)
         current = _read(body, fmt, table)
         if current is not None and name in current and current[name] == plain:
             return body, False  # already so: the same bytes, nothing to write
         if fmt == "toml":
             after, created = toml.put(body, table, name, plain)
+        elif fmt == "toml-array":
+            after, created = toml_array.put(body, table, name, plain)
         elif fmt == "yaml":
             after, created = yaml_text.put(body, table, name, plain)
         else:
@@ -142,11 +156,13 @@ def remove_entry(
     bom, body = _strip_bom(text)
 
     def edit() -> str:
-        before = _document(body, fmt)
+        before = _document(body, fmt, table)
         expected = _without_entry(before, table, name)
-        loose = drop_table or fmt == "toml"
+        loose = drop_table or fmt in ("toml", "toml-array")
         if fmt == "toml":
             after = toml.remove(body, table, name)
+        elif fmt == "toml-array":
+            after = toml_array.remove(body, table, name)
         elif fmt == "yaml":
             after = yaml_text.remove(body, table, name, drop_table)
             try:
@@ -249,7 +265,7 @@ def _check(
     """Parse the edited text again: it holds exactly the expected values, or no text is returned."""
     table = keys[:-1]
     try:
-        actual = _document(after, fmt)
+        actual = _document(after, fmt, table)
     except EntryError as error:
         raise EntryError(
             f"skilltool cannot edit this file exactly here (the edit would not parse: "

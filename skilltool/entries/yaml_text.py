@@ -229,8 +229,9 @@ def _pair_end(text: str, pair: Pair) -> int:
             end = content_end(text, end)
     line_end = text.find("\n", end)
     rest = text[end : len(text) if line_end < 0 else line_end]
-    if not rest.strip() or rest.lstrip().startswith("#"):
-        end += len(rest.rstrip())
+    # YAML's blanks are spaces and tabs: a no-break space in a comment is the comment's
+    if not rest.strip(" \t\r") or rest.lstrip(" \t").startswith("#"):
+        end += len(rest.rstrip(" \t\r"))
     return end
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from skilltool import markers
-from skilltool.model import EMPTY, Agent, McpServer, Skill
+from skilltool.model import EMPTY, Agent, McpServer, Plugin, Skill
 from skilltool.paths import Home, package_data
 
 if TYPE_CHECKING:
@@ -69,6 +69,8 @@ class McpPlace(NamedTuple):
 
 
 McpValue = dict[str, Any]
+# the fields of a server in which Gemini CLI, Qwen Code and Copilot CLI expand `${VAR}`
+EXPANDED_FIELDS = frozenset({"command", "args", "env", "url", "headers"})
 
 
 class Harness(abc.ABC):
@@ -190,23 +192,56 @@ class Harness(abc.ABC):
         """The config file and table this harness reads user MCP servers from, or None."""
         return None
 
+    def mcp_place_of(self, plugin: Plugin) -> McpPlace | None:
+        """Where one plugin's servers go: the harness's one config file, unless it reads
+        servers plugin by plugin (Claude Code: a generated plugin of its own per plugin)."""
+        return self.mcp_place()
+
+    def takes_mcp(self) -> bool:
+        """Whether the harness has a place skilltool writes MCP servers to."""
+        return self.mcp_place() is not None
+
+    def mcp_manifest(self, config: Path) -> Path | None:
+        """A file the harness needs beside a config file of `mcp_place_of` to read it at all
+        (the plugin.json of Claude Code's generated plugin), or None: it lives and goes
+        with the entries of that file, and is skilltool's by its marker."""
+        return None
+
+    def mcp_manifest_content(self, plugin: Plugin) -> bytes:
+        """The manifest's content for a plugin's config file, marker included."""
+        raise NotImplementedError
+
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         """The entry for one server in this harness's format, or why it is skipped here."""
         return Verdict(True, self.mcp_unsupported)
 
-    def mcp_refusal(self, server: McpServer) -> Verdict | None:
-        """Why a server cannot be carried here as written: `${VAR}` references."""
-        from skilltool.mcp import env_references
+    # the fields of a server in which the harness itself expands `${VAR}` when it starts it
+    # (proven in its binary by tests/conformance/test_mcp.py), and whether `${VAR:-default}`
+    # too; a reference anywhere else would reach the server as its literal text
+    env_fields: ClassVar[frozenset[str]] = frozenset()
+    env_defaults: ClassVar[bool] = False
+    env_proof: ClassVar[str] = "not proven to expand them"  # what was seen, for the line
 
-        if self.mcp_place() is None:
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        """Why a server cannot be carried here as written: `${VAR}` references the harness
+        does not expand where they are."""
+        from skilltool.mcp import field_references
+
+        if not self.takes_mcp():
             return Verdict(True, self.mcp_unsupported)  # the whole reason, for every server
-        found = env_references(server)
-        if not found:
+        left = [
+            (field, ref)
+            for field, refs in field_references(server).items()
+            for ref in refs
+            if field not in self.env_fields or (":-" in ref and not self.env_defaults)
+        ]
+        if not left:
             return None
+        shown = ", ".join(dict.fromkeys(f"{ref} in {field}" for field, ref in left))
         return Verdict(
             True,
-            f"its values hold {', '.join(found)}, which skilltool does not carry to "
-            f"{self.title}; write the value itself in the plugin's server",
+            f"its values hold {shown}, which {self.title} would pass on as written "
+            f"({self.env_proof}); write the value itself in the plugin's server",
         )
 
     def commands_dir(self) -> Path | None:

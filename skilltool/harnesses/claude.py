@@ -3,13 +3,29 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skilltool.harnesses import CLAUDE_ALIASES, CLAUDE_LONG_CONTEXT, Harness, Launch, Rendering
-from skilltool.model import Agent
+from skilltool import markers
+from skilltool.harnesses import (
+    CLAUDE_ALIASES,
+    CLAUDE_LONG_CONTEXT,
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    remote_entry,
+    stdio_entry,
+)
+from skilltool.model import Agent, McpServer, Plugin
 
+# the folder of the plugin skilltool generates in ~/.claude/skills for a plugin's MCP servers:
+# a '.' no skill name has, so it never takes the place of a skill's link
+MCP_FOLDER = "{plugin}.mcp"
 # keys the template writes itself, and skilltool's own, which Claude Code would warn about
 WRITTEN = frozenset({"name", "description", "tools", "skills", "model", "harnesses"})
 
@@ -50,11 +66,34 @@ class Claude(Harness):
     def root(self) -> Path:
         return self.home.path / ".claude"
 
-    mcp_unsupported = (
-        "its user MCP servers live in ~/.claude.json, which every claude run rewrites, "
-        "so skilltool does not edit it; start Claude Code with --plugin-dir <plugin> "
-        "to have a plugin's servers"
-    )
+    # MCP servers: ~/.claude.json, Claude Code's user list, is also the app's state, which
+    # every claude run rewrites; a plugin folder in ~/.claude/skills is loaded by Claude Code
+    # itself (as `<plugin>@skills-dir`, no install step, no settings entry), so skilltool
+    # generates one per plugin holding only its `.mcp.json`: nothing else of it runs
+    def takes_mcp(self) -> bool:
+        return True
+
+    def mcp_place_of(self, plugin: Plugin) -> McpPlace:
+        folder = self.own_skills_dir() / MCP_FOLDER.format(plugin=plugin.name)
+        return McpPlace(folder / ".mcp.json", "json", ("mcpServers",))
+
+    def mcp_manifest(self, config: Path) -> Path:
+        return config.parent / ".claude-plugin" / "plugin.json"
+
+    def mcp_manifest_content(self, plugin: Plugin) -> bytes:
+        # named as the plugin, so its tools are `mcp__plugin_<plugin>_<server>__*` as its
+        # agents name them; the marker is the description, a key Claude Code knows
+        name = json.dumps(plugin.name, ensure_ascii=False)
+        text = f'{{\n  "name": {name},\n  "description": "{markers.SLOT}"\n}}\n'
+        return markers.stamp(text, plugin.root, escape=True)
+
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        return None  # Claude Code expands ${VAR} and ${VAR:-default} itself, as in the plugin
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        if server.transport == "stdio":
+            return stdio_entry(server)
+        return remote_entry(server, type=server.transport)
 
     def own_skills_dir(self) -> Path:
         return self.root() / "skills"

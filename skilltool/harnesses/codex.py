@@ -52,6 +52,18 @@ def has_profile(agent: Agent) -> bool:
     return re.fullmatch(PROFILE_NAME, agent.name) is not None
 
 
+def forwarded(server: McpServer) -> tuple[list[str], dict[str, str]]:
+    """The references Codex can forward by name: `env` entries `K: ${K}`, and headers
+    whose whole value is one `${V}` (header -> V)."""
+    env = [k for k, v in server.env.items() if v == "${" + k + "}"]
+    headers = {}
+    for key, value in server.headers.items():
+        match = re.fullmatch(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", value)
+        if match:
+            headers[key] = match.group(1)
+    return env, headers
+
+
 class Codex(Harness):
     name = "codex"
     title = "Codex"
@@ -63,15 +75,34 @@ class Codex(Harness):
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "config.toml", "toml", ("mcp_servers",))
 
+    # 0.171.0 expands no reference; it forwards a variable by name, which is exact for an
+    # `env` entry `K: ${K}` (env_vars) and a header that is one `${V}` (env_http_headers)
+    env_proof = "Codex 0.171.0 expands none, and forwards a variable only by its name"
+
+    def mcp_refusal(self, server: McpServer) -> Verdict | None:
+        env, headers = forwarded(server)
+        rest = {k: v for k, v in server.env.items() if k not in env}
+        kept = {k: v for k, v in server.headers.items() if k not in headers}
+        return super().mcp_refusal(server._replace(env=rest, headers=kept))
+
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         if server.transport == "sse":
             return Verdict(True, "Codex runs stdio and streamable HTTP servers, not SSE")
+        env, headers = forwarded(server)
         if server.transport == "http":
             value: McpValue = {"url": server.url}
-            if server.headers:
-                value["http_headers"] = dict(server.headers)
+            kept = {k: v for k, v in server.headers.items() if k not in headers}
+            if kept:
+                value["http_headers"] = kept
+            if headers:
+                value["env_http_headers"] = headers
             return value
-        return stdio_entry(server)
+        value = stdio_entry(
+            server._replace(env={k: v for k, v in server.env.items() if k not in env})
+        )
+        if env:
+            value["env_vars"] = env
+        return value
 
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         if len(skill.description) > SKILL_DESCRIPTION_LIMIT:

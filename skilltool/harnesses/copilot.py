@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skilltool.harnesses import (
+    EXPANDED_FIELDS,
     Harness,
     Launch,
     McpPlace,
@@ -36,6 +37,10 @@ class Copilot(Harness):
 
     def root(self) -> Path:
         return self.home.path / ".copilot"
+
+    # 1.0.102 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
+    env_fields = EXPANDED_FIELDS
+    env_defaults = True
 
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "mcp-config.json", "jsonc", ("mcpServers",))

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from skilltool.harnesses import (
+    EXPANDED_FIELDS,
     Harness,
     Launch,
     McpPlace,
@@ -79,6 +80,10 @@ class Gemini(Harness):
 
     def root(self) -> Path:
         return self.home.path / ".gemini"
+
+    # 0.61.0 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
+    env_fields = EXPANDED_FIELDS
+    env_defaults = True
 
     def mcp_place(self) -> McpPlace:
         return settings_place(self.root())

@@ -49,6 +49,10 @@ class Hermes(Harness):
     def root(self) -> Path:
         return self.home.path / ".hermes"
 
+    # its code resolves ${VAR}, but 0.19.0 as installed (hermes-agent[acp]) starts no server:
+    # `hermes mcp test` says it "requires the 'mcp' Python SDK"
+    env_proof = "not proven: Hermes 0.19.0 as installed starts no MCP server to see it"
+
     def mcp_place(self) -> McpPlace:
         # the default profile's config, which every profile started without -p reads
         return McpPlace(self.root() / "config.yaml", "yaml", ("mcp_servers",))

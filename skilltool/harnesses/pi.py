@@ -59,6 +59,9 @@ class Pi(Harness):
     def root(self) -> Path:
         return self.home.env("PI_CODING_AGENT_DIR", self.home.path / ".pi" / "agent")
 
+    env_fields = frozenset({"env", "headers"})
+    env_proof = "pi 1.6.0 expands ${VAR} only in env and headers, and no ${VAR:-default}"
+
     def mcp_place(self) -> McpPlace:
         # strict JSON: pi refuses a comment or a trailing comma in it
         return McpPlace(self.root() / "mcp.json", "json", ("mcpServers",))

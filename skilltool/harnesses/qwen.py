@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from skilltool.harnesses import (
+    EXPANDED_FIELDS,
     Harness,
     Launch,
     McpPlace,
@@ -79,6 +80,9 @@ class Qwen(Harness):
 
     def root(self) -> Path:
         return self.home.path / ".qwen"
+
+    env_fields = EXPANDED_FIELDS
+    env_proof = "Qwen Code 0.24.4 expands ${VAR}, but leaves ${VAR:-default} as it is"
 
     def mcp_place(self) -> McpPlace:
         return settings_place(self.root())

@@ -6,9 +6,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from skilltool.harnesses import Harness, Launch, Rendering, Verdict, named
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    McpPlace,
+    McpValue,
+    Rendering,
+    Verdict,
+    named,
+    remote_entry,
+    stdio_entry,
+)
 from skilltool.harnesses.codex import toml_string_table
-from skilltool.model import Agent, Skill
+from skilltool.model import Agent, McpServer, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 # Vibe 3.0.3's own agents (BUILTIN_AGENTS): a file of that name would replace the built-in one
@@ -30,11 +40,23 @@ class Vibe(Harness):
     no_commands = "no place for user commands proven in Mistral Vibe 3.0.3 yet"
     builtin_agents = BUILT_IN
     builtin_version = "3.0.3"
-    # vibe/core/config/vibe_schema.py: `mcp_servers` is a list matched by its `name` keys
-    mcp_unsupported = (
-        "keeps its MCP servers as an array of tables ([[mcp_servers]] in config.toml), "
-        "and skilltool edits only entries keyed by name"
-    )
+    # 3.0.3 expands no ${VAR} (and passes a stdio server none of its own environment)
+    env_proof = "Mistral Vibe 3.0.3 expands none"
+
+    def mcp_place(self) -> McpPlace:
+        # `[[mcp_servers]]`: an array of tables, each element named by its `name` key
+        return McpPlace(self.root() / "config.toml", "toml-array", ("mcp_servers",))
+
+    def mcp_value(self, server: McpServer) -> McpValue | Verdict:
+        if server.transport == "sse":
+            # its "http" transport is streamable HTTP too (it POSTs): it has no SSE client
+            return Verdict(True, "Mistral Vibe runs stdio and streamable HTTP servers, not SSE")
+        if server.transport == "http":
+            return remote_entry(server, transport="streamable-http")
+        # the command as a list: a string is split by shlex, which a path with a blank breaks
+        value: McpValue = {"transport": "stdio", "command": [server.command]}
+        value.update({k: v for k, v in stdio_entry(server).items() if k != "command"})
+        return value
 
     def root(self) -> Path:
         return self.home.env("VIBE_HOME", self.home.path / ".vibe")

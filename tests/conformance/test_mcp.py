@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import OpenAIStub
 from tests.conformance.support import Proven, need
 from tests.helpers import REPO, build_file_tree
 
@@ -308,3 +310,376 @@ def test_an_env_reference_reaches_the_server_as_its_value(
     listed(harness, home)
     assert seen.read_text().split() == [str(home), str(home)]
     proven(harness, "a server's ${HOME}, written as {env:HOME}, reaches it expanded")
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+CLAUDE_KEYS = {"ANTHROPIC_API_KEY": "fake", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+USER_SETTINGS = '{\n  "model": "sonnet"\n}\n'
+
+
+def recorder(plugin: Path, seen: Path) -> Path:
+    """A stdio server script in the plugin that writes its argv, `T_*` environment and
+    working directory to `seen` (one JSON line a start), then answers as STUB does."""
+    script = plugin / "bin/recorder"
+    record = (
+        "import json, os, sys\n"
+        f"with open({str(seen)!r}, 'a') as out:\n"
+        "    env = {k: v for k, v in os.environ.items() if k.startswith('T_')}\n"
+        "    seen = {'argv': sys.argv[1:], 'env': env, 'cwd': os.getcwd()}\n"
+        "    out.write(json.dumps(seen) + '\\n')\n"
+    )
+    script.write_text(f"#!{sys.executable}\n{record}{STUB}")
+    script.chmod(0o755)
+    return script
+
+
+def claude_listed(home: Path, extra: dict[str, str] | None = None) -> str:
+    env = harness_env(home, {**CLAUDE_KEYS, **(extra or {})})
+    done = run(["claude", "mcp", "list"], env, home, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_claude_code_lists_the_generated_plugins_servers_beside_the_users(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Claude Code loads `~/.claude/skills/<plugin>.mcp` itself (`<plugin>@skills-dir`): no
+    install step, no settings entry, nothing copied into ~/.claude/plugins; the user's own
+    server (`claude mcp add --scope user`) and settings.json stay as they were."""
+    need("claude")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    remote = {"web-http": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
+              "web-sse": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}  # fmt: skip
+    servers = json.loads((plugin / ".mcp.json").read_text())["mcpServers"]
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {**servers, **remote}}))
+    settings = build_file_tree(home, {".claude/settings.json": USER_SETTINGS})
+    add = ["claude", "mcp", "add", "--scope", "user", "mine", "--", f"{plugin}/bin/srv"]
+    assert run(add, harness_env(home, CLAUDE_KEYS), home, timeout=TIMEOUT).returncode == 0
+
+    done = skilltool(home, tmp_path, "install", "--only", "claude")
+    assert f"added     claude   mcp {SERVER} in ~/.claude/skills/demo.mcp/.mcp.json" in (
+        done.stdout
+    ), done.stdout + done.stderr
+    shown = claude_listed(home)
+    assert re.search(rf"^plugin:demo:{SERVER}: .* - ✔ Connected$", shown, re.M), shown
+    assert re.search(r"^mine: .* - ✔ Connected$", shown, re.M), shown
+    assert "plugin:demo:web-http:" in shown and "plugin:demo:web-sse:" in shown, shown
+    plugins = run(["claude", "plugin", "list"], harness_env(home, CLAUDE_KEYS), home)
+    assert "demo@skills-dir" in plugins.stdout, plugins.stdout
+    assert (settings / ".claude/settings.json").read_text() == USER_SETTINGS
+    for claudes in ("installed_plugins.json", "known_marketplaces.json", "cache"):
+        assert not (home / ".claude/plugins" / claudes).exists()  # nothing installed
+
+    again = skilltool(home, tmp_path, "install", "--only", "claude")
+    assert again.stdout.strip().splitlines()[-1] == "4 unchanged", again.stdout
+    gone = skilltool(home, tmp_path, "uninstall", "--only", "claude")
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert not (home / ".claude/skills/demo.mcp").exists()
+    after = claude_listed(home)
+    assert "plugin:demo:" not in after and "mine:" in after, after
+    assert (settings / ".claude/settings.json").read_text() == USER_SETTINGS
+    proven(
+        "claude",
+        "`claude mcp list` lists the plugin's stdio, HTTP and SSE servers from the plugin "
+        "skilltool generates in ~/.claude/skills/<plugin>.mcp (loaded as <plugin>@skills-dir, "
+        "no install step), next to the user's own; settings.json untouched; uninstall "
+        "unloads it",
+    )
+
+
+def test_claude_code_starts_the_server_with_its_references_expanded(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Carried as the plugin wrote it: Claude Code itself expands `${VAR}` and
+    `${VAR:-default}` when it starts the server, in a `-p` run against the stub."""
+    need("claude")
+    from tests.conformance.stub import AnthropicStub
+
+    home = make_home(tmp_path)
+    (home / ".claude").mkdir()
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    recorder(plugin, seen)
+    server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
+              "args": ["${T_X}", "${T_UNSET:-fallback}"], "env": {"T_SEEN": "${T_X}"}}  # fmt: skip
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {SERVER: server}}))
+    done = skilltool(home, tmp_path, "install", "--only", "claude")
+    assert f"added     claude   mcp {SERVER}" in done.stdout, done.stdout + done.stderr
+    with AnthropicStub(reply="ok") as stub:
+        keys = {"ANTHROPIC_API_KEY": "fake", "ANTHROPIC_BASE_URL": stub.base_url}
+        env = harness_env(home, {**keys, "CLAUDE_CODE_MAX_RETRIES": "0", "T_X": "from-env"})
+        argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"]
+        ran = run(argv, env, home, timeout=TIMEOUT)
+    init = next(json.loads(line) for line in ran.stdout.splitlines() if '"init"' in line)
+    assert {"name": f"plugin:demo:{SERVER}", "status": "connected"}.items() <= next(
+        s for s in init["mcp_servers"] if s["name"] == f"plugin:demo:{SERVER}"
+    ).items(), init["mcp_servers"]
+    first = json.loads(seen.read_text().splitlines()[0])
+    assert first["argv"] == ["from-env", "fallback"]
+    assert first["env"] == {"T_SEEN": "from-env", "T_X": "from-env"}
+    proven(
+        "claude", "a -p run starts the generated plugin's server with ${VAR} and ${VAR:-d} expanded"
+    )
+
+
+# --------------------------------------------------------------------------- ${VAR}
+
+# one server per way of writing a reference; each harness gets those it was seen to expand
+# where they are (skilltool skips the rest with a line), and each started server is asked
+# what it got: the recorder's first argument is the server's name
+REFERENCES = {
+    "arg-ref": {"args": ["${T_X}"]},
+    "env-ref": {"env": {"T_X": "${T_X}"}},  # Codex: env_vars = ["T_X"]
+    "env-other": {"env": {"T_OTHER": "${T_X}"}},
+    "arg-default": {"args": ["${T_UNSET:-fallback}"]},
+    "env-default": {"env": {"T_D": "${T_UNSET:-fallback}"}},
+}
+REMOTE = {  # the path each is sent to on the stub, then its headers
+    "web-url": ("/mcp/url/${T_X}", {}),
+    "web-head": ("/mcp/head", {"X-T": "${T_X}"}),  # Codex: env_http_headers
+    "web-bearer": ("/mcp/bearer", {"X-B": "Bearer ${T_X}"}),
+    "web-default": ("/mcp/default/${T_UNSET:-fallback}", {}),
+}
+EXPANDS = {
+    "gemini": {*REFERENCES, *REMOTE},
+    "copilot": {*REFERENCES, *REMOTE},
+    "qwen": {"arg-ref", "env-ref", "env-other", "web-url", "web-head", "web-bearer"},
+    "pi": {"env-ref", "env-other", "web-head", "web-bearer"},
+    "codex": {"env-ref", "web-head"},
+    "vibe": set(),
+}
+EXPECTED = {  # what each started server gets: an argument, or T_* variables it holds
+    "arg-ref": ["from-env"],
+    "env-ref": {"T_X": "from-env"},
+    "env-other": {"T_OTHER": "from-env"},
+    "arg-default": ["fallback"],
+    "env-default": {"T_D": "fallback"},
+}
+SENT = {  # what the stub receives from each remote server
+    "web-url": ("/mcp/url/from-env", {}),
+    "web-head": ("/mcp/head", {"x-t": "from-env"}),
+    "web-bearer": ("/mcp/bearer", {"x-b": "Bearer from-env"}),
+    "web-default": ("/mcp/default/fallback", {}),
+}
+
+
+def config_of(harness: str) -> str:
+    return ".vibe/config.toml" if harness == "vibe" else CASES[harness].config
+
+
+def start_servers(harness: str, home: Path, tmp_path: Path, stub: OpenAIStub) -> None:
+    """Have the harness start every server of its config: its listing where that starts
+    them (Gemini in a trusted folder, Qwen, pi), else a one-prompt run against the stub."""
+    env = {**EXTRA_ENV.get(harness, {}), "T_X": "from-env", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    cwd, argv = home, list(CASES[harness].listing) if harness in CASES else []
+    if harness == "vibe":  # no cached tool list: every server starts with the run
+        shutil.rmtree(home / ".vibe/logs/mcp-descriptors", ignore_errors=True)
+        env["STUB_API_KEY"] = "dummy"
+        cwd, argv = tmp_path / "work", ["vibe", "-p", "hi"]
+        cwd.mkdir()
+    if harness == "copilot":
+        env.update(COPILOT_PROVIDER_BASE_URL=stub.base_url, COPILOT_PROVIDER_API_KEY="dummy",
+                   COPILOT_MODEL="gpt-4.1", COPILOT_OFFLINE="true")  # fmt: skip
+        cwd, argv = tmp_path / "work", ["copilot", "-p", "hi", "--allow-all-tools"]
+        cwd.mkdir()
+    if harness == "codex":
+        env["STUB_API_KEY"] = "dummy"
+        provider = {"name": "Stub", "base_url": stub.base_url, "wire_api": "responses",
+                    "env_key": "STUB_API_KEY"}  # fmt: skip
+        argv = ["codex", "exec", "--skip-git-repo-check", "-c", 'model_provider="stub"']
+        for key, value in provider.items():
+            argv += ["-c", f"model_providers.stub.{key}={json.dumps(value)}"]
+        argv.append("hi")
+    run(argv, harness_env(home, env), cwd, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("harness", sorted(EXPANDS))
+def test_a_reference_is_carried_only_where_the_harness_expands_it(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    home = make_home(tmp_path)
+    config = home / config_of(harness)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    recorder(plugin, seen)
+    with OpenAIStub(reply="ok") as stub:
+        if harness == "vibe":  # its model: the stub
+            user = VIBE_USER.replace("BASE_URL", stub.base_url)
+            config.write_text(user[: user.index("[[mcp_servers]]")])
+        servers: dict[str, object] = {
+            name: {
+                "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
+                **extra,
+                "args": [name, *extra.get("args", [])],
+            }
+            for name, extra in REFERENCES.items()
+        }
+        for name, (path, headers) in REMOTE.items():
+            servers[name] = {"type": "http", "url": stub.origin + path, "headers": headers}
+        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        done = skilltool(home, tmp_path, "install", "--only", harness)
+        out = done.stdout
+        for name in servers:
+            carried = f"added     {harness:<8} mcp {name} in" in out
+            assert carried == (name in EXPANDS[harness]), (name, out)
+            if not carried:
+                assert f"skipped   {harness}: mcp {name}: its values hold" in out, out
+        written_as_is(harness, home, plugin, config)
+        start_servers(harness, home, tmp_path, stub)
+        requests = stub.snapshot()
+    records = [json.loads(line) for line in seen.read_text().splitlines()] if seen.exists() else []
+    got = {r["argv"][0]: r for r in records if r["argv"]}
+    for name in EXPANDS[harness] & set(REFERENCES):
+        assert name in got, (name, records)
+        want = EXPECTED[name]
+        if isinstance(want, list):
+            assert got[name]["argv"][1:] == want, got[name]
+        else:
+            assert want.items() <= got[name]["env"].items(), got[name]
+    for name in EXPANDS[harness] & set(REMOTE):
+        path, headers = SENT[name]
+        sent = [r for r in requests if r.path.split("?")[0].endswith(path)]
+        assert sent, (name, [r.path for r in requests])
+        lower = {k.lower(): v for k, v in sent[0].headers.items()}
+        assert headers.items() <= lower.items(), (name, sent[0].headers)
+    for name in set(REFERENCES) - EXPANDS[harness]:  # written as is: the literal text arrives
+        assert name in got, (name, records)
+        assert "${" in json.dumps([got[name]["argv"], got[name]["env"]]), got[name]
+    for name in set(REMOTE) - EXPANDS[harness]:
+        path = REMOTE[name][0].split("$")[0]
+        sent = [r for r in requests if path in r.path]
+        assert sent, (name, [r.path for r in requests])
+        assert "%7B" in sent[0].path or "${" in json.dumps(sent[0].headers), sent[0].path
+    carried = ", ".join(sorted(EXPANDS[harness])) or "none"
+    proven(
+        harness,
+        f"a started server gets its ${{VAR}} references expanded: {carried}; the others, "
+        "written as they are, reach it literally (skilltool skips them)",
+    )
+
+
+def written_as_is(harness: str, home: Path, plugin: Path, config: Path) -> None:
+    """The servers skilltool skipped, written into the config as the harness would take
+    them with their references left in: to see what the harness does with them."""
+    from skilltool import entries
+    from skilltool.discover import read_plugin
+    from skilltool.harnesses import registry
+    from skilltool.paths import Home
+
+    there = registry()[harness](Home(home, explicit=True), home / ".agents/skills")
+    place = there.mcp_place()
+    assert place is not None
+    text = config.read_text() if config.exists() else None
+    for server in read_plugin(plugin, "user").mcp_servers:
+        value = there.mcp_value(server)
+        if server.name not in EXPANDS[harness] and isinstance(value, dict):
+            text = entries.put_entry(text, place.format, place.table, server.name, value).text
+    if text is not None:
+        config.write_text(text)
+
+
+def test_hermes_as_installed_starts_no_server_so_its_expansion_stays_unproven(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Why Hermes gets no server with a reference: hermes-agent[acp] 0.19.0 has no MCP SDK,
+    so no server of its config starts and what it would pass is not seen. Its code resolves
+    `${VAR}`; with the SDK installed this test fails, and the proof above can take Hermes."""
+    need("hermes")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    build_file_tree(
+        home, {".hermes/config.yaml": f"mcp_servers:\n  mine:\n    command: {plugin}/bin/srv\n"}
+    )
+    env = harness_env(home, EXTRA_ENV["hermes"])
+    done = run(["hermes", "mcp", "test", "mine"], env, home, timeout=TIMEOUT)
+    assert "requires the 'mcp' Python SDK" in done.stdout + done.stderr, done.stdout + done.stderr
+    proven("hermes", "`hermes mcp test` starts no server (no MCP SDK): ${VAR} is not carried")
+
+
+# --------------------------------------------------------------------------- Mistral Vibe
+
+VIBE_USER = """# my settings
+active_model = "stub"
+enable_telemetry = false
+enable_update_checks = false
+
+[[providers]]
+name = "stub"
+api_base = "BASE_URL"
+api_key_env_var = "STUB_API_KEY"
+
+[[models]]
+name = "stub-model"
+provider = "stub"
+alias = "stub"
+
+[[mcp_servers]]
+name = "mine"  # keep
+transport = "stdio"
+command = ["RECORDER"]
+args = ["mine"]
+"""
+
+
+def vibe_started(home: Path, tmp_path: Path, seen: Path) -> list[str]:
+    """The servers a `vibe -p` run against the stub starts, by the recorder's first argument."""
+    seen.unlink(missing_ok=True)
+    # Vibe keeps each server's tool list here and, once it has it, starts the server only
+    # when one of its tools is called: without it, every server starts at the run's start
+    shutil.rmtree(home / ".vibe/logs/mcp-descriptors", ignore_errors=True)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    done = run(["vibe", "-p", "hi"], harness_env(home, {"STUB_API_KEY": "dummy"}), work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = seen.read_text().splitlines() if seen.exists() else []
+    return sorted(json.loads(line)["argv"][0] for line in lines)
+
+
+def test_vibe_starts_the_plugins_server_beside_the_users(tmp_path: Path, proven: Proven) -> None:
+    """An entry is one `[[mcp_servers]]` element named by its `name`: added after the
+    user's own, started by `vibe -p` (Vibe has no listing), removed exactly."""
+    need("vibe")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    script = recorder(plugin, seen)
+    with OpenAIStub(reply="done") as stub:
+        server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder", "args": [SERVER, "x"],
+                  "cwd": str(tmp_path)}  # fmt: skip
+        remote = {"type": "http", "url": stub.origin + "/mcp/vibe", "headers": {"X-T": "1"}}
+        servers = {SERVER: server, "web-http": remote}
+        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        user = VIBE_USER.replace("BASE_URL", stub.base_url).replace("RECORDER", str(script))
+        config = build_file_tree(home, {".vibe/config.toml": user}) / ".vibe/config.toml"
+        assert vibe_started(home, tmp_path, seen) == ["mine"]
+        original = config.read_bytes()
+
+        done = skilltool(home, tmp_path, "install", "--only", "vibe")
+        assert f"added     vibe     mcp {SERVER} in ~/.vibe/config.toml" in done.stdout, (
+            done.stdout + done.stderr
+        )
+        assert config.read_text().startswith(user)  # the user's bytes first, as they were
+        assert vibe_started(home, tmp_path, seen) == ["mine", SERVER]
+        ours = next(json.loads(line) for line in seen.read_text().splitlines() if SERVER in line)
+        assert ours["argv"] == [SERVER, "x"] and ours["cwd"] == str(tmp_path)
+        sent = [r for r in stub.snapshot() if r.path == "/mcp/vibe"]
+        assert sent and sent[0].method == "POST", [r.path for r in stub.snapshot()]
+        assert {k.lower(): v for k, v in sent[0].headers.items()}["x-t"] == "1"
+
+        again = skilltool(home, tmp_path, "install", "--only", "vibe")
+        assert again.stdout.strip().splitlines()[-1] == "2 unchanged", again.stdout
+        gone = skilltool(home, tmp_path, "uninstall", "--only", "vibe")
+        assert gone.returncode == 0, gone.stdout + gone.stderr
+        assert config.read_bytes() == original
+        assert vibe_started(home, tmp_path, seen) == ["mine"]
+    assert config.read_bytes() == original, "Vibe changed its file on a run"
+    proven(
+        "vibe",
+        "`vibe -p` starts the plugin's stdio server (with its cwd) and reaches its HTTP one "
+        "from a [[mcp_servers]] element skilltool added after the user's own; uninstall gives "
+        "config.toml back byte for byte",
+    )

@@ -1,0 +1,130 @@
+"""TOML arrays of tables keyed by a `name` key (`[[mcp_servers]]` in Mistral Vibe's
+config.toml): one element is one entry, spliced as one `[[table]]` block.
+
+The entries are seen as a table keyed by each element's `name` (`keyed`), so that the
+checks every editor shares compare values, not positions. An element's block is its
+`[[table]]` header and every section after it that belongs to it (`[table.env]`),
+up to the next other header. An array written inline (`table = [...]`), an element
+without a string `name`, or two elements of one name are an EntryError.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from skilltool.entries import toml
+from skilltool.entries.base import EntryError, content_end, eol_of, line_start, splice
+
+KEY = "name"
+
+
+def keyed(data: dict[str, Any], table: tuple[str, ...]) -> dict[str, Any]:
+    """The document with the array at `table` as a table of its elements by name."""
+    node: Any = data
+    for key in table[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or table[-1] not in node:
+        return data
+    items = node[table[-1]]
+    where = ".".join(table)
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise EntryError(f"{where} is not an array of tables ([[{where}]]): edit it by hand")
+    found: dict[str, Any] = {}
+    for item in items:
+        name = item.get(KEY)
+        if not isinstance(name, str) or name in found:
+            why = "has no string name" if not isinstance(name, str) else f"{name!r} twice"
+            raise EntryError(f"an element of [[{where}]] {why}: edit it by hand")
+        found[name] = {k: v for k, v in item.items() if k != KEY}
+    view = copy.deepcopy(data)
+    parent = view
+    for key in table[:-1]:
+        parent = parent[key]
+    parent[table[-1]] = found
+    return view
+
+
+def document(text: str, table: tuple[str, ...]) -> dict[str, Any]:
+    try:
+        return keyed(toml.document(text), table)
+    except EntryError as error:  # a shape of the array: said at its first line
+        raise EntryError(error.message, error.line or toml._line_of_key(text, table) or 1) from None
+
+
+def _spans(text: str, table: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Each element's block, by name: its header's line start to its last statement's end."""
+    sections = toml._Lexer(text).sections()
+    raw = toml.document(text)
+    node: Any = raw
+    for key in table:
+        node = node.get(key, []) if isinstance(node, dict) else []
+    items = node if isinstance(node, list) else []
+    heads = [
+        i
+        for i, s in enumerate(sections)
+        if s.header is not None and s.header.kind == "array" and s.path == table
+    ]
+    if len(heads) != len(items):
+        where = ".".join(table)
+        raise EntryError(
+            f"{where} is written inline, not as [[{where}]] blocks: edit it by hand",
+            toml._line_of_key(text, table),
+        )
+    spans = {}
+    for item, head in zip(items, heads, strict=True):
+        last = head
+        while (
+            last + 1 < len(sections)
+            and sections[last + 1].path[: len(table)] == table
+            and not (
+                sections[last + 1].header is not None
+                and sections[last + 1].header.kind == "array"  # type: ignore[union-attr]
+                and sections[last + 1].path == table
+            )
+        ):
+            last += 1  # a `[table.env]` section belongs to the element above it
+        header = sections[head].header
+        assert header is not None
+        spans[item[KEY]] = (header.start, sections[last].end)
+    return spans
+
+
+def _block(table: tuple[str, ...], name: str, value: Mapping[str, Any], eol: str) -> str:
+    header = "[[" + ".".join(toml.quote_key(key) for key in table) + "]]"
+    lines = [f"{KEY} = {toml.render(name)}"]
+    lines += [f"{toml.quote_key(k)} = {toml.render(v)}" for k, v in value.items()]
+    return eol.join([header, *lines])
+
+
+def put(text: str, table: tuple[str, ...], name: str, value: Mapping[str, Any]) -> tuple[str, bool]:
+    if KEY in value:
+        raise EntryError(f"the entry's value holds {KEY!r}, which is its name here")
+    spans = _spans(text, table)
+    created = not spans
+    block = _block(table, name, value, eol_of(text))
+    if name in spans:
+        start, end = spans[name]
+        return splice(text, start, end, block), False
+    position = max(end for _, end in spans.values()) if spans else content_end(text, len(text))
+    if position == 0:
+        return splice(text, 0, 0, block + eol_of(text)), created
+    eol = eol_of(text)
+    return splice(text, position, position, eol + eol + block), created
+
+
+def remove(text: str, table: tuple[str, ...], name: str) -> str:
+    spans = _spans(text, table)
+    if name not in spans:
+        return text
+    start, end = spans[name]
+    while start > 0 and not text[line_start(text, start - 1) : start].strip():
+        start = line_start(text, start - 1)  # the blank lines before the block go with it
+    if start > 0:
+        start -= 2 if text[start - 2 : start] == "\r\n" else 1
+    else:
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        end += 2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0
+    return splice(text, start, end, "")
