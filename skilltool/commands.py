@@ -10,7 +10,7 @@ import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
@@ -18,6 +18,7 @@ from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Agent, Catalogue, Plugin, Problem, SearchEntry
 from skilltool.parse import SKILL_FILE
+from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltool import markers
 from skilltool.model import EMPTY, Agent, McpServer, Skill
 from skilltool.paths import Home, package_data
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     import jinja2
