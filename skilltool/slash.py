@@ -12,10 +12,11 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilltool import markers, parse
 from skilltool.model import Catalogue, Plugin, Problem, SlashCommand
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Rendering, Verdict
@@ -28,10 +29,10 @@ COMMAND_FIELDS = parse.SKILL_FIELDS | {"disable-model-invocation", "argument-hin
 DESCRIPTION_LIMIT = 100  # a description taken from the body: its first line, cut as Claude's
 
 # Claude Code 2.1.332: `$ARGUMENTS[N]` and `$N` are word N counted from 0, `$ARGUMENTS` all
-PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\w)")
+PLACEHOLDER = r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\w)"
 # what Gemini CLI (and Qwen Code) would run or replace in a prompt: shell, file, arguments
-GEMINI_ACTIVE = re.compile(r"!\{|@\{|\{\{args\}\}")
-PI_ACTIVE = re.compile(r"\$@|\$\{@")  # pi's own placeholders, which Claude Code leaves alone
+GEMINI_ACTIVE = r"!\{|@\{|\{\{args\}\}"
+PI_ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
 # a harness's placeholder syntax: how it spells all the arguments and word N (from 1)
 Syntax = Literal["claude", "opencode", "pi", "gemini"]
 
@@ -112,7 +113,7 @@ def read_command(path: Path, name: str) -> tuple[SlashCommand | None, list[Probl
     Frontmatter is optional (Claude Code then takes the description from the first line);
     when there is one it is read with parse's reader, Claude Code's YAML repair included."""
     out = parse.Problems(path)
-    if parse.UNPRINTABLE.search(str(path)):
+    if re.search(parse.UNPRINTABLE, str(path)):
         out.add("its path holds a line break or a control character; rename the file")
         return None, out.items
     got = parse._read(path, out, COMMAND_SIZE_LIMIT)
@@ -208,7 +209,7 @@ def used(body: str) -> tuple[bool, dict[str, int]]:
     """Whether the body takes all the arguments, and each positional placeholder it uses
     with the word it stands for (counted from 0, as Claude Code counts)."""
     every, positional = False, dict[str, int]()
-    for match in PLACEHOLDER.finditer(body):
+    for match in re.finditer(PLACEHOLDER, body):
         index = match.group(1) or match.group(2)
         if index is None:
             every = True
@@ -229,7 +230,7 @@ def translate(body: str, syntax: str) -> Translation:
         return Translation(body)
     every, positional = used(body)
     active = {"gemini": GEMINI_ACTIVE, "pi": PI_ACTIVE}.get(syntax)
-    found = active.search(body) if active is not None else None
+    found = re.search(active, body) if active is not None else None
     if found is not None:
         return Translation(
             None,
@@ -244,7 +245,7 @@ def translate(body: str, syntax: str) -> Translation:
                 "(all the arguments at once); use $ARGUMENTS to have the command here",
             )
         return Translation(body.replace("$ARGUMENTS", "{{args}}"))
-    text = PLACEHOLDER.sub(_shifted, body)
+    text = re.sub(PLACEHOLDER, _shifted, body)
     if syntax == "pi" and not every and not positional:
         # Claude Code adds the arguments typed after a command that has no placeholder;
         # pi would drop them
