@@ -82,8 +82,10 @@ def status(opts: Options) -> Result:
     found = harnesses(home, skills_dir, opts.only)
     full = _install_plan(opts, catalogue, home, remove=False, found=found)
     links = [a for a in full.actions if a.kind == "link"]
+    # text says only "harness absent" of a harness not set up: its tools note is for --json
+    noted = found if opts.json else [h for h in found if h.root().is_dir()]
     tools = {
-        (h.name, a.name): h.tools_note(a) for h in found for p in catalogue.active for a in p.agents
+        (h.name, a.name): h.tools_note(a) for h in noted for p in catalogue.active for a in p.agents
     }
     view = report.StatusView(
         catalogue,
@@ -97,12 +99,7 @@ def status(opts: Options) -> Result:
         commands=[a for a in full.actions if a.kind == "command"],
     )
     added = _added_states(home)
-    data = view.as_dict()
-    data["home"] = str(home.path)
-    told = set(catalogue.problems)
-    data["problems"] += [p.as_dict() for p in full.problems if p not in told]
-    data["sources"] = added
-    data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
+    data = _status_data(view, full, home, added) if opts.json else {}
     lines = [*_home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
     lines += [
         f"problem   {report.problem_line(p)}"
@@ -110,6 +107,19 @@ def status(opts: Options) -> Result:
     ]
     lines.append(report.next_step(full.actions))
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
+def _status_data(
+    view: report.StatusView, full: plan.Plan, home: paths.Home, added: list[dict[str, object]]
+) -> dict[str, object]:
+    """The JSON document of `status` (built only for --json)."""
+    data = view.as_dict()
+    data["home"] = str(home.path)
+    told = set(view.catalogue.problems)
+    data["problems"] += [p.as_dict() for p in full.problems if p not in told]
+    data["sources"] = added
+    data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
+    return data
 
 
 def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
@@ -319,11 +329,9 @@ def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -
 
 
 def harnesses(home: paths.Home, skills_dir: Path, only: str | None) -> list[Harness]:
-    from skilltool.harnesses import registry
+    from skilltool.harnesses import harnesses
 
-    known = registry()
-    names = [only] if only else list(known)
-    return [known[name](home, skills_dir) for name in names]
+    return harnesses(home, skills_dir, only)
 
 
 def _install_plan(
@@ -340,8 +348,8 @@ def _install_plan(
     if found is None:
         found = harnesses(home, skills_dir, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
-        own = harness.own_skills_dir()
-        if own is not None and harness.root().is_dir():
+        own = harness.own_skills_dir() if harness.root().is_dir() else None
+        if own is not None:
             parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
     from skilltool.cache import RenderCache
 

@@ -47,9 +47,6 @@ class Claude(Harness):
     def commands_dir(self) -> Path:
         return self.root() / "commands"
 
-    def root(self) -> Path:
-        return self.home.path / ".claude"
-
     mcp_unsupported = (
         "its user MCP servers live in ~/.claude.json, which every claude run rewrites, "
         "so skilltool does not edit it; start Claude Code with --plugin-dir <plugin> "

@@ -57,9 +57,6 @@ class Codex(Harness):
     title = "Codex"
     no_commands = "Codex reads no user commands (~/.codex/prompts is no longer read)"
 
-    def root(self) -> Path:
-        return self.home.env("CODEX_HOME", self.home.path / ".codex")
-
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "config.toml", "toml", ("mcp_servers",))
 

@@ -34,9 +34,6 @@ class Copilot(Harness):
     )
     builtin_version = "1.0.102"
 
-    def root(self) -> Path:
-        return self.home.path / ".copilot"
-
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "mcp-config.json", "jsonc", ("mcpServers",))
 

@@ -77,9 +77,6 @@ class Gemini(Harness):
     def commands_dir(self) -> Path:
         return self.root() / "commands"
 
-    def root(self) -> Path:
-        return self.home.path / ".gemini"
-
     def mcp_place(self) -> McpPlace:
         return settings_place(self.root())
 

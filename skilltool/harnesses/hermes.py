@@ -46,9 +46,6 @@ class Hermes(Harness):
     builtin_agents = frozenset({"default"})
     builtin_version = "0.19.0"
 
-    def root(self) -> Path:
-        return self.home.path / ".hermes"
-
     def mcp_place(self) -> McpPlace:
         # the default profile's config, which every profile started without -p reads
         return McpPlace(self.root() / "config.yaml", "yaml", ("mcp_servers",))

@@ -56,9 +56,6 @@ class Pi(Harness):
             return None
         return "pi reads no subfolders of prompts/ (the command is in a subfolder)"
 
-    def root(self) -> Path:
-        return self.home.env("PI_CODING_AGENT_DIR", self.home.path / ".pi" / "agent")
-
     def mcp_place(self) -> McpPlace:
         # strict JSON: pi refuses a comment or a trailing comma in it
         return McpPlace(self.root() / "mcp.json", "json", ("mcpServers",))

@@ -77,9 +77,6 @@ class Qwen(Harness):
 
     enforces_tools = True
 
-    def root(self) -> Path:
-        return self.home.path / ".qwen"
-
     def mcp_place(self) -> McpPlace:
         return settings_place(self.root())
 

@@ -36,9 +36,6 @@ class Vibe(Harness):
         "and skilltool edits only entries keyed by name"
     )
 
-    def root(self) -> Path:
-        return self.home.env("VIBE_HOME", self.home.path / ".vibe")
-
     def refusal(self, agent: Agent) -> str | None:
         if agent.name.casefold() == RESERVED:
             return f"Mistral Vibe reserves the name '{RESERVED}' for hooks: rename the agent"
