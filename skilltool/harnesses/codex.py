@@ -4,7 +4,6 @@ replacing it) in a session-config JSON for the ACP adapter, and in a `--profile`
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 from skilltool.harnesses import (
@@ -113,6 +112,8 @@ class Codex(Harness):
         return sorted([*mine, *self.root().glob("*.config.toml")])
 
     def launch(self, agent: Agent) -> Launch:
+        import shlex  # for `launch` only: not imported on every run
+
         session = self.home.show(self.session_file(agent.name))
         quoted = shlex.quote(str(self.session_file(agent.name)))
         return Launch(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from skilltool.harnesses import (
@@ -106,6 +105,8 @@ class Pi(Harness):
         return sorted(directory.glob("*"))
 
     def launch(self, agent: Agent) -> Launch:
+        import shlex  # for `launch` only: not imported on every run
+
         wrapper = str(self.wrapper(agent.name))
         return Launch(
             ["pi-acp"], {"PI_ACP_PI_COMMAND": wrapper}, [f"in a terminal: {shlex.quote(wrapper)}"]
