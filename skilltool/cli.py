@@ -466,6 +466,7 @@ def _build_only_invoked(argv: list[str]) -> None:
         named = [c for c in plugins_app.registered_commands if c.name == words[1]]
         if named:  # an unknown word keeps them all, for click's "No such command" and its hint
             plugins_app.registered_commands = named
+            app.registered_commands = []  # `package`, whose eight options cost as much again
 
 
 def main() -> None:
