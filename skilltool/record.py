@@ -4,7 +4,7 @@
 annotation into a `ForwardRef`, then `collections.namedtuple` compiles a `__new__`):
 some 12 ms of a cold `status`, a tenth of `import typer`. This base builds the same
 tuple subclass from the class body without compiling anything, and compiles a class's
-`__new__` (the one `collections.namedtuple` would) only when the first instance is made.
+`__new__` (the one `collections.namedtuple` would) only once it has made many instances.
 Instances are plain tuples of the same class shape: equality, hashing, unpacking,
 `_replace`, `_make`, `_asdict`, `_fields` and the repr are those of a named tuple.
 """
@@ -50,11 +50,36 @@ else:
             )
             return super().__new__(mcls, name, (_Record,), ns)
 
+    _made: dict[type, int] = {}
+    OFTEN = 64  # instances of a class after which its `__new__` is compiled
+
     def _first_new(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        """The first instance of a class: compile its `__new__`, as namedtuple does, then use it."""
-        if cls.__new__ is _first_new:
-            cls.__new__ = _compiled_new(cls)
-        return cls.__new__(cls, *args, **kwargs)
+        """The `__new__` of a class made rarely: the fields bound here; one made often gets
+        the compiled `__new__` of collections.namedtuple, as does a call that binds badly
+        (for its exact TypeError)."""
+        made = _made[cls] = _made.get(cls, 0) + 1
+        values = args if not kwargs and len(args) == len(cls._fields) else _bind(cls, args, kwargs)
+        if values is None or made > OFTEN:
+            if cls.__new__ is _first_new:
+                cls.__new__ = _compiled_new(cls)
+            return cls.__new__(cls, *args, **kwargs)
+        return _tuple_new(cls, values)
+
+    def _bind(cls: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any] | None:
+        """The values of the fields, or None when the arguments do not fit them."""
+        fields, defaults = cls._fields, cls._field_defaults
+        if len(args) > len(fields):
+            return None
+        values = list(args)
+        kwargs = dict(kwargs)
+        for field in fields[len(args) :]:
+            if field in kwargs:
+                values.append(kwargs.pop(field))
+            elif field in defaults:
+                values.append(defaults[field])
+            else:
+                return None
+        return None if kwargs else values
 
     def _compiled_new(cls: Any) -> Any:
         fields = cls._fields

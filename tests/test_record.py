@@ -36,6 +36,14 @@ def test_a_record_is_built_and_read_as_a_named_tuple() -> None:
     assert isinstance(pair, tuple) and hash(pair) == hash((1, "r"))
 
 
+def test_a_record_made_often_is_made_alike() -> None:
+    made = [Pair(i, right=str(i)) for i in range(200)]  # past the first ones, a compiled __new__
+    assert made[199] == (199, "199") and Pair(left=5) == (5, "r") and Pair(3, "x") == (3, "x")
+    assert Pair.__new__.__qualname__ == "Pair.__new__"
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'wrong'"):
+        Pair(1, wrong=2)  # type: ignore[call-arg]
+
+
 def test_a_record_is_immutable_and_replaced_by_a_copy() -> None:
     pair = Pair(1)
     with pytest.raises(AttributeError):
