@@ -419,10 +419,11 @@ class NotSetUp:
         self.name = name
         self.home = home
         self.skills_dir = skills_dir
+        self._root = root_of(name, home)  # asked for each agent, command and server
         self._real: Harness | None = None
 
     def root(self) -> Path:
-        return root_of(self.name, self.home)
+        return self._root
 
     def absent(self, agent: Agent) -> str | None:
         if self.root().is_dir():  # set up since this run began: the harness decides
