@@ -436,6 +436,8 @@ class NotSetUp:
         return self._real
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):  # not half made (copy, pickle): its own, or missing
+            raise AttributeError(attribute)
         return getattr(self._harness(), attribute)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def test_a_harness_not_set_up_answers_as_its_class(name: str, home: Path) -> Non
     assert stand_in.title == real.title
     assert stand_in.tools_note(AGENT) == real.tools_note(AGENT)
     assert stand_in.mcp_place() == real.mcp_place()
+    assert copy.copy(stand_in).root() == real.root()
     # set up since: the stand-in no longer says it is absent, as the harness does not
     (home / HARNESS_DIRS[name]).mkdir(parents=True)
     assert stand_in.absent(AGENT) == real.absent(AGENT)
