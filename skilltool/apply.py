@@ -13,7 +13,7 @@ import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from skilltool.fs import (
     TEMP_PREFIX,
@@ -26,6 +26,7 @@ from skilltool.fs import (
     write_file,
 )
 from skilltool.plan import Action
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.mcp import Ledger

@@ -16,9 +16,9 @@ import shutil
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from skilltool.fs import TEMP_PREFIX, fsync_dir
+from skilltool.record import NamedTuple
 
 CURRENT = "current"
 STORE = "git"

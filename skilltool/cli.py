@@ -462,10 +462,14 @@ def _build_only_invoked(argv: list[str]) -> None:
     words = [a for a in argv if not a.startswith("-")]  # no option before a command takes a value
     if words[:1] == ["package"]:
         plugins_app.registered_commands = []
+    elif not words and "--version" in argv:  # answered by the top-level callback alone
+        plugins_app.registered_commands = []
+        app.registered_commands = []
     elif words[:1] in (["plugins"], ["skills"]) and len(words) > 1:
         named = [c for c in plugins_app.registered_commands if c.name == words[1]]
         if named:  # an unknown word keeps them all, for click's "No such command" and its hint
             plugins_app.registered_commands = named
+            app.registered_commands = []  # `package`, whose eight options cost as much again
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
@@ -18,6 +18,7 @@ from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Agent, Catalogue, Plugin, Problem, SearchEntry
 from skilltool.parse import SKILL_FILE
+from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -92,8 +93,10 @@ def status(opts: Options) -> Result:
     found = harnesses(home, skills_dir, opts.only)
     full = _install_plan(opts, catalogue, home, remove=False, found=found)
     links = [a for a in full.actions if a.kind == "link"]
+    # text says only "harness absent" of a harness not set up: its tools note is for --json
+    noted = found if opts.json else [h for h in found if h.root().is_dir()]
     tools = {
-        (h.name, a.name): h.tools_note(a) for h in found for p in catalogue.active for a in p.agents
+        (h.name, a.name): h.tools_note(a) for h in noted for p in catalogue.active for a in p.agents
     }
     view = report.StatusView(
         catalogue,
@@ -337,11 +340,9 @@ def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -
 
 
 def harnesses(home: paths.Home, skills_dir: Path, only: str | None) -> list[Harness]:
-    from skilltool.harnesses import registry
+    from skilltool.harnesses import harnesses
 
-    known = registry()
-    names = [only] if only else list(known)
-    return [known[name](home, skills_dir) for name in names]
+    return harnesses(home, skills_dir, only)
 
 
 def _install_plan(
@@ -358,8 +359,8 @@ def _install_plan(
     if found is None:
         found = harnesses(home, skills_dir, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
-        own = harness.own_skills_dir()
-        if own is not None and harness.root().is_dir():
+        own = harness.own_skills_dir() if harness.root().is_dir() else None
+        if own is not None:
             parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
     from skilltool.cache import RenderCache
 

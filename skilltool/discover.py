@@ -19,7 +19,7 @@ import re
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from skilltool import parse
 from skilltool.model import (
@@ -37,6 +37,7 @@ from skilltool.model import (
     Severity,
     Skill,
 )
+from skilltool.record import NamedTuple
 
 # never searched for plugins or skills: version control, dependencies, caches
 SKIP_DIRS = frozenset(

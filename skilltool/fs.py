@@ -8,18 +8,44 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 # every temporary file or link skilltool makes starts so; one a killed run left behind is
 # not a rendering: `sweep` removes it before the next run writes in that directory
 TEMP_PREFIX = ".skilltool-tmp-"
 
 
+# hashlib loads OpenSSL: 4 ms, a twentieth of a no-op. Python's own SHA-256 costs nothing
+# to import and is four times slower, so it digests the first bytes of a run and OpenSSL's
+# the rest: a small run never loads OpenSSL, a large one loads it once
+SMALL_RUN = 256 * 1024
+_hashed = [0]
+_builtin: list[Callable[[bytes], Any]] = []
+
+
 def digest(data: bytes) -> str:
+    """The SHA-256 of `data`, in hex."""
+    _hashed[0] += len(data)
+    if _hashed[0] <= SMALL_RUN and (_builtin or _find_builtin()):
+        return str(_builtin[0](data).hexdigest())
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+def _find_builtin() -> bool:
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found]  # 3.10, 3.11
+        except ImportError:  # a Python built without it: OpenSSL's from the start
+            _hashed[0] = SMALL_RUN + 1
+            return False
+    _builtin.append(sha256)
+    return True
 
 
 def read_link(path: Path | str) -> str | None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 from skilltool import fs
+from skilltool.record import NamedTuple
 
 # stands where the marker goes while a rendering is built; never in a finished file
 SLOT = "\x00skilltool-marker\x00"
-PATTERN = re.compile(rb"rendered by skilltool from (.+?) \(sha256:([0-9a-f]{64})\)")
+PATTERN = rb"rendered by skilltool from (.+?) \(sha256:([0-9a-f]{64})\)"
 
 
 class Marker(NamedTuple):
@@ -50,7 +50,7 @@ def stamp(rendered: str, source: Path, escape: bool = False) -> bytes:
 
 def find(data: bytes) -> Marker | None:
     """The marker of a file, and whether its digest still matches, or None if it has none."""
-    match = PATTERN.search(data)
+    match = re.search(PATTERN, data)
     if match is None:
         return None
     digest = match.group(2).decode("ascii")

@@ -7,7 +7,6 @@ Reading, the ledger and planning live here; apply.py carries the edits out.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -113,6 +112,8 @@ def _read_file(path: Path, root: Path, problems: list[Problem]) -> list[McpServe
     if text is None:
         problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
         return []
+    import json  # here, not at the top: a run that reads no such file does not import it
+
     try:
         value = json.loads(text)
     except ValueError as err:
@@ -146,6 +147,8 @@ def _servers(
 
 def _key_line(text: str, key: str) -> int | None:
     """The line where `"key":` first appears in a JSON text (None if it does not)."""
+    import json
+
     match = re.search(re.escape(json.dumps(key)) + r"\s*:", text)
     return text.count("\n", 0, match.start()) + 1 if match else None
 
@@ -287,6 +290,14 @@ def server_dict(server: McpServer) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the ledger
 
+
+def _json_loads(data: bytes) -> Any:
+    """JSON read, imported only when there is a ledger to read (most runs have none)."""
+    import json
+
+    return json.loads(data)
+
+
 LEDGER = "mcp-entries.json"  # in the state dir: every entry skilltool wrote, and its digest
 
 
@@ -303,7 +314,7 @@ class Ledger:
         self.tables: set[tuple[str, tuple[str, ...]]] = set()  # tables skilltool created
         data = read_regular(self.path) if self.path is not None else None
         try:
-            loaded = json.loads(data) if data is not None else {}
+            loaded = _json_loads(data) if data is not None else {}
         except ValueError:
             loaded = {}  # a damaged ledger proves nothing ours: every entry is then foreign
         for item in loaded.get("entries", []) if isinstance(loaded, dict) else []:
@@ -374,6 +385,8 @@ class Ledger:
             "created_files": sorted(self.files),
             "created_tables": [[f, list(t)] for f, t in sorted(self.tables)],
         }
+        import json
+
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_file(self.path, text.encode("utf-8"), 0o644, replace=True)

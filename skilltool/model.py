@@ -1,8 +1,9 @@
 """The things skilltool reasons about: plugins, skills, agents, problems, actions.
 
 Everything here is an immutable value the pipeline passes from one stage to the next.
-NamedTuple rather than a frozen dataclass: it is built without compiling code at import,
-which keeps a cold `status` close to the cost of importing typer.
+Named tuples (`skilltool.record.NamedTuple`) rather than frozen dataclasses: they are
+built without compiling code at import, which keeps a cold `status` close to the cost of
+importing typer.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
+
+from skilltool.record import NamedTuple
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 Origin = Literal["added", "user", "system", "bundled", "override", "argument"]

@@ -15,10 +15,10 @@ import os
 import shutil
 import stat
 from pathlib import Path
-from typing import NamedTuple
 
 from skilltool import discover, parse
 from skilltool.model import Plugin, Problem
+from skilltool.record import NamedTuple
 
 # the top level of a plugin: what belongs to it; anything else is left out
 TOP_LEVEL = (

@@ -11,16 +11,19 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from skilltool.harnesses import NAMES as HARNESS_NAMES
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill
+from skilltool.record import NamedTuple
 
-SAFE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# patterns are strings that `re` compiles on first use: a run that never needs one pays
+# nothing for it (compiling them all took a few ms of every start)
+SAFE_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 NAME_RULE = "use 1-64 characters of a-z, 0-9 and single hyphens, not starting or ending with '-'"
 # what may reach a file path as one component: no separator, no leading '.' or '-'
 # (hidden, '..', an option), no space or shell character; capitals, '.' and '_' are fine
-SAFE_COMPONENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+SAFE_COMPONENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
 COMPONENT_RULE = (
     "use 1-64 characters of letters, digits, '.', '_' and '-', starting with a letter, "
     "a digit or '_'"
@@ -86,18 +89,22 @@ HARNESS_OVERRIDE_FIELDS = frozenset({"model", "profile"})
 
 # what cannot stand in one line of output or of a marker: C0/C1 controls, line and
 # paragraph separators, and the lone surrogates that stand for bytes not valid in UTF-8
-UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+UNPRINTABLE = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"
 
 
 def is_safe_name(name: object) -> bool:
     """A name by the Agent Skills rules: lower-case letters, digits, single hyphens."""
-    return isinstance(name, str) and 0 < len(name) <= 64 and SAFE_NAME.fullmatch(name) is not None
+    return (
+        isinstance(name, str) and 0 < len(name) <= 64 and re.fullmatch(SAFE_NAME, name) is not None
+    )
 
 
 def is_safe_component(name: object) -> bool:
     """A name that can stand as one component of a file path (SPEC §3), whatever else it is."""
     return (
-        isinstance(name, str) and 0 < len(name) <= 64 and SAFE_COMPONENT.fullmatch(name) is not None
+        isinstance(name, str)
+        and 0 < len(name) <= 64
+        and re.fullmatch(SAFE_COMPONENT, name) is not None
     )
 
 
@@ -200,8 +207,8 @@ def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Fro
 
 # Claude Code's repair of frontmatter that is not valid YAML (observed in 2.1.332): a
 # top-level 'key: value' line whose unquoted value holds one of these is double-quoted
-CLAUDE_REPAIR_LINE = re.compile(r"([A-Za-z_-]+):\s+(.+)")
-CLAUDE_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+CLAUDE_REPAIR_LINE = r"([A-Za-z_-]+):\s+(.+)"
+CLAUDE_SPECIAL = r"[{}\[\]*&#!|>%@`]|: "
 
 
 def claude_repair(text: str) -> tuple[str, tuple[str, ...]]:
@@ -211,11 +218,11 @@ def claude_repair(text: str) -> tuple[str, tuple[str, ...]]:
         indent = len(line) - len(line.lstrip("\t"))
         line = "  " * indent + line[indent:]  # leading tabs become spaces
         # JavaScript's '.' stops at a CR: a CRLF line is never matched, so never quoted
-        match = CLAUDE_REPAIR_LINE.fullmatch(line) if "\r" not in line else None
+        match = re.fullmatch(CLAUDE_REPAIR_LINE, line) if "\r" not in line else None
         if match is not None:
             key, value = match.groups()
             wrapped = value[0] == value[-1] and value[0] in "\"'" and len(value) > 1
-            if not wrapped and CLAUDE_SPECIAL.search(value):
+            if not wrapped and re.search(CLAUDE_SPECIAL, value):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
                 line = f'{key}: "{escaped}"'
                 quoted.append(key)
@@ -507,7 +514,7 @@ def _string_list(value: object) -> tuple[str, ...] | None:
 def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
     """An agents/<file>.md -> the Agent (None if it cannot be used) and its problems."""
     out = Problems(path)
-    if UNPRINTABLE.search(str(path)):
+    if re.search(UNPRINTABLE, str(path)):
         # the path is written into the marker line of every rendering (a comment in a
         # shell script, YAML, TOML): a line break there would end the comment
         out.add(

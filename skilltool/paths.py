@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 from skilltool.model import SearchEntry
+from skilltool.record import NamedTuple
 
 DEFAULT_NAMESPACE = "skilltool"
 OVERRIDE_VARIABLE = "SKILLTOOL_PLUGINS"

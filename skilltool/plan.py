@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from skilltool import markers
 from skilltool.fs import TEMP_PREFIX, digest, gone, read_regular
 from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache

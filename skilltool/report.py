@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilltool import slash
 from skilltool.apply import Outcome
@@ -20,6 +20,7 @@ from skilltool.model import Catalogue, McpServer, Plugin, Problem
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
 from skilltool.plan import Action
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Launch
@@ -138,7 +139,9 @@ def printable(line: str) -> str:
     """A line as it can be printed: a name's line breaks, control characters and bytes that
     are not UTF-8 are shown escaped, so one thing decided stays one line and never fails
     to encode."""
-    return UNPRINTABLE.sub(_escape, line)
+    if line.isprintable():  # holds none of UNPRINTABLE: the pattern is not compiled at all
+        return line
+    return re.sub(UNPRINTABLE, _escape, line)
 
 
 def _what(action: Action, home: Home) -> str:

@@ -12,10 +12,11 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilltool import markers, parse
 from skilltool.model import Catalogue, Plugin, Problem, SlashCommand
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache
@@ -31,13 +32,13 @@ DESCRIPTION_LIMIT = 100  # a description taken from the body: its first line, cu
 
 # Claude Code 2.1.332: `$ARGUMENTS[N]` and `$N` are word N counted from 0, `$ARGUMENTS` all;
 # a `$N` with no word N (fewer words typed) it leaves as written
-PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\w)")
+PLACEHOLDER = r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)(?!\w)"
 # `$150`, `$4,050`, `$3.50`: an amount, which Claude Code leaves as written (it never gets
 # that many words); OpenCode, Kilo and pi would put an argument or nothing in its place
-AMOUNT = re.compile(r"\$(?:\d{2,}|\d(?=[.,]\d))(?![\w])")
+AMOUNT = r"\$(?:\d{2,}|\d(?=[.,]\d))(?![\w])"
 # what Gemini CLI (and Qwen Code) would run or replace in a prompt: shell, file, arguments
-GEMINI_ACTIVE = re.compile(r"!\{|@\{|\{\{args\}\}")
-PI_ACTIVE = re.compile(r"\$@|\$\{@")  # pi's own placeholders, which Claude Code leaves alone
+GEMINI_ACTIVE = r"!\{|@\{|\{\{args\}\}"
+PI_ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
 # a harness's placeholder syntax: how it spells all the arguments and word N (from 1)
 Syntax = Literal["claude", "opencode", "pi", "gemini"]
 
@@ -118,7 +119,7 @@ def read_command(path: Path, name: str) -> tuple[SlashCommand | None, list[Probl
     Frontmatter is optional (Claude Code then takes the description from the first line);
     when there is one it is read with parse's reader, Claude Code's YAML repair included."""
     out = parse.Problems(path)
-    if parse.UNPRINTABLE.search(str(path)):
+    if re.search(parse.UNPRINTABLE, str(path)):
         out.add("its path holds a line break or a control character; rename the file")
         return None, out.items
     got = parse._read(path, out, COMMAND_SIZE_LIMIT)
@@ -214,11 +215,11 @@ def used(body: str) -> tuple[bool, dict[str, int]]:
     """Whether the body takes all the arguments, and each positional placeholder it uses
     with the word it stands for (counted from 0, as Claude Code counts)."""
     every, positional = False, dict[str, int]()
-    for match in PLACEHOLDER.finditer(body):
+    for match in re.finditer(PLACEHOLDER, body):
         index = match.group(1) or match.group(2)
         if index is None:
             every = True
-        elif not AMOUNT.match(body, match.start()):
+        elif not re.compile(AMOUNT).match(body, match.start()):
             positional.setdefault(match.group(), int(index))
     return every, positional
 
@@ -235,14 +236,14 @@ def translate(body: str, syntax: str) -> Translation:
         return Translation(body)
     every, positional = used(body)
     active = {"gemini": GEMINI_ACTIVE, "pi": PI_ACTIVE}.get(syntax)
-    found = active.search(body) if active is not None else None
+    found = re.search(active, body) if active is not None else None
     if found is not None:
         return Translation(
             None,
             f"its body holds {found.group()!r}, which it would run or replace (a shell command, "
             "a file or the arguments); write it another way to have the command here",
         )
-    amount = AMOUNT.search(body) if syntax != "gemini" else None
+    amount = re.search(AMOUNT, body) if syntax != "gemini" else None
     if amount is not None:  # Gemini CLI and Qwen Code leave it as written, as Claude Code does
         return Translation(
             None,
@@ -258,7 +259,7 @@ def translate(body: str, syntax: str) -> Translation:
                 "(all the arguments at once); use $ARGUMENTS to have the command here",
             )
         return Translation(body.replace("$ARGUMENTS", "{{args}}"))
-    text = PLACEHOLDER.sub(_shifted, body)
+    text = re.sub(PLACEHOLDER, _shifted, body)
     if syntax == "pi" and not every and not positional:
         # Claude Code adds the arguments typed after a command that has no placeholder;
         # pi would drop them

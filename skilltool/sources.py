@@ -14,7 +14,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from skilltool import paths
 from skilltool.checkouts import (
@@ -39,6 +39,7 @@ from skilltool.checkouts import (
 from skilltool.fs import TEMP_PREFIX
 from skilltool.model import SearchEntry
 from skilltool.parse import NAME_RULE, is_safe_name
+from skilltool.record import NamedTuple
 
 SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
 URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")

@@ -60,3 +60,12 @@ def test_read_link_is_absolute_and_follows_nothing(tmp_path: Path) -> None:
 def test_the_lock_is_taken_in_the_state_dir(tmp_path: Path) -> None:
     with fs.locked(tmp_path / "state"):
         assert (tmp_path / "state/lock").is_file()
+
+
+def test_a_digest_is_sha256_before_and_after_a_run_grows_large() -> None:
+    import hashlib
+
+    small, large = b"a rendering\n", b"x" * (fs.SMALL_RUN + 1)
+    # the first bytes by Python's own SHA-256, the rest by OpenSSL's: the same digests
+    for data in (small, large, small):
+        assert fs.digest(data) == hashlib.sha256(data).hexdigest()

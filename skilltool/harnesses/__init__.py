@@ -9,11 +9,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from skilltool import markers
 from skilltool.model import EMPTY, Agent, McpServer, Plugin, Skill
 from skilltool.paths import Home, package_data
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     import jinja2
@@ -96,14 +97,14 @@ class Harness(abc.ABC):
         self.home = home
         self.skills_dir = skills_dir
 
-    @abc.abstractmethod
     def root(self) -> Path:
         """The harness's own directory: rendering happens only when it exists."""
+        return root_of(self.name, self.home)
 
     def absent(self, agent: Agent) -> str | None:
         """Why nothing can be rendered for this agent here, or None when it can."""
         if not self.root().is_dir():
-            return f"{self.home.show(self.root())} does not exist (the harness is not set up here)"
+            return not_set_up(self.home, self.root())
         return self.builtin_clash(agent) or self.refusal(agent)
 
     def builtin_name(self, agent: Agent) -> str:
@@ -384,24 +385,95 @@ def environment() -> jinja2.Environment:
 NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe")
 
 
-def registry() -> dict[str, type[Harness]]:
-    """Harness name -> its class, imported from its module (only when a command needs them)."""
+# where each harness keeps its own directory: under the home or the XDG config home, and
+# the variable that moves it. Kept here, not in the modules, so that a harness that is not
+# set up costs no import of its module
+ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
+    "opencode": ("config", "opencode", None),
+    "hermes": ("home", ".hermes", None),
+    "codex": ("home", ".codex", "CODEX_HOME"),
+    "pi": ("home", ".pi/agent", "PI_CODING_AGENT_DIR"),
+    "claude": ("home", ".claude", None),
+    "gemini": ("home", ".gemini", None),
+    "copilot": ("home", ".copilot", None),
+    "kilo": ("config", "kilo", None),
+    "qwen": ("home", ".qwen", None),
+    "vibe": ("home", ".vibe", "VIBE_HOME"),
+}
+
+
+def root_of(name: str, home: Home) -> Path:
+    """A harness's own directory in `home`, from its name alone."""
+    base, place, variable = ROOTS[name]
+    default = (home.config_home if base == "config" else home.path) / place
+    return home.env(variable, default) if variable else default
+
+
+def not_set_up(home: Home, root: Path) -> str:
+    return f"{home.show(root)} does not exist (the harness is not set up here)"
+
+
+def load(name: str) -> type[Harness]:
+    """The class of one harness, imported from its module."""
     import importlib
 
-    found: dict[str, type[Harness]] = {}
-    for name in NAMES:
-        module = importlib.import_module(f"skilltool.harnesses.{name}")
-        [harness] = [
-            v
-            for v in vars(module).values()
-            # ABCMeta, not type: Python 3.10 takes an alias like `dict[str, Any]` for a type
-            if isinstance(v, abc.ABCMeta)
-            and issubclass(v, Harness)
-            and v.__module__ == module.__name__
-            and not getattr(v, "__abstractmethods__", None)  # a family's shared base
-        ]
-        found[harness.name] = harness
+    module = importlib.import_module(f"skilltool.harnesses.{name}")
+    [harness] = [
+        v
+        for v in vars(module).values()
+        # ABCMeta, not type: Python 3.10 takes an alias like `dict[str, Any]` for a type
+        if isinstance(v, abc.ABCMeta)
+        and issubclass(v, Harness)
+        and v.__module__ == module.__name__
+        and not getattr(v, "__abstractmethods__", None)  # a family's shared base
+    ]
+    return harness
+
+
+def registry() -> dict[str, type[Harness]]:
+    """Harness name -> its class, imported from its module (only when a command needs them)."""
+    return {name: load(name) for name in NAMES}
+
+
+def harnesses(home: Home, skills_dir: Path, only: str | None = None) -> list[Harness]:
+    """The harnesses a command acts for, in NAMES order: one not set up in `home` is a stand-in
+    that imports its module only when asked more than its name, its root and `absent`."""
+    found: list[Harness] = []
+    for name in [only] if only else NAMES:
+        if only or root_of(name, home).is_dir():
+            found.append(load(name)(home, skills_dir))
+        else:  # it answers as the harness does: every other attribute is the real one's
+            found.append(cast(Harness, NotSetUp(name, home, skills_dir)))
     return found
+
+
+class NotSetUp:
+    """A harness whose directory does not exist, in the place of its class."""
+
+    def __init__(self, name: str, home: Home, skills_dir: Path) -> None:
+        self.name = name
+        self.home = home
+        self.skills_dir = skills_dir
+        self._root = root_of(name, home)  # asked for each agent, command and server
+        self._real: Harness | None = None
+
+    def root(self) -> Path:
+        return self._root
+
+    def absent(self, agent: Agent) -> str | None:
+        if self.root().is_dir():  # set up since this run began: the harness decides
+            return self._harness().absent(agent)
+        return not_set_up(self.home, self.root())
+
+    def _harness(self) -> Harness:
+        if self._real is None:
+            self._real = load(self.name)(self.home, self.skills_dir)
+        return self._real
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):  # not half made (copy, pickle): its own, or missing
+            raise AttributeError(attribute)
+        return getattr(self._harness(), attribute)
 
 
 def stdio_entry(server: McpServer, **extra: Any) -> McpValue:

@@ -63,9 +63,6 @@ class Claude(Harness):
     def commands_dir(self) -> Path:
         return self.root() / "commands"
 
-    def root(self) -> Path:
-        return self.home.path / ".claude"
-
     # MCP servers: ~/.claude.json, Claude Code's user list, is also the app's state, which
     # every claude run rewrites; a plugin folder in ~/.claude/skills is loaded by Claude Code
     # itself (as `<plugin>@skills-dir`, no install step, no settings entry), so skilltool

@@ -4,7 +4,6 @@ replacing it) in a session-config JSON for the ACP adapter, and in a `--profile`
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 from skilltool.harnesses import (
@@ -68,9 +67,6 @@ class Codex(Harness):
     name = "codex"
     title = "Codex"
     no_commands = "Codex reads no user commands (~/.codex/prompts is no longer read)"
-
-    def root(self) -> Path:
-        return self.home.env("CODEX_HOME", self.home.path / ".codex")
 
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "config.toml", "toml", ("mcp_servers",))
@@ -147,6 +143,8 @@ class Codex(Harness):
         return sorted([*mine, *self.root().glob("*.config.toml")])
 
     def launch(self, agent: Agent) -> Launch:
+        import shlex  # for `launch` only: not imported on every run
+
         session = self.home.show(self.session_file(agent.name))
         quoted = shlex.quote(str(self.session_file(agent.name)))
         return Launch(

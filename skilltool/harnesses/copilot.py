@@ -35,9 +35,6 @@ class Copilot(Harness):
     )
     builtin_version = "1.0.102"
 
-    def root(self) -> Path:
-        return self.home.path / ".copilot"
-
     # 1.0.102 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS
     env_defaults = True

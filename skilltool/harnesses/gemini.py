@@ -78,9 +78,6 @@ class Gemini(Harness):
     def commands_dir(self) -> Path:
         return self.root() / "commands"
 
-    def root(self) -> Path:
-        return self.home.path / ".gemini"
-
     # 0.61.0 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS
     env_defaults = True

@@ -46,9 +46,6 @@ class Hermes(Harness):
     builtin_agents = frozenset({"default"})
     builtin_version = "0.19.0"
 
-    def root(self) -> Path:
-        return self.home.path / ".hermes"
-
     # its code resolves ${VAR}, but 0.19.0 as installed (hermes-agent[acp]) starts no server:
     # `hermes mcp test` says it "requires the 'mcp' Python SDK"
     env_proof = "not proven: Hermes 0.19.0 as installed starts no MCP server to see it"

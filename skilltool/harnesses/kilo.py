@@ -31,9 +31,6 @@ class Kilo(OpenCodeFamily):
     config_names = ("kilo.json", "kilo.jsonc")
     config_default = "kilo.jsonc"  # what Kilo seeds itself
 
-    def root(self) -> Path:
-        return self.home.config_home / "kilo"
-
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         if skill.repaired:  # `kilo debug skill` leaves it out (conformance: test_frontmatter)
             return Verdict(True, "frontmatter is not valid YAML")

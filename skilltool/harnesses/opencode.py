@@ -72,9 +72,6 @@ class OpenCode(OpenCodeFamily):
     )
     builtin_version = "1.18.33"
 
-    def root(self) -> Path:
-        return self.home.config_home / "opencode"
-
     def skill_verdict(self, skill: Skill) -> Verdict | None:
         return named_or_skipped(
             skill

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from skilltool.harnesses import (
@@ -55,9 +54,6 @@ class Pi(Harness):
         if ":" not in name:
             return None
         return "pi reads no subfolders of prompts/ (the command is in a subfolder)"
-
-    def root(self) -> Path:
-        return self.home.env("PI_CODING_AGENT_DIR", self.home.path / ".pi" / "agent")
 
     env_fields = frozenset({"env", "headers"})
     env_proof = "pi 1.6.0 expands ${VAR} only in env and headers, and no ${VAR:-default}"
@@ -112,6 +108,8 @@ class Pi(Harness):
         return sorted(directory.glob("*"))
 
     def launch(self, agent: Agent) -> Launch:
+        import shlex  # for `launch` only: not imported on every run
+
         wrapper = str(self.wrapper(agent.name))
         return Launch(
             ["pi-acp"], {"PI_ACP_PI_COMMAND": wrapper}, [f"in a terminal: {shlex.quote(wrapper)}"]

@@ -41,7 +41,7 @@ TOOL_NAMES = {
 RESERVED = frozenset({"self", "system", "user", "model", "tool", "config", "default", "main"})
 BUILT_IN = frozenset({"general-purpose", "explore", "statusline-setup", "review-agent",
                       "claude-code", "codex", "fork"})  # fmt: skip
-NAME = re.compile(r"[^\W_](?:[\w-]*[^\W_])?")  # letters, digits, '-', '_'; no '-'/'_' at the ends
+NAME = r"[^\W_](?:[\w-]*[^\W_])?"  # letters, digits, '-', '_'; no '-'/'_' at the ends
 MIN_PROMPT = 10  # characters of the trimmed body, as JavaScript counts them
 
 
@@ -56,7 +56,7 @@ def qwen_tools(agent: Agent) -> list[str]:
 def refusal(agent: Agent) -> str | None:
     """Why Qwen Code would drop this agent file, or None when it loads it."""
     name = agent.name
-    if not 2 <= len(name) <= 50 or not NAME.fullmatch(name):
+    if not 2 <= len(name) <= 50 or not re.fullmatch(NAME, name):
         return f"Qwen Code refuses the name '{name}' (2-50 letters, digits, '-', '_'): rename it"
     if name.lower() in RESERVED:
         return f"Qwen Code reserves the name '{name}': rename the agent"
@@ -77,9 +77,6 @@ class Qwen(Harness):
         return self.root() / "commands"
 
     enforces_tools = True
-
-    def root(self) -> Path:
-        return self.home.path / ".qwen"
 
     env_fields = EXPANDED_FIELDS
     env_proof = "Qwen Code 0.24.4 expands ${VAR}, but leaves ${VAR:-default} as it is"

@@ -24,7 +24,7 @@ from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 # Vibe 3.0.3's own agents (BUILTIN_AGENTS): a file of that name would replace the built-in one
 BUILT_IN = frozenset({"ask", "accept-edits", "smart-approve", "auto-approve", "explore", "lean"})
 RESERVED = "main"  # Vibe refuses an agent file of this name (kept for hook matching)
-SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # its SkillMetadata.name, at most 64
+SKILL_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # its SkillMetadata.name, at most 64
 SKILL_NAME_LIMIT = 64
 
 
@@ -58,9 +58,6 @@ class Vibe(Harness):
         value.update({k: v for k, v in stdio_entry(server).items() if k != "command"})
         return value
 
-    def root(self) -> Path:
-        return self.home.env("VIBE_HOME", self.home.path / ".vibe")
-
     def refusal(self, agent: Agent) -> str | None:
         if agent.name.casefold() == RESERVED:
             return f"Mistral Vibe reserves the name '{RESERVED}' for hooks: rename the agent"
@@ -73,7 +70,7 @@ class Vibe(Harness):
         declared = skill.declared
         if declared is None:
             return Verdict(True, "no name")
-        if len(declared) > SKILL_NAME_LIMIT or not SKILL_NAME.fullmatch(declared):
+        if len(declared) > SKILL_NAME_LIMIT or not re.fullmatch(SKILL_NAME, declared):
             return Verdict(True, "name breaks the Agent Skills rules")
         if len(skill.description) > SKILL_DESCRIPTION_LIMIT:
             return Verdict(True, f"description over {SKILL_DESCRIPTION_LIMIT} characters")

@@ -1,0 +1,65 @@
+"""The registry: a harness not set up is a stand-in that answers as the harness would."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from skilltool.harnesses import NAMES, ROOTS, NotSetUp, harnesses, load
+from skilltool.model import Agent
+from skilltool.paths import Home
+from tests.helpers import HARNESS_DIRS, plugin_tree, run
+
+AGENT = Agent("helper", Path("/p/agents/helper.md"), "Helps.", "Body.\n", tools=("Read", "Bash"))
+
+
+def test_every_harness_has_a_root_in_the_registry() -> None:
+    assert tuple(ROOTS) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_harness_not_set_up_answers_as_its_class(name: str, home: Path) -> None:
+    where = Home(home, explicit=True)
+    stand_in = harnesses(where, home / ".agents/skills")[NAMES.index(name)]
+    real = load(name)(where, home / ".agents/skills")
+    assert isinstance(stand_in, NotSetUp)
+    assert (stand_in.name, stand_in.root(), stand_in.absent(AGENT)) == (
+        real.name,
+        real.root(),
+        real.absent(AGENT),
+    )
+    # anything else is the harness's own answer
+    assert stand_in.title == real.title
+    assert stand_in.tools_note(AGENT) == real.tools_note(AGENT)
+    assert stand_in.mcp_place() == real.mcp_place()
+    assert copy.copy(stand_in).root() == real.root()
+    # set up since: the stand-in no longer says it is absent, as the harness does not
+    (home / HARNESS_DIRS[name]).mkdir(parents=True)
+    assert stand_in.absent(AGENT) == real.absent(AGENT)
+
+
+def test_a_harness_is_found_where_its_variable_points(home: Path, tmp_path: Path) -> None:
+    plugin_tree(home / ".local/share/skilltool/plugins", "team", agents=("helper",))
+    elsewhere = tmp_path / "codex-home"
+    elsewhere.mkdir()
+    result = run("plugins", "install", env={"CODEX_HOME": str(elsewhere)})
+    assert result.code == 0, result.stderr
+    assert (elsewhere / "skilltool/helper.md").is_file()
+    assert not (home / ".codex").exists()
+
+
+def test_status_reports_an_edited_rendering_beside_harnesses_not_set_up(home: Path) -> None:
+    plugin_tree(home / ".local/share/skilltool/plugins", "team", agents=("helper",))
+    (home / ".codex").mkdir()
+    assert run("plugins", "install").code == 0
+    rendered = home / ".codex/skilltool/helper.md"
+    rendered.write_text(rendered.read_text() + "\nA line of my own.\n")
+    lines = run("plugins", "status").stdout.splitlines()
+    codex = [ln.split() for ln in lines if ln.split()[:1] == ["codex"]]
+    assert ["codex", "edited", "~/.codex/skilltool/helper.md"] in [c[:3] for c in codex]
+    assert any(ln.split()[:3] == ["gemini", "harness", "absent"] for ln in lines)
+    (home / ".gemini").mkdir()  # set up now: its rendering is due
+    lines = run("plugins", "status").stdout.splitlines()
+    assert any(ln.split()[:2] == ["gemini", "missing"] for ln in lines), lines
