@@ -166,7 +166,9 @@ def check_after_kill(worker: Worker, seen: dict[str, Entry]) -> bool:
         if now in (worker.before.get(path), worker.after.get(path)):
             continue
         name = os.path.basename(path)
-        assert name.startswith(TEMP_PREFIX) and now is not None and now[0] in ("file", "link"), (
+        # a temporary file: of a rendering, a link, or a cache killed while it was saved
+        temporary = now is not None and now[0] in ("file", "link", "cache")
+        assert name.startswith(TEMP_PREFIX) and temporary, (
             f"{path}: {now!r:.300} is neither {worker.before.get(path)!r:.300} "
             f"nor {worker.after.get(path)!r:.300}"
         )
