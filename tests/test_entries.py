@@ -224,3 +224,23 @@ def test_a_yaml_entry_whose_comment_holds_a_no_break_space_is_replaced_whole() -
     text = 'mcp_servers:\n  srv: {"command": "theirs"}  # note\xa0\nother: 1\n'
     put = put_entry(text, "yaml", ("mcp_servers",), "srv", {"command": "ours"})
     assert put.text == "mcp_servers:\n  srv:\n    command: ours\nother: 1\n"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "line", "said"),
+    [
+        # tomlkit says a key defined twice with no position, and not as a ParseError
+        ("toml", '[t]\nx = 1\n[t.x]\ny = 2\n', 3, 'Key "x" already exists'),
+        ("toml", '[mcp_servers]\n"k" = 1\nk = 2\n', 3, 'Key "k" already exists'),
+        # PyYAML makes no date of 2001-02-30, and says so as a ValueError
+        ("yaml", "model: x\nwhen: 2001-02-30\n", 2, "day is out of range"),
+    ],
+)  # fmt: skip
+def test_a_file_that_parses_but_holds_no_value_is_an_error_with_its_line(
+    fmt: str, text: str, line: int, said: str
+) -> None:
+    table = ("mcp_servers",)
+    with pytest.raises(EntryError) as raised:
+        put_entry(text, fmt, table, "web", {"command": "x"})  # type: ignore[arg-type]
+    assert raised.value.line == line
+    assert said in raised.value.message and raised.value.message.endswith("fix the file")

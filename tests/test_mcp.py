@@ -311,10 +311,14 @@ def test_a_missing_harness_directory_gets_nothing(demo: dict[str, str], home: Pa
     assert not (home / ".codex").exists()
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [b'[mcp_servers.mine\ncommand = "/bin/true"\n',
+     b'[mcp_servers]\n"k" = 1\nk = 2\n'],  # a key defined twice: tomlkit gives no position
+)  # fmt: skip
 def test_a_file_that_does_not_parse_is_left_alone_and_the_run_goes_on(
-    demo: dict[str, str], home: Path
+    demo: dict[str, str], home: Path, broken: bytes
 ) -> None:
-    broken = b'[mcp_servers.mine\ncommand = "/bin/true"\n'
     build_file_tree(home, {".codex/config.toml": broken, ".gemini/settings.json": "{}\n"})
     result = run("plugins", "install", env=demo)
     assert codex_config(home).read_bytes() == broken  # never taken for empty

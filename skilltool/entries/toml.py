@@ -214,7 +214,21 @@ def document(text: str) -> dict[str, Any]:
         raise EntryError(
             f"this is not TOML ({error.args[0].split(' at line')[0]}): fix the file", error.line
         ) from None
+    except tomlkit.exceptions.TOMLKitError as error:  # a key defined twice: no position given
+        said = str(error)
+        key = said.split('"')[1] if said.count('"') >= 2 else ""
+        raise EntryError(f"this is not TOML ({said}): fix the file", _naming(text, key)) from None
     return parsed
+
+
+def _naming(text: str, key: str) -> int:
+    """The last line that names `key` as a key or in a header (where it is defined again)."""
+    found = 1
+    for number, line in enumerate(text.splitlines(), 1):
+        head = line.split("=", 1)[0] if "=" in line else line
+        if key and key in head and (head.lstrip().startswith("[") or "=" in line):
+            found = number
+    return found
 
 
 def read(text: str, table: tuple[str, ...]) -> dict[str, Any] | None:

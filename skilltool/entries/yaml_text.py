@@ -57,6 +57,26 @@ def document(text: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise _error(text, error) from None
+    except (ValueError, TypeError) as error:  # a scalar of its type that is no value: 2001-02-30
+        raise EntryError(f"this is not YAML ({error}): fix the file", _bad_scalar(text)) from None
+
+
+def _bad_scalar(text: str) -> int:
+    """The line of the first scalar PyYAML cannot make a value of."""
+    loader = yaml.SafeLoader("")
+    stack = [_compose(text)]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                loader.construct_object(node)
+            except (ValueError, TypeError, yaml.YAMLError):
+                return int(node.start_mark.line) + 1
+        elif isinstance(node, yaml.MappingNode):
+            stack = [part for pair in node.value for part in pair] + stack
+        elif isinstance(node, yaml.SequenceNode):
+            stack = list(node.value) + stack
+    return 1
 
 
 @functools.lru_cache(maxsize=16)
