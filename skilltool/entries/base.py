@@ -71,3 +71,22 @@ def indent_unit(lines_indents: list[str], default: str = "  ") -> str:
 
 def splice(text: str, start: int, end: int, new: str) -> str:
     return text[:start] + new + text[end:]
+
+
+def blank_lines_before(text: str, start: int) -> int:
+    """Where the blank lines right before `start` (a line's start) begin: they go with a block."""
+    while start > 0 and not text[line_start(text, start - 1) : start].strip():
+        start = line_start(text, start - 1)
+    return start
+
+
+def cut_lines(text: str, start: int, end: int, break_before: bool) -> str:
+    """The text without the lines `start:end`, and one line break: the one before them, or
+    (at the top of the file, or when asked) the blanks and the one after."""
+    if break_before:
+        start -= 2 if text[start - 2 : start] == "\r\n" else 1
+    else:
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        end += 2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0
+    return splice(text, start, end, "")

@@ -20,7 +20,16 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 
-from skilltool.entries.base import EntryError, content_end, eol_of, line_of, line_start, splice
+from skilltool.entries.base import (
+    EntryError,
+    blank_lines_before,
+    content_end,
+    cut_lines,
+    eol_of,
+    line_of,
+    line_start,
+    splice,
+)
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _DATETIME = re.compile(
@@ -377,13 +386,5 @@ def remove(text: str, table: tuple[str, ...], name: str) -> str:
         return text
     first, last = sections[entry.sections[0]], sections[entry.sections[-1]]
     assert first.header is not None
-    start, end = first.header.start, last.end
-    while start > 0 and not text[line_start(text, start - 1) : start].strip():
-        start = line_start(text, start - 1)  # the blank lines before the section go with it
-    if start > 0:
-        start -= 2 if text[start - 2 : start] == "\r\n" else 1
-    else:
-        while end < len(text) and text[end] in " \t":
-            end += 1
-        end += 2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0
-    return splice(text, start, end, "")
+    start = blank_lines_before(text, first.header.start)
+    return cut_lines(text, start, last.end, break_before=start > 0)

@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from skilltool.entries import toml
-from skilltool.entries.base import EntryError, content_end, eol_of, line_start, splice
+from skilltool.entries.base import (
+    EntryError,
+    blank_lines_before,
+    content_end,
+    cut_lines,
+    eol_of,
+    splice,
+)
 
 KEY = "name"
 
@@ -119,12 +126,5 @@ def remove(text: str, table: tuple[str, ...], name: str) -> str:
     if name not in spans:
         return text
     start, end = spans[name]
-    while start > 0 and not text[line_start(text, start - 1) : start].strip():
-        start = line_start(text, start - 1)  # the blank lines before the block go with it
-    if start > 0:
-        start -= 2 if text[start - 2 : start] == "\r\n" else 1
-    else:
-        while end < len(text) and text[end] in " \t":
-            end += 1
-        end += 2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0
-    return splice(text, start, end, "")
+    start = blank_lines_before(text, start)
+    return cut_lines(text, start, end, break_before=start > 0)

@@ -22,6 +22,7 @@ import yaml
 from skilltool.entries.base import (
     EntryError,
     content_end,
+    cut_lines,
     eol_of,
     indent_unit,
     line_indent,
@@ -380,13 +381,7 @@ def _delete(text: str, mapping: yaml.MappingNode, pair: Pair, whole_lines: bool)
             line_of(text, key.start_mark.index),
         )
     start, end = line_start(text, key.start_mark.index), _pair_end(text, pair)
-    if start > 0 and not whole_lines:
-        start -= 2 if text[start - 2 : start] == "\r\n" else 1
-    else:
-        while end < len(text) and text[end] in " \t":
-            end += 1
-        end += 2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0
-    return splice(text, start, end, "")
+    return cut_lines(text, start, end, break_before=start > 0 and not whole_lines)
 
 
 def remove(
