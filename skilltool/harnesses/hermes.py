@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool.harnesses import (
+    EXPANDED_FIELDS,
     Harness,
     Launch,
     McpPlace,
@@ -46,9 +47,10 @@ class Hermes(Harness):
     builtin_agents = frozenset({"default"})
     builtin_version = "0.19.0"
 
-    # its code resolves ${VAR}, but 0.19.0 as installed (hermes-agent[acp]) starts no server:
-    # `hermes mcp test` says it "requires the 'mcp' Python SDK"
-    env_proof = "not proven: Hermes 0.19.0 as installed starts no MCP server to see it"
+    # ${VAR} in every field, seen in `hermes mcp test` (hermes-agent[acp,mcp] 0.19.0); a
+    # `${VAR:-default}` is looked up as a variable of that whole name, so it stays as written
+    env_fields = EXPANDED_FIELDS
+    env_proof = "Hermes 0.19.0 expands ${VAR}, but leaves ${VAR:-default} as it is"
 
     def mcp_place(self) -> McpPlace:
         # the default profile's config, which every profile started without -p reads
