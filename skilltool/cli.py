@@ -3,6 +3,7 @@ its error through `report`, and exits with the code decided in `_run` (or `main`
 
 # no `from __future__ import annotations` here: typer would eval every string annotation
 # of every command (its Option objects included) on each start; real objects cost nothing
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -134,6 +135,9 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     from skilltool import report
     from skilltool.errors import SkilltoolError
 
+    if not gc.isenabled():  # paused by `main`: start-up is over
+        gc.freeze()  # what start-up made lives to the end: no collection need walk it again
+        gc.enable()
     try:
         result = call()
     except SkilltoolError as err:
@@ -473,7 +477,17 @@ def _build_only_invoked(argv: list[str]) -> None:
 
 
 def main() -> None:
-    """Entry point: no traceback reaches the user unless --debug asks for one."""
+    """Entry point: the collector paused until the command runs, and nothing left for the
+    collection at exit to walk (it would take longer than building the command)."""
+    gc.disable()
+    try:
+        _main()
+    finally:
+        gc.freeze()
+
+
+def _main() -> NoReturn:
+    """No traceback reaches the user unless --debug asks for one."""
     _build_only_invoked(sys.argv[1:])
     try:
         code = app(standalone_mode=False)

@@ -218,3 +218,32 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
     shown = real("skills", "status", "--home", str(tmp_path))
     assert shown.returncode == 0
     assert "plugin    skilltool (bundled)" in shown.stdout
+
+
+def test_the_collector_paused_for_start_up_is_back_on_when_the_command_runs(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    # the real entry point, with the command replaced by one that says how it found the collector
+    code = (
+        "import gc, sys\n"
+        "from skilltool import cli, commands\n"
+        "real = commands.status\n"
+        "def spy(opts):\n"
+        "    sys.stderr.write(f'collector on: {gc.isenabled()}\\n')\n"
+        "    return real(opts)\n"
+        "commands.status = spy\n"
+        "sys.argv = ['skilltool', 'plugins', 'status', '--home', sys.argv[1]]\n"
+        "cli.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, "collector on: True\n")
+    assert "plugin    skilltool (bundled)" in done.stdout
