@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,6 +219,25 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
     shown = real("skills", "status", "--home", str(tmp_path))
     assert shown.returncode == 0
     assert "plugin    skilltool (bundled)" in shown.stdout
+    # the commands declared in cli_more, registered only when a run names one of them
+    checked = real("plugins", "validate", "--home", str(tmp_path))
+    assert (checked.returncode, checked.stderr) == (0, "")
+    assert "--destdir" in real("package", "--help").stdout
+    assert "Usage: python -m skilltool package" in real("package").stderr
+
+
+def test_every_command_is_on_the_app_other_code_imports() -> None:
+    import typer
+
+    from skilltool.cli import app, validate_command
+
+    group: Any = typer.main.get_command(app)
+    assert list(group.commands) == ["package", "plugins"]
+    assert list(group.commands["plugins"].commands) == [
+        "status", "install", "uninstall", "validate", "render",
+        "launch", "add", "update", "remove", "sync",
+    ]  # fmt: skip
+    assert callable(validate_command)
 
 
 def test_the_collector_paused_for_start_up_is_back_on_when_the_command_runs(
