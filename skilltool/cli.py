@@ -273,6 +273,8 @@ def _build_only_invoked(argv: list[str]) -> None:
         plugins_app.registered_commands = [
             c for c in plugins_app.registered_commands if c.name == words[1]
         ]
+        if argv[0] == words[0]:  # no top-level option given: completion's two are not needed
+            _app._add_completion = False
         return
     everything()
     if words[:1] == ["package"]:
