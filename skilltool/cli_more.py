@@ -74,7 +74,7 @@ def validate_command(
     version: VersionOpt = False,
 ) -> None:
     """Check plugins against the rules; exit 1 on any error."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, None, False, json, namespace)
     _run("validate", json, lambda: commands.validate(list(targets or []), strict, opts))
@@ -91,7 +91,7 @@ def render_command(
     version: VersionOpt = False,
 ) -> None:
     """Print an agent's rendering for a harness (a slash command's with /NAME); write nothing."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, json=json, namespace=namespace)
     _run("render", json, lambda: commands.render(agent, harness, opts))
@@ -108,7 +108,7 @@ def launch_command(
     version: VersionOpt = False,
 ) -> None:
     """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, json=json, namespace=namespace)
     _run("launch", json, lambda: commands.launch(agent, harness, opts))
@@ -148,7 +148,7 @@ def add_command(
     version: VersionOpt = False,
 ) -> None:
     """Bring plugins in from git, a marketplace or a local path, pin them, then install."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
     plugins = list(plugin or [])
@@ -181,7 +181,7 @@ def update_command(
     version: VersionOpt = False,
 ) -> None:
     """Move added sources to the newest commit of their ref, then install."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
     _run("update", json, lambda: commands.plugins_update(opts, list(names or []), check))
@@ -203,7 +203,7 @@ def remove_command(
     version: VersionOpt = False,
 ) -> None:
     """Remove a source skilltool added, and prune what came from it."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
     _run("remove", json, lambda: commands.plugins_remove(opts, name))
@@ -224,7 +224,7 @@ def sync_command(
     version: VersionOpt = False,
 ) -> None:
     """Make this home match the lockfile: the same sources at the same commits."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
     _run("sync", json, lambda: commands.plugins_sync(opts, frozen))
@@ -246,7 +246,7 @@ def package_command(
     version: VersionOpt = False,
 ) -> None:
     """Validate plugins strictly and stage them into DESTDIR/PREFIX/share/NAMESPACE/plugins."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool import commands_more as commands  # imported only when a command runs
 
     opts = _options(None, None, dry_run, json, namespace)
     _run("package", json, lambda: commands.package(sources, destdir, prefix, strict, opts))
