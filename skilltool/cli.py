@@ -3,6 +3,7 @@ its error through `report`, and exits with the code decided in `_run` (or `main`
 
 # no `from __future__ import annotations` here: typer would eval every string annotation
 # of every command (its Option objects included) on each start; real objects cost nothing
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -31,7 +32,8 @@ class Commands(typer.core.TyperGroup):
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
 
-app = typer.Typer(
+# all of its commands are registered only by `everything` (`app` is that, for other code)
+_app = typer.Typer(
     cls=Commands,
     no_args_is_help=True,
     add_completion=True,
@@ -41,7 +43,7 @@ app = typer.Typer(
     "never touch a file skilltool did not write.",
 )
 plugins_app = typer.Typer(no_args_is_help=True)
-app.add_typer(plugins_app, name="plugins")
+_app.add_typer(plugins_app, name="plugins")
 
 HomeOpt = Annotated[
     str | None,
@@ -94,11 +96,6 @@ OnlyOpt = Annotated[
         help=f"Act for this harness only, and leave the skills alone ({HARNESS_LIST}).",
     ),
 ]
-HarnessOpt = Annotated[
-    str,
-    typer.Option("--harness", metavar="HARNESS", callback=_harness_name, help=HARNESS_LIST + "."),
-]
-AgentArg = Annotated[str, typer.Argument(metavar="AGENT", help="The agent's name.")]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="Also show every item that is unchanged.")
 ]
@@ -134,6 +131,9 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     from skilltool import report
     from skilltool.errors import SkilltoolError
 
+    if not gc.isenabled():  # paused by `main`: start-up is over
+        gc.freeze()  # what start-up made lives to the end: no collection need walk it again
+        gc.enable()
     try:
         result = call()
     except SkilltoolError as err:
@@ -141,7 +141,7 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     raise typer.Exit(report.emit(command, result, as_json))
 
 
-@app.callback()
+@_app.callback()
 def main_options(
     version: VersionOpt = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on failure.")] = False,
@@ -198,226 +198,6 @@ def install_command(
     _run("install", json, lambda: commands.install(opts))
 
 
-@plugins_app.command("uninstall")
-def uninstall_command(
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    dry_run: DryRunOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    only: OnlyOpt = None,
-    force: Annotated[
-        bool,
-        typer.Option(
-            "--force", help="Also remove renderings edited by hand (a copy is kept beside them)."
-        ),
-    ] = False,
-    verbose: VerboseOpt = False,
-    quiet: QuietOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Remove only what skilltool made: its links and its unedited renderings."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet)
-    _run("uninstall", json, lambda: commands.uninstall(opts))
-
-
-@plugins_app.command("validate")
-def validate_command(
-    targets: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[PATH]...",
-            help="Plugins, or directories of plugins (default: the search path).",
-            show_default=False,
-        ),
-    ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
-    home: HomeOpt = None,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    version: VersionOpt = False,
-) -> None:
-    """Check plugins against the rules; exit 1 on any error."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, None, False, json, namespace)
-    _run("validate", json, lambda: commands.validate(list(targets or []), strict, opts))
-
-
-@plugins_app.command("render")
-def render_command(
-    agent: AgentArg,
-    harness: HarnessOpt,
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    version: VersionOpt = False,
-) -> None:
-    """Print an agent's rendering for a harness (a slash command's with /NAME); write nothing."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, json=json, namespace=namespace)
-    _run("render", json, lambda: commands.render(agent, harness, opts))
-
-
-@plugins_app.command("launch")
-def launch_command(
-    agent: AgentArg,
-    harness: HarnessOpt,
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    version: VersionOpt = False,
-) -> None:
-    """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, json=json, namespace=namespace)
-    _run("launch", json, lambda: commands.launch(agent, harness, opts))
-
-
-RefOpt = Annotated[str | None, typer.Option("--ref", help="A branch, a tag or a full commit id.")]
-PluginOpt = Annotated[
-    list[str] | None,
-    typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
-]
-
-
-@plugins_app.command("add")
-def add_command(
-    source: Annotated[
-        str,
-        typer.Argument(
-            metavar="SOURCE",
-            help="A git URL, owner/repo[/dir], a local path, or PLUGIN@MARKETPLACE.",
-        ),
-    ],
-    ref: RefOpt = None,
-    plugin: PluginOpt = None,
-    name: Annotated[
-        str | None, typer.Option("--name", help="Name the source (default: the repository's).")
-    ] = None,
-    no_install: Annotated[
-        bool, typer.Option("--no-install", help="Record the source; do not install.")
-    ] = False,
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    dry_run: DryRunOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    verbose: VerboseOpt = False,
-    quiet: QuietOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Bring plugins in from git, a marketplace or a local path, pin them, then install."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
-    plugins = list(plugin or [])
-    _run(
-        "add", json, lambda: commands.plugins_add(opts, source, ref, plugins, name, not no_install)
-    )
-
-
-@plugins_app.command("update")
-def update_command(
-    names: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[NAME]...", help="Sources to update (default: all).", show_default=False
-        ),
-    ] = None,
-    check: Annotated[
-        bool, typer.Option("--check", help="Write nothing; exit 1 when a source is outdated.")
-    ] = False,
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    dry_run: DryRunOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Discard local changes in a checkout.")
-    ] = False,
-    verbose: VerboseOpt = False,
-    quiet: QuietOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Move added sources to the newest commit of their ref, then install."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
-    _run("update", json, lambda: commands.plugins_update(opts, list(names or []), check))
-
-
-@plugins_app.command("remove")
-def remove_command(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="A source (or plugin) added.")],
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    dry_run: DryRunOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Remove a checkout that has local changes.")
-    ] = False,
-    verbose: VerboseOpt = False,
-    quiet: QuietOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Remove a source skilltool added, and prune what came from it."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
-    _run("remove", json, lambda: commands.plugins_remove(opts, name))
-
-
-@plugins_app.command("sync")
-def sync_command(
-    frozen: Annotated[
-        bool, typer.Option("--frozen", help="Resolve nothing anew: fail instead.")
-    ] = False,
-    home: HomeOpt = None,
-    skills_dir: DirOpt = None,
-    dry_run: DryRunOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    verbose: VerboseOpt = False,
-    quiet: QuietOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Make this home match the lockfile: the same sources at the same commits."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
-    _run("sync", json, lambda: commands.plugins_sync(opts, frozen))
-
-
-@app.command("package")
-def package_command(
-    sources: Annotated[
-        list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
-    ],
-    destdir: Annotated[
-        str, typer.Option("--destdir", help="The staging root ($DESTDIR, %{buildroot}, $pkgdir).")
-    ],
-    prefix: Annotated[str, typer.Option("--prefix", help="Installation prefix.")] = "/usr",
-    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
-    namespace: NamespaceOpt = None,
-    dry_run: DryRunOpt = False,
-    json: JsonOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Validate plugins strictly and stage them into DESTDIR/PREFIX/share/NAMESPACE/plugins."""
-    from skilltool import commands  # imported only when a command runs
-
-    opts = _options(None, None, dry_run, json, namespace)
-    _run("package", json, lambda: commands.package(sources, destdir, prefix, strict, opts))
-
-
 # the parser's own error type (click's, vendored by newer typer): a usage error
 ParserError: type[Exception] = next(
     c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
@@ -454,29 +234,73 @@ COMMAND_WORDS = (
 )
 
 
+HOT = ("status", "install")  # the plugins commands declared here; cli_more has the others
+
+
+def everything() -> typer.Typer:
+    """The app with every command registered (in the order `--help` lists them)."""
+    import skilltool.cli_more  # noqa: F401  (its commands register themselves)
+
+    return _app
+
+
+def __getattr__(name: str) -> Any:
+    """`app` and the commands of cli_more, as they were before cli_more was split off."""
+    if name == "app":
+        return everything()
+    if name.startswith("__"):  # `from skilltool.cli import main` asks for `__path__`
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    everything()
+    import skilltool.cli_more
+
+    try:
+        return getattr(skilltool.cli_more, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
 def _build_only_invoked(argv: list[str]) -> None:
-    """Keep only the plugins command this run invokes: typer builds every command it has
-    (their signatures, their options) on each start. Help and completion see them all."""
+    """Register and keep only the command this run invokes: typer builds every command it
+    has (their signatures, their options) on each start. Help and completion see them all."""
     if any(a in ("--help", "-h") for a in argv) or any(v.endswith("_COMPLETE") for v in os.environ):
+        everything()
         return
     words = [a for a in argv if not a.startswith("-")]  # no option before a command takes a value
+    if not words and "--version" in argv:  # answered by the top-level callback alone
+        plugins_app.registered_commands = []
+        return
+    if words[:1] in (["plugins"], ["skills"]) and len(words) > 1 and words[1] in HOT:
+        plugins_app.registered_commands = [
+            c for c in plugins_app.registered_commands if c.name == words[1]
+        ]
+        if argv[0] == words[0]:  # no top-level option given: completion's two are not needed
+            _app._add_completion = False
+        return
+    everything()
     if words[:1] == ["package"]:
         plugins_app.registered_commands = []
-    elif not words and "--version" in argv:  # answered by the top-level callback alone
-        plugins_app.registered_commands = []
-        app.registered_commands = []
     elif words[:1] in (["plugins"], ["skills"]) and len(words) > 1:
         named = [c for c in plugins_app.registered_commands if c.name == words[1]]
         if named:  # an unknown word keeps them all, for click's "No such command" and its hint
             plugins_app.registered_commands = named
-            app.registered_commands = []  # `package`, whose eight options cost as much again
+            _app.registered_commands = []  # `package`, whose eight options cost as much again
 
 
 def main() -> None:
-    """Entry point: no traceback reaches the user unless --debug asks for one."""
+    """Entry point: the collector paused until the command runs, and nothing left for the
+    collection at exit to walk (it would take longer than building the command)."""
+    gc.disable()
+    try:
+        _main()
+    finally:
+        gc.freeze()
+
+
+def _main() -> NoReturn:
+    """No traceback reaches the user unless --debug asks for one."""
     _build_only_invoked(sys.argv[1:])
     try:
-        code = app(standalone_mode=False)
+        code = _app(standalone_mode=False)
     except ParserError as err:
         sys.exit(_usage_error(err))
     except typer.Abort:

@@ -11,12 +11,13 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from skilltool import markers
 from skilltool.fs import digest, read_regular, write_file
 from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Plugin, Problem
 from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
+from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.entries import EntryError, Format

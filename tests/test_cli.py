@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,3 +219,51 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
     shown = real("skills", "status", "--home", str(tmp_path))
     assert shown.returncode == 0
     assert "plugin    skilltool (bundled)" in shown.stdout
+    # the commands declared in cli_more, registered only when a run names one of them
+    checked = real("plugins", "validate", "--home", str(tmp_path))
+    assert (checked.returncode, checked.stderr) == (0, "")
+    assert "--destdir" in real("package", "--help").stdout
+    assert "Usage: python -m skilltool package" in real("package").stderr
+
+
+def test_every_command_is_on_the_app_other_code_imports() -> None:
+    import typer
+
+    from skilltool.cli import app, validate_command
+
+    group: Any = typer.main.get_command(app)
+    assert list(group.commands) == ["package", "plugins"]
+    assert list(group.commands["plugins"].commands) == [
+        "status", "install", "uninstall", "validate", "render",
+        "launch", "add", "update", "remove", "sync",
+    ]  # fmt: skip
+    assert callable(validate_command)
+
+
+def test_the_collector_paused_for_start_up_is_back_on_when_the_command_runs(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    # the real entry point, with the command replaced by one that says how it found the collector
+    code = (
+        "import gc, sys\n"
+        "from skilltool import cli, commands\n"
+        "real = commands.status\n"
+        "def spy(opts):\n"
+        "    sys.stderr.write(f'collector on: {gc.isenabled()}\\n')\n"
+        "    return real(opts)\n"
+        "commands.status = spy\n"
+        "sys.argv = ['skilltool', 'plugins', 'status', '--home', sys.argv[1]]\n"
+        "cli.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, "collector on: True\n")
+    assert "plugin    skilltool (bundled)" in done.stdout
