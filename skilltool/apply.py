@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -279,10 +279,15 @@ def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> O
 
 
 def apply(
-    actions: tuple[Action, ...], made: MadeDirs | None = None, ledger: Ledger | None = None
+    actions: tuple[Action, ...],
+    made: MadeDirs | None = None,
+    ledger: Ledger | None = None,
+    clean: Collection[str] = (),
 ) -> list[Outcome]:
     """Carry out each action; `made` records the directories made on the way, `ledger` the
-    entries written into shared config files."""
+    entries written into shared config files. `clean`: folders not swept, known to hold no
+    temporary file (a skills dir unchanged since every entry in it was a planned link)."""
     skipped = ("absent", "unready", "unsupported")
-    sweep(sorted({os.path.dirname(a.target) for a in actions if a.state not in skipped}))
+    folders = {os.path.dirname(a.target) for a in actions if a.state not in skipped}
+    sweep(sorted(folders.difference(clean)))
     return [carry_out(action, made, ledger) for action in actions]

@@ -36,6 +36,14 @@ def _stamp(path: Path | str, seen: os.stat_result | None = None) -> Stamp | None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _probed(path: Path | str, seen: os.stat_result | None) -> Stamp | None:
+    """`_stamp` of a file discovery reads: asked through the probe, so it is remembered."""
+    from skilltool import probe
+
+    st = probe.now.stat(path) if seen is None else seen
+    return None if st is None else probe.stamp_of(st)
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while the caches are loaded and the search path is
@@ -83,7 +91,7 @@ class ParseCache:
     def _lookup(
         self, path: Path | str, seen: os.stat_result | None = None
     ) -> tuple[Stamp | None, Any]:
-        stamp = _stamp(path, seen)
+        stamp = _probed(path, seen)
         key = str(path)
         hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
@@ -165,7 +173,7 @@ class ParseCache:
         """A slash command, kept under its own key (one file may be listed as an agent too)."""
         from skilltool import slash
 
-        key, stamp = f"command:{name}:{path}", _stamp(path)
+        key, stamp = f"command:{name}:{path}", _probed(path, None)
         hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
             self.new[key] = hit

@@ -19,6 +19,7 @@ from skilltool.record import NamedTuple
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness, Rendering
+    from skilltool.trusted import CatalogueCache
 
 Named = TypeVar("Named", Skill, Agent)
 BACKUP_SUFFIX = ".before-skilltool"
@@ -203,14 +204,19 @@ def _foreign_entry(entry: os.DirEntry[str]) -> str:
 
 
 def plan_links(
-    catalogue: Catalogue, skills_dir: Path, remove: bool = False, owner: str = "skill"
+    catalogue: Catalogue,
+    skills_dir: Path,
+    remove: bool = False,
+    owner: str = "skill",
+    trust: CatalogueCache | None = None,
 ) -> Plan:
     """The links of every winning skill in `skills_dir` (or their removal), and our stale links.
 
     `owner` is "skill" for the shared skills dir, or the harness whose own skills dir it is.
+    `trust`: the catalogue cache the catalogue came from; a skills dir with the stamp it had
+    when every entry in it was a link as planned is taken as it was, without a readlink.
     """
     winners, problems = winning_skills(catalogue)
-    actions: list[Action] = []
     if os.path.lexists(skills_dir) and not os.path.isdir(skills_dir):
         problems.append(
             Problem(
@@ -220,7 +226,50 @@ def plan_links(
             )
         )
         return Plan((), tuple(problems))
+    taken, stamp = _folder_stamp(skills_dir) if trust is not None else (0, None)
+    if trust is not None and not remove and trust.links_as_planned(skills_dir, stamp):
+        names = sorted(winners)
+        return Plan(
+            tuple(_current(owner, n, winners[n].path, skills_dir) for n in names), tuple(problems)
+        )
     here = SkillsDir(skills_dir, catalogue)
+    actions = _link_actions(here, winners, remove, owner)
+    if trust is not None and not remove and _as_planned(here, winners, actions):
+        trust.saw_links(skills_dir, stamp, taken)
+    return Plan(tuple(actions), tuple(problems))
+
+
+def _folder_stamp(folder: Path) -> tuple[int, tuple[int, int, int, int, int] | None]:
+    """When, and the stamp of `folder` then (taken before it is listed)."""
+    from skilltool import probe
+
+    taken = probe.clock()
+    try:
+        return taken, probe.stamp_of(os.stat(folder))
+    except OSError:
+        return taken, None
+
+
+def _current(owner: str, name: str, found: Path, skills_dir: Path) -> Action:
+    """The link of a skill that is there as planned: what `_link_actions` says of it."""
+    want = absolute(os.fspath(found))
+    source = found if str(found) == want else Path(want)  # most are absolute already
+    return Action("link", owner, name, skills_dir / name, "current", "none", source, seen=want)
+
+
+def _as_planned(here: SkillsDir, winners: dict[str, Skill], actions: list[Action]) -> bool:
+    """Every entry of the folder is the current link of a winning skill, and nothing else
+    (no temporary file of a killed run, no link of a skill gone)."""
+    return len(here.entries) == len(winners) == len(actions) and all(
+        a.state == "current" and not a.name.startswith(TEMP_PREFIX) for a in actions
+    )
+
+
+def _link_actions(
+    here: SkillsDir, winners: dict[str, Skill], remove: bool, owner: str
+) -> list[Action]:
+    skills_dir = here.path
+    actions: list[Action] = []
     for name in sorted(winners):
         found = winners[name].path
         want = absolute(os.fspath(found))
@@ -263,7 +312,7 @@ def plan_links(
                     seen=dest,
                 )
             )
-    return Plan(tuple(actions), tuple(problems))
+    return actions
 
 
 def all_problems(catalogue: Catalogue) -> list[Problem]:
