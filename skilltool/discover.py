@@ -79,13 +79,13 @@ class Reader(Protocol):
 def looks_like_plugin(path: Path) -> bool:
     # os.path, not Path methods: those raise on a directory that cannot be searched; strings
     # joined, not Paths made: this runs for every plugin
-    join, look = os.path.join, probe.now
+    join = os.path.join
     return (
-        look.isdir(join(path, "skills"))
-        or look.isdir(join(path, "agents"))
-        or look.isdir(join(path, "commands"))
-        or look.isfile(join(path, ".mcp.json"))
-        or any(look.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
+        probe.now.isdir(join(path, "skills"))
+        or probe.now.isdir(join(path, "agents"))
+        or probe.now.isdir(join(path, "commands"))
+        or probe.now.isfile(join(path, ".mcp.json"))
+        or any(probe.now.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
     )
 
 

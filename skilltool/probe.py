@@ -57,11 +57,13 @@ class Probe:
 
     def stat(self, path: str | os.PathLike[str], follow: bool = True) -> os.stat_result | None:
         """The stat of `path` (None: nothing there, or it cannot be told), remembered."""
-        path = os.fspath(path)
+        return self._stat(os.fspath(path), follow, 0)
+
+    def _stat(self, path: str, follow: bool, hops: int) -> os.stat_result | None:
         try:
             st = os.stat(path) if follow else os.lstat(path)
         except OSError:
-            self._missing(path, follow)
+            self._missing(path, follow, hops)
             return None
         self._keep(self.follow if follow else self.nofollow, path, stamp_of(st))
         return st
@@ -88,10 +90,11 @@ class Probe:
                 self._missing(os.path.normpath(dest), True, hops + 1)
                 return
         parent = os.path.dirname(path)
-        if parent == path or not parent:
+        if parent == path or not parent or hops >= LINK_HOPS:
             self.unstable = True
             return
-        self.stat(parent)  # missing too: the nearest folder that exists is remembered
+        # missing too: the nearest folder that exists is remembered
+        self._stat(parent, True, hops + 1)
 
     def isdir(self, path: str | os.PathLike[str]) -> bool:
         st = self.stat(path)
