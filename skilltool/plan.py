@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from skilltool import markers
-from skilltool.fs import TEMP_PREFIX, digest, gone, read_regular
+from skilltool.fs import TEMP_PREFIX, child, digest, gone, read_regular
 from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill
 from skilltool.record import NamedTuple
 
@@ -254,7 +254,8 @@ def _current(owner: str, name: str, found: Path, skills_dir: Path) -> Action:
     """The link of a skill that is there as planned: what `_link_actions` says of it."""
     want = absolute(os.fspath(found))
     source = found if str(found) == want else Path(want)  # most are absolute already
-    return Action("link", owner, name, skills_dir / name, "current", "none", source, seen=want)
+    target = child(skills_dir, name)
+    return Action("link", owner, name, target, "current", "none", source, seen=want)
 
 
 def _as_planned(here: SkillsDir, winners: dict[str, Skill], actions: list[Action]) -> bool:
