@@ -395,15 +395,23 @@ def _not_a_directory(target: Path) -> Path | None:
 
 
 def _file_action(
-    harness: str, agent: str, rendering: Rendering, remove: bool, force: bool, on_disk: bool = False
+    harness: str,
+    agent: str,
+    rendering: Rendering,
+    remove: bool,
+    force: bool,
+    on_disk: bool = False,
+    known: str | None = None,
 ) -> Action:
-    """What to do at a rendering's target; `on_disk`: the rendering was just read from there."""
+    """What to do at a rendering's target; `on_disk`: the rendering was just read from there
+    (or trusted by its stamp: its content is then empty, and `known` its digest)."""
     target = rendering.target
     state: State
     reason: str
     seen: str | None
     if on_disk:  # a regular file, not a link, holding exactly this rendering and its marker
-        state, reason, seen = "current", "", digest(rendering.content)
+        state, reason = "current", ""
+        seen = known if known is not None else digest(rendering.content)
     else:
         state, reason, seen = _file_state(target, rendering.content, rendering.placeholders, remove)
     change: Change = "none"
@@ -519,7 +527,10 @@ def _harness_actions(
         )
         for rendering in made:
             wanted.add(rendering.target)
-            action = _file_action(harness.name, agent.name, rendering, remove, force, on_disk)
+            known = renders.known.get(rendering.target) if renders and on_disk else None
+            action = _file_action(
+                harness.name, agent.name, rendering, remove, force, on_disk, known
+            )
             if action.state == "missing" and remove:
                 continue
             actions.append(replace_source(action, agent.path))

@@ -463,7 +463,8 @@ def _harness_actions(
                 )
             )
             continue
-        action = _file_action(harness.name, command.name, rendering, remove, force, on_disk)
+        known = renders.known.get(rendering.target) if renders and on_disk else None
+        action = _file_action(harness.name, command.name, rendering, remove, force, on_disk, known)
         if not (remove and action.state == "missing"):
             actions.append(action._replace(kind="command", source=command.path))
     return actions + _orphans(harness, wanted, force, read)

@@ -358,3 +358,16 @@ def test_a_cached_run_sees_what_a_run_without_cache_sees(
     catalogue, _ = cached_catalogue(home)
     assert catalogue == fresh_catalogue(home)
     assert status(home) == uncached(home)
+
+
+def test_a_rendering_just_written_is_read_again_until_its_stamp_is_old(tmp_path: Path) -> None:
+    """Its stamp is kept only once it is older than the racy window: till then it is read
+    and digested on every run, as without the stamps."""
+    from skilltool.cache import STAMPS, RenderCache
+
+    home = a_home(tmp_path)
+    assert run("plugins", "install", "--home", home).code == 0
+    assert run("plugins", "status", "--home", home).code == 0
+    renders = RenderCache(home / ".cache/skilltool/rendered.marshal")
+    assert renders.old and renders.stamps == {}
+    assert STAMPS not in renders.old
