@@ -278,6 +278,23 @@ def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> O
     return Outcome(action, True)
 
 
+def _folders(actions: Iterable[Action]) -> set[str]:
+    """The folders the actions are in, where a killed run may have left a temporary file;
+    the links of one owner are all in its one skills dir (one path made a string, not 10,000)."""
+    skipped = ("absent", "unready", "unsupported")
+    found: set[str] = set()
+    linked: set[str] = set()
+    for action in actions:
+        if action.state in skipped:
+            continue
+        if action.kind == "link":
+            if action.owner in linked:
+                continue
+            linked.add(action.owner)
+        found.add(os.path.dirname(action.target))
+    return found
+
+
 def apply(
     actions: tuple[Action, ...],
     made: MadeDirs | None = None,
@@ -287,7 +304,5 @@ def apply(
     """Carry out each action; `made` records the directories made on the way, `ledger` the
     entries written into shared config files. `clean`: folders not swept, known to hold no
     temporary file (a skills dir unchanged since every entry in it was a planned link)."""
-    skipped = ("absent", "unready", "unsupported")
-    folders = {os.path.dirname(a.target) for a in actions if a.state not in skipped}
-    sweep(sorted(folders.difference(clean)))
+    sweep(sorted(_folders(actions).difference(clean)))
     return [carry_out(action, made, ledger) for action in actions]
