@@ -16,6 +16,7 @@ Discovery reaches the file system only through `now` (tests/test_trust.py checks
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import stat
@@ -219,12 +220,17 @@ class Probe:
 now = Probe(record=False)  # what discovery asks through; `recording` swaps in one that records
 
 
+_one_at_a_time = _thread.allocate_lock()  # `now` is one for the process: one recording
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[Probe]:
-    """Discovery's questions remembered for the duration (the catalogue cache)."""
+    """Discovery's questions remembered for the duration (the catalogue cache); two threads
+    discovering at once take turns, so neither's questions land in the other's record."""
     global now
-    was, now = now, Probe()
-    try:
-        yield now
-    finally:
-        now = was
+    with _one_at_a_time:
+        was, now = now, Probe()
+        try:
+            yield now
+        finally:
+            now = was
