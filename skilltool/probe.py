@@ -53,8 +53,13 @@ class Probe:
         self.unstable = False  # something changed while it was looked at: nothing kept
 
     def _keep(self, table: dict[str, Stamp], path: str, value: Stamp) -> None:
-        if self.record and table.setdefault(path, value) != value:
-            self.unstable = True
+        if not self.record:
+            return
+        other = self.nofollow if table is self.follow else self.follow
+        if other.get(path) == value:
+            return  # the same inode with or without following: not a link, checked once
+        if table.setdefault(path, value) != value:
+            self.unstable = True  # changed while it was looked at
 
     def stat(self, path: str | os.PathLike[str], follow: bool = True) -> os.stat_result | None:
         """The stat of `path` (None: nothing there, or it cannot be told), remembered."""

@@ -200,14 +200,10 @@ class CatalogueCache:
                 self.catalogue = None
 
     def keep(self, catalogue: Catalogue, seen: probe.Probe) -> None:
-        """The catalogue just discovered, kept only if every stamp it came from is settled."""
+        """The catalogue just discovered, kept only if every stamp it came from is settled
+        (encoded when saved: by then the parse cache is gone, which keeps the peak down)."""
         if not self.key or not seen.settled():
             return
-        try:
-            row = encode(catalogue)
-            marshal.dumps(row)
-        except (ValueError, TypeError):
-            return  # a value marshal cannot store (a YAML timestamp): discovered each run
         self.current = self.new = {
             "format": FORMAT,
             "key": self.key,
@@ -215,7 +211,7 @@ class CatalogueCache:
             "follow": seen.follow,
             "nofollow": seen.nofollow,
             "identity": seen.identity,
-            "catalogue": row,
+            "catalogue": catalogue,
             "links": {},
         }
 
@@ -239,12 +235,24 @@ class CatalogueCache:
         return True
 
     def save(self) -> None:
-        if self.file is None or self.new is None or self.new == self.old:
+        if self.file is None or self.new is None or self.new is self.old:
+            return
+        new = dict(self.new)
+        if isinstance(new["catalogue"], Catalogue):
+            try:
+                new["catalogue"] = encode(new["catalogue"])
+            except (ValueError, TypeError):
+                return
+        if new == self.old:
             return
         try:
+            data = marshal.dumps(new)
+        except ValueError:
+            return  # a value marshal cannot store (a YAML timestamp): discovered each run
+        try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            write_file(self.file, marshal.dumps(self.new), 0o644, replace=True)
-        except (OSError, ValueError):
+            write_file(self.file, data, 0o644, replace=True)
+        except OSError:
             pass  # a cache that cannot be written costs time, not correctness
 
 
