@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skilltool import commands, discover, paths, probe
+from skilltool import commands, discover, paths, plan, probe
 from skilltool.trusted import decode, encode
 from tests.helpers import agent_md, build_file_tree, plugin_tree, run, skill_md
 
@@ -141,13 +141,20 @@ def test_a_no_op_walks_nothing_when_every_stamp_holds(
         raise AssertionError("walked the search path")
 
     monkeypatch.setattr(discover, "read_entry", walked)
+    monkeypatch.setattr(plan, "SkillsDir", walked)  # nor read the skills dir link by link
     again = run("plugins", "install", "--home", home)
     assert again.code == 0 and again.lines[-1].startswith("12 unchanged")
     assert status(home) == before
     assert (home / CATALOGUE).stat().st_mtime_ns == cache.st_mtime_ns  # not rewritten
 
 
-def test_a_racy_stamp_is_not_trusted(tmp_path: Path) -> None:
+@pytest.fixture
+def racy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stamp counts as taken within the racy window (whatever the machine's speed)."""
+    monkeypatch.setattr(probe, "RACY_NS", 10**12)
+
+
+def test_a_racy_stamp_is_not_trusted(tmp_path: Path, racy: None) -> None:
     """Files changed within the racy window of the run that saw them: walked next time."""
     home = a_home(tmp_path)
     assert run("plugins", "install", "--home", home).code == 0
@@ -360,7 +367,9 @@ def test_a_cached_run_sees_what_a_run_without_cache_sees(
     assert status(home) == uncached(home)
 
 
-def test_a_rendering_just_written_is_read_again_until_its_stamp_is_old(tmp_path: Path) -> None:
+def test_a_rendering_just_written_is_read_again_until_its_stamp_is_old(
+    tmp_path: Path, racy: None
+) -> None:
     """Its stamp is kept only once it is older than the racy window: till then it is read
     and digested on every run, as without the stamps."""
     from skilltool.cache import STAMPS, RenderCache
