@@ -228,10 +228,7 @@ def plan_links(
         return Plan((), tuple(problems))
     taken, stamp = _folder_stamp(skills_dir) if trust is not None else (0, None)
     if trust is not None and not remove and trust.links_as_planned(skills_dir, stamp):
-        names = sorted(winners)
-        return Plan(
-            tuple(_current(owner, n, winners[n].path, skills_dir) for n in names), tuple(problems)
-        )
+        return Plan(_current(owner, winners, skills_dir), tuple(problems))
     here = SkillsDir(skills_dir, catalogue)
     actions = _link_actions(here, winners, remove, owner)
     if trust is not None and not remove and _as_planned(here, winners, actions):
@@ -250,12 +247,16 @@ def _folder_stamp(folder: Path) -> tuple[int, tuple[int, int, int, int, int] | N
         return taken, None
 
 
-def _current(owner: str, name: str, found: Path, skills_dir: Path) -> Action:
-    """The link of a skill that is there as planned: what `_link_actions` says of it."""
-    want = absolute(os.fspath(found))
-    source = found if str(found) == want else Path(want)  # most are absolute already
-    target = child(skills_dir, name)
-    return Action("link", owner, name, target, "current", "none", source, seen=want)
+def _current(owner: str, winners: dict[str, Skill], skills_dir: Path) -> tuple[Action, ...]:
+    """The links of the skills, there as planned: what `_link_actions` says of each."""
+    actions = []
+    for name in sorted(winners):
+        found = winners[name].path
+        want = absolute(os.fspath(found))
+        source = found if str(found) == want else Path(want)  # most are absolute already
+        target = child(skills_dir, name)
+        actions.append(Action("link", owner, name, target, "current", "none", source, seen=want))
+    return tuple(actions)
 
 
 def _as_planned(here: SkillsDir, winners: dict[str, Skill], actions: list[Action]) -> bool:
