@@ -248,7 +248,7 @@ class CatalogueCache:
         try:
             data = marshal.dumps(new)
         except ValueError:
-            return  # a value marshal cannot store (a YAML timestamp): discovered each run
+            return  # a value marshal cannot store (an explicit !!timestamp): discovered each run
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             write_file(self.file, data, 0o644, replace=True)

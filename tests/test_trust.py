@@ -380,3 +380,17 @@ def test_a_rendering_just_written_is_read_again_until_its_stamp_is_old(
     renders = RenderCache(home / ".cache/skilltool/rendered.marshal")
     assert renders.old and renders.stamps == {}
     assert STAMPS not in renders.old
+
+
+def test_a_value_marshal_cannot_store_keeps_the_catalogue_out_of_the_cache(
+    tmp_path: Path, settled: None
+) -> None:
+    """An explicit `!!timestamp` in a frontmatter cannot be kept: runs walk, as without it."""
+    home = a_home(tmp_path)
+    extra = "metadata:\n  released: !!timestamp 2024-05-01\n"
+    build_file_tree(
+        plugins_dir(home), {"dated/skills/when/SKILL.md": skill_md("when", extra=extra)}
+    )
+    assert run("plugins", "install", "--home", home).code == 0
+    assert not (home / CATALOGUE).exists()
+    assert status(home) == uncached(home)
