@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -278,11 +278,31 @@ def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> O
     return Outcome(action, True)
 
 
+def _folders(actions: Iterable[Action]) -> set[str]:
+    """The folders the actions are in, where a killed run may have left a temporary file;
+    the links of one owner are all in its one skills dir (one path made a string, not 10,000)."""
+    skipped = ("absent", "unready", "unsupported")
+    found: set[str] = set()
+    linked: set[str] = set()
+    for action in actions:
+        if action.state in skipped:
+            continue
+        if action.kind == "link":
+            if action.owner in linked:
+                continue
+            linked.add(action.owner)
+        found.add(os.path.dirname(action.target))
+    return found
+
+
 def apply(
-    actions: tuple[Action, ...], made: MadeDirs | None = None, ledger: Ledger | None = None
+    actions: tuple[Action, ...],
+    made: MadeDirs | None = None,
+    ledger: Ledger | None = None,
+    clean: Collection[str] = (),
 ) -> list[Outcome]:
     """Carry out each action; `made` records the directories made on the way, `ledger` the
-    entries written into shared config files."""
-    skipped = ("absent", "unready", "unsupported")
-    sweep(sorted({os.path.dirname(a.target) for a in actions if a.state not in skipped}))
+    entries written into shared config files. `clean`: folders not swept, known to hold no
+    temporary file (a skills dir unchanged since every entry in it was a planned link)."""
+    sweep(sorted(_folders(actions).difference(clean)))
     return [carry_out(action, made, ledger) for action in actions]

@@ -36,16 +36,26 @@ def _stamp(path: Path | str, seen: os.stat_result | None = None) -> Stamp | None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _probed(path: Path | str, seen: os.stat_result | None) -> Stamp | None:
+    """`_stamp` of a file discovery reads: asked through the probe, so it is remembered."""
+    from skilltool import probe
+
+    st = probe.now.stat(path) if seen is None else seen
+    return None if st is None else probe.stamp_of(st)
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while the caches are loaded and the search path is
     read: tens of thousands of objects that all live to the end of the run, which it would
-    otherwise walk again and again."""
+    otherwise walk again and again. Then they are frozen (`gc.freeze`): the collections the
+    plan's objects set off do not walk the catalogue either."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was:
             gc.enable()
 
@@ -83,7 +93,7 @@ class ParseCache:
     def _lookup(
         self, path: Path | str, seen: os.stat_result | None = None
     ) -> tuple[Stamp | None, Any]:
-        stamp = _stamp(path, seen)
+        stamp = _probed(path, seen)
         key = str(path)
         hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
@@ -165,7 +175,7 @@ class ParseCache:
         """A slash command, kept under its own key (one file may be listed as an agent too)."""
         from skilltool import slash
 
-        key, stamp = f"command:{name}:{path}", _stamp(path)
+        key, stamp = f"command:{name}:{path}", _probed(path, None)
         hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
             self.new[key] = hit
@@ -242,7 +252,7 @@ class ParseCache:
             pass  # a cache that cannot be written costs time, not correctness
 
 
-RENDER_FORMAT = f"skilltool-rendered-1-{__version__}"
+RENDER_FORMAT = f"skilltool-rendered-2-{__version__}"
 # one rendering as kept: target, mode, only_if_absent, placeholder digests, content digest
 Kept = tuple[str, int, bool, tuple[str, ...], str]
 
@@ -275,7 +285,14 @@ class RenderCache:
         self._agents: dict[int, tuple[Agent, str]] = {}  # id -> the agent, its repr's digest
         self._harnesses: dict[int, tuple[Harness, str]] = {}  # id -> the harness, its places
         # none, or a damaged cache: everything is rendered
-        self.old: dict[str, list[Kept]] = _entries(file, RENDER_FORMAT)
+        raw = _entries(file, RENDER_FORMAT)
+        stamps = raw.pop(STAMPS, {})
+        self.old: dict[str, list[Kept]] = raw
+        # target -> its stamp when last found, by digest, to be the rendering kept (not racy)
+        self.stamps: dict[str, Stamp] = stamps if isinstance(stamps, dict) else {}
+        self.seen: dict[str, Stamp] = {}  # the same, this run
+        self.looked: set[str] = set()  # the targets this run looked at
+        self.known: dict[Path, str] = {}  # target -> the digest of what is on disk, when known
 
     def key(self, harness: Harness, agent: Agent) -> str:
         return self._key(harness, self._agent_digest(agent))
@@ -322,7 +339,7 @@ class RenderCache:
         self, key: str, make: Callable[[], list[Rendering]]
     ) -> tuple[list[Rendering], bool]:
         hit = self.old.get(key)
-        found = _on_disk(hit) if hit is not None else None
+        found = self._on_disk(hit) if hit is not None else None
         if found is not None and hit is not None:
             self.new[key] = hit
             return found, True
@@ -341,16 +358,49 @@ class RenderCache:
         ]
         return made, False
 
+    def _on_disk(self, kept: list[Kept]) -> list[Rendering] | None:
+        """The renderings, when every file is exactly what was rendered: a file with the
+        stamp it had when last found so (same inode, size, mtime and ctime: an edit, a touch,
+        a replacement all change one; nobody can set a ctime back) is not read again, and
+        stands in with empty content (a current file is never written: its digest is known).
+        """
+        from skilltool import probe
+        from skilltool.harnesses import Rendering
+
+        found = []
+        for target, mode, only_if_absent, placeholders, want in kept:
+            taken, stamp = probe.clock(), _regular_stamp(target)
+            path = Path(target)
+            self.looked.add(target)
+            if stamp is not None and self.stamps.get(target) == stamp:
+                data = b""  # trusted by its stamp
+                self.seen[target] = stamp
+            else:
+                read = read_regular(path)
+                if read is None or digest(read) != want:
+                    return None
+                data = read
+                if stamp is not None and max(stamp[3], stamp[4]) < taken - probe.RACY_NS:
+                    self.seen[target] = stamp  # old enough that a later change moves it
+            self.known[path] = want
+            found.append(Rendering(path, data, mode, only_if_absent, frozenset(placeholders)))
+        return found
+
     def save(self) -> None:
         """Write the cache when this run rendered anything or dropped stale entries; the
         entries of harnesses this run did not plan for (`--only`) are kept."""
         planned = {key.partition(":")[0] for key in self.new}
         self.new.update((k, v) for k, v in self.old.items() if k.partition(":")[0] not in planned)
-        if self.file is None or self.new == self.old:
+        kept = {target for entry in self.new.values() for target, *_ in entry}
+        self.seen.update(
+            (t, s) for t, s in self.stamps.items() if t in kept and t not in self.looked
+        )
+        if self.file is None or (self.new == self.old and self.seen == self.stamps):
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            data = marshal.dumps({"format": RENDER_FORMAT, "entries": self.new})
+            entries: dict[str, Any] = {**self.new, STAMPS: self.seen}
+            data = marshal.dumps({"format": RENDER_FORMAT, "entries": entries})
             write_file(self.file, data, 0o644, replace=True)
         except OSError:
             pass  # a cache that cannot be written costs time, not correctness
@@ -365,14 +415,17 @@ def _stamped(content: bytes) -> bool:
     return marker is not None and marker.intact
 
 
-def _on_disk(kept: list[Kept]) -> list[Rendering] | None:
-    """The renderings, with the bytes on disk, when every file is exactly what was rendered."""
-    from skilltool.harnesses import Rendering
+STAMPS = "\0stamps"  # the entry of the rendering cache that holds the stamps, not a key
 
-    found = []
-    for target, mode, only_if_absent, placeholders, want in kept:
-        data = read_regular(Path(target))
-        if data is None or digest(data) != want:
-            return None
-        found.append(Rendering(Path(target), data, mode, only_if_absent, frozenset(placeholders)))
-    return found
+
+def _regular_stamp(target: str) -> Stamp | None:
+    """The stamp of a regular file (not a link) at `target`."""
+    import stat
+
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from skilltool.commands_more import validate as validate
     from skilltool.harnesses import Harness
     from skilltool.mcp import Ledger
+    from skilltool.trusted import CatalogueCache
+
+CATALOGUE_FILE = "catalogue.marshal"  # in the cache dir, beside parsed.marshal
 
 
 def __getattr__(name: str) -> Any:
@@ -79,6 +83,20 @@ def find(
     """The plugins on the search path; files unchanged since the last run are not re-parsed.
 
     `adding`: a source not recorded yet (a dry run of `add`), placed where it would be."""
+    catalogue, trust = find_trusted(home, warnings, keep_cache, adding)
+    if keep_cache:
+        trust.save()
+    return catalogue
+
+
+def find_trusted(
+    home: paths.Home,
+    warnings: list[str],
+    keep_cache: bool = True,
+    adding: SearchEntry | None = None,
+) -> tuple[Catalogue, CatalogueCache]:
+    """`find`, and the catalogue cache it came from or went into (unsaved: the links planned
+    later are kept in it too). A catalogue every answer of which still holds is not walked."""
     entries = paths.search_path(home)
     if adding is not None and not any(e.origin == "override" for e in entries):
         last = max((i + 1 for i, e in enumerate(entries) if e.origin == "added"), default=0)
@@ -89,14 +107,22 @@ def find(
             f"warning: {paths.OVERRIDE_VARIABLE} is set: plugins are taken only from {shown} "
             "and trusted as if installed; unset it for normal use"
         )
+    from skilltool import probe
     from skilltool.cache import ParseCache, collector_paused
+    from skilltool.trusted import CatalogueCache
 
     with collector_paused():
-        cache = ParseCache(home.cache_dir / "parsed.marshal")
-        catalogue = discover.discover(entries, cache)
+        file = home.cache_dir / CATALOGUE_FILE if adding is None else None
+        trust = CatalogueCache(file, tuple(entries))
+        if trust.catalogue is not None:
+            return trust.catalogue, trust
+        with probe.recording() as seen:
+            cache = ParseCache(home.cache_dir / "parsed.marshal")
+            catalogue = discover.discover(entries, cache)
+        trust.keep(catalogue, seen)
     if keep_cache:
         cache.save()
-    return catalogue
+    return catalogue, trust
 
 
 def _home_lines(home: paths.Home) -> list[str]:
@@ -109,9 +135,9 @@ def status(opts: Options) -> Result:
     home = opts.where
     skills_dir = opts.dir(home)  # checked before anything is read
     warnings: list[str] = []
-    catalogue = find(home, warnings)
+    catalogue, trust = find_trusted(home, warnings)
     found = harnesses(home, skills_dir, opts.only)
-    full = _install_plan(opts, catalogue, home, remove=False, found=found)
+    full = _install_plan(opts, catalogue, home, False, found, skills_dir, trust)
     links = [a for a in full.actions if a.kind == "link"]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
     noted = found if opts.json else [h for h in found if h.root().is_dir()]
@@ -172,14 +198,14 @@ def _change(opts: Options, remove: bool) -> Result:
                     f"({err.strerror or err}); nothing was changed: make it writable, "
                     "or give another --home"
                 ) from None
-        catalogue = find(home, warnings, keep_cache=not opts.dry_run)
+        catalogue, trust = find_trusted(home, warnings, keep_cache=not opts.dry_run)
         found = harnesses(home, skills_dir, opts.only)
-        actions = _install_plan(opts, catalogue, home, remove, found, skills_dir)
+        actions = _install_plan(opts, catalogue, home, remove, found, skills_dir, trust)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
         # taken before anything is written: the diff of each file as it is made
         diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
-        outcomes, emptied = _carried_out(opts, home, actions.actions, keep)
+        outcomes, emptied = _carried_out(opts, home, actions.actions, keep, trust.clean)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes)
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
@@ -210,10 +236,15 @@ def _change(opts: Options, remove: bool) -> Result:
 
 
 def _carried_out(
-    opts: Options, home: paths.Home, actions: tuple[plan.Action, ...], keep: frozenset[Path] | None
+    opts: Options,
+    home: paths.Home,
+    actions: tuple[plan.Action, ...],
+    keep: frozenset[Path] | None,
+    clean: Collection[str] = (),
 ) -> tuple[list[Outcome], list[Path]]:
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
-    skilltool made that are empty now are removed, but for those in `keep`."""
+    skilltool made that are empty now are removed, but for those in `keep`. `clean`: folders
+    known to hold no temporary file of a killed run (unchanged since seen so)."""
     if opts.dry_run:
         going = frozenset(a.target for a in actions if _goes(a))
         made = MadeDirs(home.state_dir)
@@ -224,7 +255,7 @@ def _carried_out(
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []
     made = MadeDirs(home.state_dir)
-    outcomes = apply(actions, made, _ledger(home))
+    outcomes = apply(actions, made, _ledger(home), clean)
     return outcomes, made.prune(keep) if keep is not None else []
 
 
@@ -265,23 +296,29 @@ def _install_plan(
     remove: bool,
     found: list[Harness] | None = None,
     skills_dir: Path | None = None,
+    trust: CatalogueCache | None = None,
 ) -> plan.Plan:
-    """Links in the skills dir (unless --only), then each harness's own links and files."""
+    """Links in the skills dir (unless --only), then each harness's own links and files.
+
+    `trust`: the catalogue cache `catalogue` came from, which also knows the skills dirs last
+    seen as planned (saved here, with the rendering cache, unless --dry-run)."""
     skills_dir = skills_dir or opts.dir(home)
-    parts = [] if opts.only else [plan.plan_links(catalogue, skills_dir, remove=remove)]
+    parts = [] if opts.only else [plan.plan_links(catalogue, skills_dir, remove, trust=trust)]
     if found is None:
         found = harnesses(home, skills_dir, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
         own = harness.own_skills_dir() if harness.root().is_dir() else None
         if own is not None:
-            parts.append(plan.plan_links(catalogue, own, remove=remove, owner=harness.name))
+            parts.append(plan.plan_links(catalogue, own, remove, harness.name, trust))
     from skilltool.cache import RenderCache
 
     renders = RenderCache(home.cache_dir / "rendered.marshal")
     parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
     parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders))
-    if not opts.dry_run:  # --dry-run writes nothing, the cache included
+    if not opts.dry_run:  # --dry-run writes nothing, the caches included
         renders.save()
+        if trust is not None:
+            trust.save()
     parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from skilltool import parse
+from skilltool import parse, probe
 from skilltool.model import (
     Agent,
     Catalogue,
@@ -81,43 +81,39 @@ def looks_like_plugin(path: Path) -> bool:
     # joined, not Paths made: this runs for every plugin
     join = os.path.join
     return (
-        os.path.isdir(join(path, "skills"))
-        or os.path.isdir(join(path, "agents"))
-        or os.path.isdir(join(path, "commands"))
-        or os.path.isfile(join(path, ".mcp.json"))
-        or any(os.path.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
+        probe.now.isdir(join(path, "skills"))
+        or probe.now.isdir(join(path, "agents"))
+        or probe.now.isdir(join(path, "commands"))
+        or probe.now.isfile(join(path, ".mcp.json"))
+        or any(probe.now.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
     )
 
 
 def is_marketplace(path: Path) -> bool:
-    return os.path.isfile(os.path.join(path, parse.MARKETPLACE_FILE))
+    return probe.now.isfile(os.path.join(path, parse.MARKETPLACE_FILE))
 
 
 def is_skill(path: Path) -> bool:
-    return os.path.isfile(os.path.join(path, parse.SKILL_FILE))
+    return probe.now.isfile(os.path.join(path, parse.SKILL_FILE))
 
 
 def _entries(directory: Path, hidden: bool = False) -> list[os.DirEntry[str]]:
-    with os.scandir(directory) as it:
-        found = [e for e in it if hidden or not e.name.startswith(".")]
+    found = [e for e in probe.now.scandir(directory) if hidden or not e.name.startswith(".")]
     return sorted(found, key=lambda e: e.name)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
+    return probe.now.entry_is_dir(entry)
 
 
 def _inside(path: Path, root: Path) -> bool:
-    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    real, real_root = probe.now.realpath(path), probe.now.realpath(root)
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _escapes(path: Path, root: Path) -> bool:
     """A link that leads outside the plugin: what it points at is not the plugin's to ship."""
-    return os.path.islink(path) and not _inside(path, root)
+    return probe.now.islink(path) and not _inside(path, root)
 
 
 def _outside(path: Path, what: str) -> Problem:
@@ -216,7 +212,7 @@ def _resolve(
     if not _inside(full, root):
         problems.append(Problem(where, f"{path!r} leads outside the plugin; put it inside", field))
         return None
-    if not os.path.exists(full):
+    if not probe.now.exists(full):
         problems.append(Problem(where, f"{path!r} is not in {root}; fix the path", field))
         return None
     return full
@@ -224,13 +220,14 @@ def _resolve(
 
 def _default_dir(root: Path, name: str, problems: list[Problem]) -> Path | None:
     """The plugin's own `skills/`, `agents/` or `commands/`, if it has one it may ship."""
-    try:  # one lstat tells a missing folder, a folder, and a link (followed only then)
-        mode = os.lstat(os.path.join(root, name)).st_mode
-    except OSError:
+    # one lstat tells a missing folder, a folder, and a link (followed only then)
+    seen = probe.now.stat(os.path.join(root, name), follow=False)
+    if seen is None:
         return None
+    mode = seen.st_mode
     path = root / name
     link = stat.S_ISLNK(mode)
-    if not (os.path.isdir(path) if link else stat.S_ISDIR(mode)):
+    if not (probe.now.isdir(path) if link else stat.S_ISDIR(mode)):
         if link:
             problems.append(_broken(path, "a directory inside the plugin"))
         return None
@@ -332,7 +329,7 @@ def hook_files(root: Path, declared: list[tuple[Any, Any]]) -> list[Path]:
     that holds it). skilltool carries none: status lists them so nobody believes they run.
 
     `declared` pairs plugin.json's fields with its path, and the entry with its marketplace."""
-    found = [root / "hooks" / "hooks.json"] if os.path.isfile(root / "hooks/hooks.json") else []
+    found = [root / "hooks" / "hooks.json"] if probe.now.isfile(root / "hooks/hooks.json") else []
     for holder, where in declared:
         fields = holder.fields if isinstance(holder, MarketplaceEntry) else holder
         where = where.manifest if isinstance(where, Marketplace) else where
@@ -360,7 +357,7 @@ def _read_files(
             continue  # already read where it is (a list naming skills/<x> one by one)
         if is_skill(full):
             paths.append(full)
-        elif os.path.isdir(full):
+        elif probe.now.isdir(full):
             places.append(full)
         else:
             problems.append(
@@ -393,10 +390,7 @@ def _read_skill_dir(
     directory: Path, root: Path, problems: list[Problem], reader: Reader
 ) -> list[Skill]:
     skill_file = os.path.join(directory, parse.SKILL_FILE)  # a string, not a Path: per skill
-    try:
-        seen: os.stat_result | None = os.lstat(skill_file)
-    except OSError:
-        seen = None
+    seen = probe.now.stat(skill_file, follow=False)
     if seen is not None and stat.S_ISLNK(seen.st_mode):
         if _escapes(directory / parse.SKILL_FILE, root):
             problems.append(_outside(directory / parse.SKILL_FILE, "SKILL.md"))
@@ -470,7 +464,7 @@ def _read_folder(
     found: list[Problem] = []
     # read first: the usual folder holds a SKILL.md, and this costs it no extra stat
     skills = [] if quiet else _read_skill_dir(directory, root, found, reader)
-    if not skills and not os.path.lexists(os.path.join(directory, parse.SKILL_FILE)):
+    if not skills and not probe.now.lexists(os.path.join(directory, parse.SKILL_FILE)):
         deeper = _skill_folders(directory)
         if deeper:
             problems.append(_deeper(directory, root, deeper))
@@ -564,7 +558,7 @@ def _entry_root(
             )
         )
         return None
-    if not os.path.isdir(full):
+    if not probe.now.isdir(full):
         problems.append(
             Problem(
                 market.manifest,
@@ -683,7 +677,7 @@ def _directory(
                 )
             )
             continue
-        if not os.access(child_path, os.R_OK | os.X_OK):
+        if not probe.now.access(child_path, os.R_OK | os.X_OK):
             problems.append(
                 Problem(
                     child_path,
@@ -732,9 +726,9 @@ def _missing(entry: SearchEntry) -> Found:
 def read_entry(entry: SearchEntry, reader: Reader = parse) -> Found:
     """One search-path entry: what it was taken for, and the plugins it holds."""
     path, origin = entry.path, entry.origin
-    if not os.path.exists(path):
+    if not probe.now.exists(path):
         return _missing(entry)
-    if not os.path.isdir(path):
+    if not probe.now.isdir(path):
         problem = Problem(path, "is a file, not a plugin, a skill or a directory of plugins")
         return Found("nothing found", [], [problem], [], False)
     kind = _kind(path)

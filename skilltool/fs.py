@@ -57,6 +57,13 @@ def read_link(path: Path | str) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(path), dest))
 
 
+def child(parent: Path, name: str) -> Path:
+    """`parent / name` for a plain name (no '/', not '.' or '..'): on Python 3.10 to 3.12
+    without parsing the whole path again, a quarter of the cost at ten thousand items."""
+    make = getattr(parent, "_make_child_relpath", None)
+    return make(name) if make is not None else parent / name
+
+
 def gone(path: str) -> bool | None:
     """Whether nothing is at `path` (True), something is (False), or it cannot be told (None)."""
     try:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from skilltool import markers
+from skilltool import markers, probe
 from skilltool.fs import digest, read_regular, write_file
 from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Plugin, Problem
 from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
@@ -54,7 +54,7 @@ def read_servers(
     A later server of a name already read is not used."""
     problems: list[Problem] = []
     servers: list[McpServer] = []
-    if os.path.isfile(root / MCP_FILE):
+    if probe.now.isfile(root / MCP_FILE):
         servers += _read_file(root / MCP_FILE, root, problems)
     declared: list[tuple[Path, Any, str]] = []
     if data is not None and "mcpServers" in data and manifest is not None:
@@ -87,7 +87,7 @@ def _declared(
         why = f"{item!r} leads outside the plugin; put it inside"
         problems.append(Problem(where, why, "mcpServers", line))
         return []
-    if not os.path.isfile(full):
+    if not probe.now.isfile(full):
         why = f"{item!r} is not a file in {root}; fix the path"
         problems.append(Problem(where, why, "mcpServers", line))
         return []
@@ -97,7 +97,7 @@ def _declared(
 
 
 def _read_text(path: Path) -> str | None:
-    data = read_regular(path)
+    data = probe.now.read_regular(path)
     if data is None or len(data) > SIZE_LIMIT:
         return None
     try:

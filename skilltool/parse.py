@@ -339,22 +339,26 @@ def _read(path: Path, out: Problems, limit: int) -> tuple[bytes, bool] | None:
     import errno
     import stat
 
+    from skilltool import probe
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        if os.path.islink(path):
+        probe.now.stat(path)  # remembered missing: the catalogue cache sees it appear
+        if probe.now.islink(path):
             out.add("a broken link; point it at a file inside the plugin, or remove it")
         else:
             out.add(f"missing; add a {path.name} with 'name' and 'description' frontmatter")
         return None
     except OSError as err:
+        probe.now.stat(path)
         if err.errno == errno.ELOOP:
             out.add("a link that loops back on itself; point it at a file, or remove it")
         else:
             out.add(f"cannot be read ({err.strerror}); check its permissions")
         return None
     try:
-        mode = os.fstat(fd).st_mode
+        mode = probe.now.opened(path, fd).st_mode
         if stat.S_ISDIR(mode):
             out.add("is a directory, not a file; replace it with a text file")
             return None
@@ -644,7 +648,9 @@ def _overrides(fm: Frontmatter, out: Problems) -> dict[str, dict[str, str]]:
 
 def find_manifest(root: Path) -> tuple[Path | None, list[Path]]:
     """The manifest used for a plugin, and any others beside it that are ignored."""
-    found = [root / p for p in MANIFEST_PLACES if os.path.isfile(os.path.join(root, p))]
+    from skilltool import probe
+
+    found = [root / p for p in MANIFEST_PLACES if probe.now.isfile(os.path.join(root, p))]
     return (found[0] if found else None), found[1:]
 
 

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from skilltool import markers
-from skilltool.fs import TEMP_PREFIX, digest, gone, read_regular
+from skilltool.fs import TEMP_PREFIX, child, digest, gone, read_regular
 from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness, Rendering
+    from skilltool.trusted import CatalogueCache
 
 Named = TypeVar("Named", Skill, Agent)
 BACKUP_SUFFIX = ".before-skilltool"
@@ -203,14 +204,19 @@ def _foreign_entry(entry: os.DirEntry[str]) -> str:
 
 
 def plan_links(
-    catalogue: Catalogue, skills_dir: Path, remove: bool = False, owner: str = "skill"
+    catalogue: Catalogue,
+    skills_dir: Path,
+    remove: bool = False,
+    owner: str = "skill",
+    trust: CatalogueCache | None = None,
 ) -> Plan:
     """The links of every winning skill in `skills_dir` (or their removal), and our stale links.
 
     `owner` is "skill" for the shared skills dir, or the harness whose own skills dir it is.
+    `trust`: the catalogue cache the catalogue came from; a skills dir with the stamp it had
+    when every entry in it was a link as planned is taken as it was, without a readlink.
     """
     winners, problems = winning_skills(catalogue)
-    actions: list[Action] = []
     if os.path.lexists(skills_dir) and not os.path.isdir(skills_dir):
         problems.append(
             Problem(
@@ -220,7 +226,52 @@ def plan_links(
             )
         )
         return Plan((), tuple(problems))
+    taken, stamp = _folder_stamp(skills_dir) if trust is not None else (0, None)
+    if trust is not None and not remove and trust.links_as_planned(skills_dir, stamp):
+        return Plan(_current(owner, winners, skills_dir), tuple(problems))
     here = SkillsDir(skills_dir, catalogue)
+    actions = _link_actions(here, winners, remove, owner)
+    if trust is not None and not remove and _as_planned(here, winners, actions):
+        trust.saw_links(skills_dir, stamp, taken)
+    return Plan(tuple(actions), tuple(problems))
+
+
+def _folder_stamp(folder: Path) -> tuple[int, tuple[int, int, int, int, int] | None]:
+    """When, and the stamp of `folder` then (taken before it is listed)."""
+    from skilltool import probe
+
+    taken = probe.clock()
+    try:
+        return taken, probe.stamp_of(os.stat(folder))
+    except OSError:
+        return taken, None
+
+
+def _current(owner: str, winners: dict[str, Skill], skills_dir: Path) -> tuple[Action, ...]:
+    """The links of the skills, there as planned: what `_link_actions` says of each."""
+    actions = []
+    for name in sorted(winners):
+        found = winners[name].path
+        want = absolute(os.fspath(found))
+        source = found if str(found) == want else Path(want)  # most are absolute already
+        target = child(skills_dir, name)
+        actions.append(Action("link", owner, name, target, "current", "none", source, seen=want))
+    return tuple(actions)
+
+
+def _as_planned(here: SkillsDir, winners: dict[str, Skill], actions: list[Action]) -> bool:
+    """Every entry of the folder is the current link of a winning skill, and nothing else
+    (no temporary file of a killed run, no link of a skill gone)."""
+    return len(here.entries) == len(winners) == len(actions) and all(
+        a.state == "current" and not a.name.startswith(TEMP_PREFIX) for a in actions
+    )
+
+
+def _link_actions(
+    here: SkillsDir, winners: dict[str, Skill], remove: bool, owner: str
+) -> list[Action]:
+    skills_dir = here.path
+    actions: list[Action] = []
     for name in sorted(winners):
         found = winners[name].path
         want = absolute(os.fspath(found))
@@ -263,7 +314,7 @@ def plan_links(
                     seen=dest,
                 )
             )
-    return Plan(tuple(actions), tuple(problems))
+    return actions
 
 
 def all_problems(catalogue: Catalogue) -> list[Problem]:
@@ -345,15 +396,23 @@ def _not_a_directory(target: Path) -> Path | None:
 
 
 def _file_action(
-    harness: str, agent: str, rendering: Rendering, remove: bool, force: bool, on_disk: bool = False
+    harness: str,
+    agent: str,
+    rendering: Rendering,
+    remove: bool,
+    force: bool,
+    on_disk: bool = False,
+    known: str | None = None,
 ) -> Action:
-    """What to do at a rendering's target; `on_disk`: the rendering was just read from there."""
+    """What to do at a rendering's target; `on_disk`: the rendering was just read from there
+    (or trusted by its stamp: its content is then empty, and `known` its digest)."""
     target = rendering.target
     state: State
     reason: str
     seen: str | None
     if on_disk:  # a regular file, not a link, holding exactly this rendering and its marker
-        state, reason, seen = "current", "", digest(rendering.content)
+        state, reason = "current", ""
+        seen = known if known is not None else digest(rendering.content)
     else:
         state, reason, seen = _file_state(target, rendering.content, rendering.placeholders, remove)
     change: Change = "none"
@@ -469,7 +528,10 @@ def _harness_actions(
         )
         for rendering in made:
             wanted.add(rendering.target)
-            action = _file_action(harness.name, agent.name, rendering, remove, force, on_disk)
+            known = renders.known.get(rendering.target) if renders and on_disk else None
+            action = _file_action(
+                harness.name, agent.name, rendering, remove, force, on_disk, known
+            )
             if action.state == "missing" and remove:
                 continue
             actions.append(replace_source(action, agent.path))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from skilltool import markers, parse
+from skilltool import markers, parse, probe
 from skilltool.model import Catalogue, Plugin, Problem, SlashCommand
 from skilltool.record import NamedTuple
 
@@ -60,8 +60,8 @@ def read_commands(
     seen: dict[str, Path] = {}
     read_files: set[str] = set()  # a file both listed and in a listed folder is one command
     for place in places:
-        files = [(place.stem, place)] if os.path.isfile(place) else []
-        if os.path.isdir(place):
+        files = [(place.stem, place)] if probe.now.isfile(place) else []
+        if probe.now.isdir(place):
             files = _command_files(place, root, "", COMMAND_DEPTH, problems)
         for name, path in files:
             if os.path.normpath(path) in read_files:
@@ -86,8 +86,7 @@ def _command_files(
 ) -> list[tuple[str, Path]]:
     """(name, file) for every `.md` under a commands folder, as Claude Code names them."""
     try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
+        entries = sorted(probe.now.scandir(directory), key=lambda e: e.name)
     except OSError as err:
         problems.append(Problem(directory, f"cannot be listed ({err.strerror}); check it"))
         return []
@@ -97,19 +96,19 @@ def _command_files(
         if entry.name.startswith("."):
             why = "hidden, so not read as a command; rename it without the leading '.'"
             problems.append(Problem(path, why, severity="warning"))
-        elif entry.name.endswith(".md") and not entry.is_dir():
+        elif entry.name.endswith(".md") and not probe.now.entry_is_dir(entry):
             if entry.is_symlink() and not _inside(path, root):
                 why = "a link that leads outside the plugin; put the command inside the plugin"
                 problems.append(Problem(path, why))
                 continue
             files.append((prefix + entry.name[: -len(".md")], path))
-        elif entry.is_dir() and not entry.is_symlink() and depth > 1:
+        elif not entry.is_symlink() and entry.is_dir() and depth > 1:
             files += _command_files(path, root, f"{prefix}{entry.name}:", depth - 1, problems)
     return files
 
 
 def _inside(path: Path, root: Path) -> bool:
-    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    real, real_root = probe.now.realpath(path), probe.now.realpath(root)
     return real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
@@ -464,7 +463,8 @@ def _harness_actions(
                 )
             )
             continue
-        action = _file_action(harness.name, command.name, rendering, remove, force, on_disk)
+        known = renders.known.get(rendering.target) if renders and on_disk else None
+        action = _file_action(harness.name, command.name, rendering, remove, force, on_disk, known)
         if not (remove and action.state == "missing"):
             actions.append(action._replace(kind="command", source=command.path))
     return actions + _orphans(harness, wanted, force, read)

@@ -33,6 +33,8 @@ WORKERS = 2  # homes worked on at once: the machine has two cores
 AGENTS_BEFORE = ("alpha", "beta", "gamma", "delta")
 AGENTS_AFTER = ("alpha", "beta", "delta", "epsilon")
 CACHE = ".cache/skilltool/"  # the parse and rendering caches
+# written only once the plugin files are older than the racy window: there, or not yet
+CATALOGUE = CACHE + "catalogue.marshal"
 ENV: dict[str, str] = {}  # the search path of the runs
 
 Entry = tuple[Any, ...]
@@ -45,6 +47,8 @@ def listing(home: Path) -> dict[str, Entry]:
         for name in dirnames + filenames:
             path = os.path.join(directory, name)
             relative = os.path.relpath(path, home)
+            if relative == CATALOGUE:
+                continue
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):
                 found[relative] = ("link", os.readlink(path))
