@@ -195,6 +195,7 @@ def outcome_lines(
     outcomes = list(outcomes)
     lines, said = [], set()
     uncarried = _uncarried(outcomes, home)
+    alike = _alike_skips(outcomes)
     for outcome in outcomes:
         action = outcome.action
         if action.owner in uncarried and _is_uncarried(action):
@@ -203,6 +204,12 @@ def outcome_lines(
             continue
         if _is_uncarried(action):
             continue  # said in the harness's one line above
+        key = _skip_key(action)
+        if key is not None and key in alike:
+            if alike[key]:  # said once, where its first agent comes
+                lines += [] if verbosity == "quiet" and outcome.done else [prefix + alike[key]]
+                alike[key] = ""
+            continue
         if verbosity == "quiet" and outcome.done:
             continue
         if (
@@ -219,6 +226,32 @@ def outcome_lines(
             said.add(line)
         lines.append(prefix + line)
     return lines
+
+
+def _skip_key(action: Action) -> tuple[str, str] | None:
+    """A harness's reason for skipping an agent with the agent's name taken out (Hermes: "profile
+    'x' does not exist (create it: hermes profile create x)"), to say such skips once."""
+    if action.kind != "file" or action.state not in SKIPPED or not action.name:
+        return None
+    name = re.escape(action.name)
+    reason = re.sub(rf"(?<![\w.-]){name}(?![\w-])", "<name>", action.reason)
+    return (action.owner, reason) if reason != action.reason else None
+
+
+def _alike_skips(outcomes: list[Outcome]) -> dict[tuple[str, str], str]:
+    """One line for the agents a harness skips for the same reason but their names."""
+    by: dict[tuple[str, str], list[str]] = {}
+    for outcome in outcomes:
+        key = _skip_key(outcome.action)
+        if key is not None:
+            names = by.setdefault(key, [])
+            if outcome.action.name not in names:
+                names.append(outcome.action.name)
+    return {
+        key: f"{'skipped':<9} {key[0]}: {len(names)} agents: {key[1]}: {', '.join(names)}"
+        for key, names in by.items()
+        if len(names) > 1
+    }
 
 
 def _is_uncarried(action: Action) -> bool:

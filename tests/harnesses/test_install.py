@@ -84,6 +84,22 @@ def test_missing_hermes_profile_gives_the_create_hint(home: Path, source: Path) 
     assert list((home / ".hermes").iterdir()) == []
 
 
+def test_agents_without_a_hermes_profile_are_one_line(home: Path, source: Path) -> None:
+    """Agents whose Hermes profiles are missing: one line names them all, not a line each
+    (a single one keeps its own line, above); an agent whose profile exists is rendered."""
+    for name in ("writer", "tester"):
+        (source / "agents" / f"{name}.md").write_text(agent_md(name))
+    (home / ".hermes/profiles/tester").mkdir(parents=True)
+    code, lines = skilltool(home, source, "install", "--only", "hermes")
+    assert code == 0
+    said = [line for line in lines if line.startswith("skipped   hermes:")]
+    assert said == [
+        "skipped   hermes: 2 agents: profile '<name>' does not exist "
+        "(create it: hermes profile create <name>): helper, writer"
+    ], lines
+    assert (home / ".hermes/profiles/tester/SOUL.md").is_file()
+
+
 @pytest.mark.parametrize("harness", NAMES)
 def test_write_then_second_install_writes_nothing(home: Path, source: Path, harness: str) -> None:
     targets = setup(home, harness)
