@@ -116,6 +116,8 @@ def test_hermes_yaml_reads_back_with_pyyaml():
         (*HERMES, "mcp_servers: {\n  # mine\n  a: 1}\n", 1, "comment inside a flow mapping"),
         (*HERMES, "mcp_servers: 3\n", 1, "not a mapping"),
         (*CODEX, "mcp_servers = { a = 1 }\n", 1, "inline table"),
+        (*CODEX, "model = 'o3'\n\nmcp_servers = 3\n", 3, "mcp_servers is not a table"),
+        (*CODEX, "[[mcp_servers]]\nname = 'a'\n", 1, "mcp_servers is not a table"),
     ],
 )
 def test_a_file_that_cannot_be_edited_exactly_is_an_error_with_its_line(

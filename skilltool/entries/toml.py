@@ -247,8 +247,10 @@ def read(text: str, table: tuple[str, ...]) -> dict[str, Any] | None:
             return None
         node = node[key]
         if not isinstance(node, dict):
+            where = table[: depth + 1]
             raise EntryError(
-                f"{'.'.join(table[: depth + 1])} is not a table: make it one, or remove it"
+                f"{'.'.join(where)} is not a table: make it one, or remove it",
+                _line_of_key(text, where) or _naming(text, key),
             )
     return dict(node)
 
