@@ -395,8 +395,8 @@ def _parses(text: str, fmt: str) -> bool:
             yaml.safe_load(body)
         else:
             json.loads(body)
-    except (ValueError, yaml.YAMLError, tomlkit.exceptions.ParseError):
-        return False
+    except (ValueError, yaml.YAMLError, tomlkit.exceptions.TOMLKitError):
+        return False  # TOMLKitError: a parse error, or a key defined twice (KeyAlreadyPresent)
     return True
 
 
