@@ -297,7 +297,7 @@ _YAML_SPECIAL = re.compile(r"(?i)y|n|yes|no|on|off|true|false|null|~")
 def _yaml_key(key: str) -> str:
     if re.fullmatch(r"[a-z][a-z0-9_-]*", key) and not _YAML_SPECIAL.fullmatch(key):
         return key
-    return json.dumps(key)
+    return json.dumps(key, ensure_ascii=False)  # YAML reads "\ud800\udc00" as two surrogates
 
 
 @st.composite
@@ -359,7 +359,7 @@ def yaml_files(draw: Any, name: str, with_name: bool) -> str:
             *draw(st.lists(st.sampled_from([unit + "# old: x", "", "#"]), max_size=2)),
         ]
     elif mode == "flow-entries" and entries:
-        table = ["mcp_servers: " + json.dumps(entries)]
+        table = ["mcp_servers: " + json.dumps(entries, ensure_ascii=False)]
     elif mode != "absent" and entries:
         table = ["mcp_servers:", *block(entries, unit)]
     where = draw(st.integers(0, len(lines)))
@@ -472,6 +472,7 @@ def test_an_entry_of_the_same_name_is_replaced_and_nothing_else_changes(fmt, dat
     assume(fmt != "toml-array" or "name" not in value)  # the element's name, not a value
     before = read_entries(text, fmt, table)
     assert before is not None
+    assert name in before  # the file holds an entry of that very name
 
     put = put_entry(text, fmt, table, name, value)
 
