@@ -12,11 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.amber import AmberSnapshotExtension
 from syrupy.location import PyTestLocation
 
 from tests.helpers import REPO
+
+# The property tests draw the same examples on every run, so a run passes or fails by the code
+# alone; SKILLTOOL_HYPOTHESIS=explore draws new ones (SKILLTOOL_ENTRY_EXAMPLES=N, more of them).
+settings.register_profile("suite", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("SKILLTOOL_HYPOTHESIS", "suite"))
 
 REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir).resolve()
 _guard = {"on": False}
