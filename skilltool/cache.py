@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool import __version__, parse
-from skilltool.fs import digest, read_regular, write_file
+from skilltool.fs import digest, ending_with, read_regular, write_file
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill, SlashCommand
 
 if TYPE_CHECKING:
@@ -263,8 +263,9 @@ def code_stamp() -> tuple[Stamp | None, ...]:
     from skilltool.paths import package_data
 
     here = Path(__file__).parent
-    files = [*here.glob("*.py"), *(here / "harnesses").glob("*.py")]
-    files += [p for p in package_data("templates").rglob("*") if p.is_file()]
+    files = [*ending_with(here, ".py"), *ending_with(here / "harnesses", ".py")]
+    for folder, _, names in os.walk(package_data("templates")):
+        files += [Path(folder, name) for name in names]
     return tuple(_stamp(p) for p in sorted(files))
 
 

@@ -64,6 +64,23 @@ def child(parent: Path, name: str) -> Path:
     return make(name) if make is not None else parent / name
 
 
+def ending_with(directory: Path, suffix: str = "") -> list[Path]:
+    """`sorted(directory.glob("*" + suffix))`: the entries of `directory` whose names end so,
+    dot files and folders too, none when it cannot be listed; without the pattern that
+    pathlib's glob compiles and the `Path`s it sorts (a third of a marketplace's no-op)."""
+    try:
+        with os.scandir(directory) as listing:
+            names = sorted(entry.name for entry in listing if entry.name.endswith(suffix))
+    except OSError:
+        return []
+    return [child(directory, name) for name in names]
+
+
+def by_parts(paths: Iterable[Path]) -> list[Path]:
+    """`sorted(paths)` on POSIX, with each path's key made once rather than per comparison."""
+    return sorted(paths, key=lambda path: path.parts)
+
+
 def gone(path: str) -> bool | None:
     """Whether nothing is at `path` (True), something is (False), or it cannot be told (None)."""
     try:

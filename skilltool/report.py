@@ -233,6 +233,8 @@ def _skip_key(action: Action) -> tuple[str, str] | None:
     'x' does not exist (create it: hermes profile create x)"), to say such skips once."""
     if action.kind != "file" or action.state not in SKIPPED or not action.name:
         return None
+    if action.name not in action.reason:
+        return None  # (cheap: a pattern per agent would also churn `re`'s cache of patterns)
     name = re.escape(action.name)
     reason = re.sub(rf"(?<![\w.-]){name}(?![\w-])", "<name>", action.reason)
     return (action.owner, reason) if reason != action.reason else None

@@ -96,10 +96,13 @@ class Harness(abc.ABC):
     def __init__(self, home: Home, skills_dir: Path) -> None:
         self.home = home
         self.skills_dir = skills_dir
+        self._root: Path | None = None
 
     def root(self) -> Path:
         """The harness's own directory: rendering happens only when it exists."""
-        return root_of(self.name, self.home)
+        if self._root is None:  # asked for each agent, command and server
+            self._root = root_of(self.name, self.home)
+        return self._root
 
     def absent(self, agent: Agent) -> str | None:
         """Why nothing can be rendered for this agent here, or None when it can."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import markers
+from skilltool.fs import ending_with
 from skilltool.harnesses import (
     CLAUDE_ALIASES,
     CLAUDE_LONG_CONTEXT,
@@ -114,7 +115,7 @@ class Claude(Harness):
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
 
     def owned_places(self) -> list[Path]:
-        return sorted((self.root() / "agents").glob("*.md"))
+        return ending_with(self.root() / "agents", ".md")
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
@@ -139,8 +140,8 @@ class Codex(Harness):
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"
-        mine = [*directory.glob("*.md"), *directory.glob("*.json")]
-        return sorted([*mine, *self.root().glob("*.config.toml")])
+        mine = [*ending_with(directory, ".md"), *ending_with(directory, ".json")]
+        return by_parts([*mine, *ending_with(self.root(), ".config.toml")])
 
     def launch(self, agent: Agent) -> Launch:
         import shlex  # for `launch` only: not imported on every run

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skilltool.fs import ending_with
 from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
@@ -70,7 +71,7 @@ class Copilot(Harness):
         return [Rendering(self.root() / "agents" / f"{agent.name}.agent.md", content)]
 
     def owned_places(self) -> list[Path]:
-        return sorted((self.root() / "agents").glob("*.agent.md"))
+        return ending_with(self.root() / "agents", ".agent.md")
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

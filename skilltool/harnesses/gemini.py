@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from skilltool.fs import ending_with
 from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
@@ -109,7 +110,7 @@ class Gemini(Harness):
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
 
     def owned_places(self) -> list[Path]:
-        return sorted((self.root() / "agents").glob("*.md"))
+        return ending_with(self.root() / "agents", ".md")
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

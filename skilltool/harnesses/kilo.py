@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skilltool.fs import ending_with
 from skilltool.harnesses import (
     Launch,
     Rendering,
@@ -41,7 +42,7 @@ class Kilo(OpenCodeFamily):
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
 
     def owned_places(self) -> list[Path]:
-        return sorted((self.root() / "agents").glob("*.md"))
+        return ending_with(self.root() / "agents", ".md")
 
     def launch(self, agent: Agent) -> Launch:
         import json

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import ClassVar
 
+from skilltool.fs import ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
@@ -85,7 +86,7 @@ class OpenCode(OpenCodeFamily):
         return [Rendering(self.target(agent.name), content)]
 
     def owned_places(self) -> list[Path]:
-        return sorted((self.root() / "agent").glob("*.md"))
+        return ending_with(self.root() / "agent", ".md")
 
     def launch(self, agent: Agent) -> Launch:
         import json

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skilltool.fs import ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
@@ -105,7 +106,7 @@ class Pi(Harness):
         directory = self.root() / "skilltool"
         # every file: a wrapper is named by the agent, which may hold a dot ('my.agent');
         # one without skilltool's marker is never touched
-        return sorted(directory.glob("*"))
+        return ending_with(directory)
 
     def launch(self, agent: Agent) -> Launch:
         import shlex  # for `launch` only: not imported on every run

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
@@ -96,9 +97,8 @@ class Vibe(Harness):
         ]
 
     def owned_places(self) -> list[Path]:
-        return sorted(
-            [*(self.root() / "agents").glob("*.toml"), *(self.root() / "prompts").glob("*.md")]
-        )
+        agents, prompts = self.root() / "agents", self.root() / "prompts"
+        return by_parts([*ending_with(agents, ".toml"), *ending_with(prompts, ".md")])
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(
