@@ -109,9 +109,16 @@ def absolute(path: str, base: str | None = None) -> str:
     """`path` made absolute against `base` (the working directory) and normalised, as
     `normpath(join(base, path))`; the usual path, absolute and normal already (ten thousand
     of them at scale), is taken as it is without a call."""
-    if path[:1] == "/" and "/." not in path and "//" not in path and path[-1:] != "/":
+    if path[:1] == "/" and "//" not in path and path[-1:] != "/" and _no_dot_parts(path):
         return path  # no '.', '..', doubled or trailing '/': normpath would return it as it is
     return os.path.normpath(os.path.join(os.getcwd() if base is None else base, path))
+
+
+def _no_dot_parts(path: str) -> bool:
+    """No part of `path` is '.' or '..' (a dot folder such as ~/.local is no such part)."""
+    if "/." not in path:
+        return True
+    return "/./" not in path and "/../" not in path and not path.endswith(("/.", "/.."))
 
 
 class SkillsDir:

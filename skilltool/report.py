@@ -11,12 +11,12 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from skilltool import slash
 from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
-from skilltool.model import Catalogue, McpServer, Plugin, Problem
+from skilltool.model import Catalogue, McpServer, Plugin, Problem, Skill
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
 from skilltool.plan import Action
@@ -452,10 +452,24 @@ def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[st
     if not plugin.active:
         return "shadowed", f"by {plugin.shadowed_by}"
     action = links.get(name)
-    mine = {os.path.abspath(s.path) for s in plugin.skills if s.name == name}
+    mine = _skill_paths(plugin.skills).get(name, ())
     if action is None or action.source is None or str(action.source) not in mine:
         return "not linked", "another plugin's skill of that name comes first"
     return STATUS_WORDS[action.state], action.reason
+
+
+_paths_of: list[Any] = [None, {}]  # the last plugin's skills, and their paths by name
+
+
+def _skill_paths(skills: tuple[Skill, ...]) -> dict[str, set[str]]:
+    """The paths of a plugin's skills by name, made once for the plugin whose skills are asked
+    in turn (per skill, that was a walk of all its skills: quadratic at a hundred a plugin)."""
+    if _paths_of[0] is not skills:
+        paths: dict[str, set[str]] = {}
+        for skill in skills:
+            paths.setdefault(skill.name, set()).add(os.path.abspath(skill.path))
+        _paths_of[:] = [skills, paths]
+    return cast(dict[str, set[str]], _paths_of[1])
 
 
 def fetch_command(plugin: str, marketplace: str) -> str:

@@ -78,7 +78,7 @@ def test_read_places_are_the_entries_that_exist(tmp_path: Path) -> None:
 
 
 @given(
-    st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".hidden", "x..y"]), max_size=6),
+    st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".hidden", "..x", "x..y"]), max_size=6),
     st.booleans(),
     st.booleans(),
 )
