@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool import __version__, parse
-from skilltool.fs import digest, ending_with, read_regular, write_file
+from skilltool.fs import child, digest, ending_with, read_regular, write_file
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill, SlashCommand
 
 if TYPE_CHECKING:
@@ -294,6 +294,7 @@ class RenderCache:
         self.seen: dict[str, Stamp] = {}  # the same, this run
         self.looked: set[str] = set()  # the targets this run looked at
         self.known: dict[Path, str] = {}  # target -> the digest of what is on disk, when known
+        self._folders: dict[str, Path] = {}
 
     def key(self, harness: Harness, agent: Agent) -> str:
         return self._key(harness, self._agent_digest(agent))
@@ -371,7 +372,7 @@ class RenderCache:
         found = []
         for target, mode, only_if_absent, placeholders, want in kept:
             taken, stamp = probe.clock(), _regular_stamp(target)
-            path = Path(target)
+            path = self._path(target)
             self.looked.add(target)
             if stamp is not None and self.stamps.get(target) == stamp:
                 data = b""  # trusted by its stamp
@@ -386,6 +387,16 @@ class RenderCache:
             self.known[path] = want
             found.append(Rendering(path, data, mode, only_if_absent, frozenset(placeholders)))
         return found
+
+    def _path(self, target: str) -> Path:
+        """`Path(target)`, made from its folder's Path (a harness's renderings share a few)."""
+        folder, _, name = target.rpartition("/")
+        if not folder or name in ("", ".", ".."):
+            return Path(target)
+        parent = self._folders.get(folder)
+        if parent is None:
+            parent = self._folders[folder] = Path(folder)
+        return child(parent, name)
 
     def save(self) -> None:
         """Write the cache when this run rendered anything or dropped stale entries; the

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skilltool import fs
 
@@ -69,3 +71,20 @@ def test_a_digest_is_sha256_before_and_after_a_run_grows_large() -> None:
     # the first bytes by Python's own SHA-256, the rest by OpenSSL's: the same digests
     for data in (small, large, small):
         assert fs.digest(data) == hashlib.sha256(data).hexdigest()
+
+
+_part = st.sampled_from(["a", "b.c", ".hidden", "x y", "ü", "..x"])
+
+
+@given(st.sampled_from(["/", "", "."]), st.lists(_part, max_size=3), _part)
+def test_a_child_path_is_the_path_pathlib_makes(start: str, parts: list[str], name: str) -> None:
+    """`fs.child` (which skips pathlib's parsing) gives the same path, string and parts."""
+    parent = Path(start + "/".join(parts)) if start != "." else Path(*parts)
+    made = fs.child(parent, name)
+    assert (made, str(made), made.parts, made.name) == (
+        parent / name,
+        str(parent / name),
+        (parent / name).parts,
+        name,
+    )
+    assert os.fspath(made.parent) == os.fspath(parent)
