@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilltool import slash
 from skilltool.apply import Outcome
@@ -447,29 +447,27 @@ FILE_WORDS = {
 }
 
 
-def skill_state(plugin: Plugin, name: str, links: dict[str, Action]) -> tuple[str, str]:
-    """How one skill of a plugin stands in the skills dir, as words and a reason."""
+def skill_paths(plugin: Plugin) -> dict[str, set[str]]:
+    """The paths of a plugin's skills by name: made once a plugin, not once a skill (a walk of
+    all its skills for each was quadratic, at a hundred skills a plugin)."""
+    paths: dict[str, set[str]] = {}
+    for skill in plugin.skills:
+        paths.setdefault(skill.name, set()).add(os.path.abspath(skill.path))
+    return paths
+
+
+def skill_state(
+    plugin: Plugin, name: str, links: dict[str, Action], paths: dict[str, set[str]]
+) -> tuple[str, str]:
+    """How one skill of a plugin stands in a skills dir, as words and a reason (`paths`: the
+    plugin's `skill_paths`)."""
     if not plugin.active:
         return "shadowed", f"by {plugin.shadowed_by}"
     action = links.get(name)
-    mine = _skill_paths(plugin.skills).get(name, ())
+    mine = paths.get(name, ())
     if action is None or action.source is None or str(action.source) not in mine:
         return "not linked", "another plugin's skill of that name comes first"
     return STATUS_WORDS[action.state], action.reason
-
-
-_paths_of: list[Any] = [None, {}]  # the last plugin's skills, and their paths by name
-
-
-def _skill_paths(skills: tuple[Skill, ...]) -> dict[str, set[str]]:
-    """The paths of a plugin's skills by name, made once for the plugin whose skills are asked
-    in turn (per skill, that was a walk of all its skills: quadratic at a hundred a plugin)."""
-    if _paths_of[0] is not skills:
-        paths: dict[str, set[str]] = {}
-        for skill in skills:
-            paths.setdefault(skill.name, set()).add(os.path.abspath(skill.path))
-        _paths_of[:] = [skills, paths]
-    return cast(dict[str, set[str]], _paths_of[1])
 
 
 def fetch_command(plugin: str, marketplace: str) -> str:
@@ -566,14 +564,27 @@ class StatusView(NamedTuple):
             for server in plugin.mcp_servers
         ]
 
-    def _harness_states(self, plugin: Plugin, skill: str) -> dict[str, str]:
-        """How a skill stands in each harness's own skills dir (Claude Code's)."""
-        owners = sorted({owner for owner, _ in self.harness_links})
-        states = {}
-        for owner in owners:
-            links = {n: a for (o, n), a in self.harness_links.items() if o == owner}
-            states[owner] = skill_state(plugin, skill, links)[0]
-        return states
+    def _by_harness(self) -> dict[str, dict[str, Action]]:
+        """The links in each harness's own skills dir (Claude Code's) by skill name, the
+        harnesses in name order: made once a view, not once a skill."""
+        by: dict[str, dict[str, Action]] = {}
+        for (owner, name), action in self.harness_links.items():
+            by.setdefault(owner, {})[name] = action
+        return {owner: by[owner] for owner in sorted(by)}
+
+    def _skills(
+        self, plugin: Plugin, by_harness: dict[str, dict[str, Action]]
+    ) -> Iterator[tuple[Skill, str, str, dict[str, str]]]:
+        """Each skill of the plugin, how it stands in the skills dir (words, reason), and in
+        each harness's own skills dir (words)."""
+        paths = skill_paths(plugin)
+        for skill in plugin.skills:
+            state, reason = skill_state(plugin, skill.name, self.links, paths)
+            states = {
+                owner: skill_state(plugin, skill.name, links, paths)[0]
+                for owner, links in by_harness.items()
+            }
+            yield skill, state, reason, states
 
     def _files_of(self, agent: str) -> list[Action]:
         return [a for a in self.files if a.name == agent]
@@ -599,14 +610,14 @@ class StatusView(NamedTuple):
         ]
         if not self.catalogue.plugins:
             lines.append("no plugins found on the search path")
+        by_harness = self._by_harness()
         for plugin in self.catalogue.plugins:
             shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
             taken = f"{plugin.origin}{_kind_note(plugin)}"
             lines.append(f"plugin    {plugin.name} ({taken}) {show(plugin.root)}{shadow}")
-            for skill in plugin.skills:
-                state, reason = skill_state(plugin, skill.name, self.links)
+            for skill, state, reason, states in self._skills(plugin, by_harness):
                 tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
-                for owner, there in self._harness_states(plugin, skill.name).items():
+                for owner, there in states.items():
                     tail += f"; {owner}: {there}"
                 lines.append(f"  skill   {skill.name:<24} {state}{tail}")
             for agent in plugin.agents:
@@ -642,17 +653,17 @@ class StatusView(NamedTuple):
     def as_dict(self) -> dict[str, Any]:
         plugins = []
         winners = self._winners()
+        by_harness = self._by_harness()
         for plugin in self.catalogue.plugins:
             skills = []
-            for skill in plugin.skills:
-                state, reason = skill_state(plugin, skill.name, self.links)
+            for skill, state, reason, states in self._skills(plugin, by_harness):
                 skills.append(
                     {
                         "name": skill.name,
                         "path": str(skill.path),
                         "link": state,
                         "reason": reason or None,
-                        "harness_links": self._harness_states(plugin, skill.name),
+                        "harness_links": states,
                     }
                 )
             agents = []
