@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool import __version__, parse
-from skilltool.fs import child, digest, ending_with, read_regular, write_file
+from skilltool.fs import digest, ending_with, path_in, read_regular, write_file
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill, SlashCommand
 
 if TYPE_CHECKING:
@@ -294,7 +294,7 @@ class RenderCache:
         self.seen: dict[str, Stamp] = {}  # the same, this run
         self.looked: set[str] = set()  # the targets this run looked at
         self.known: dict[Path, str] = {}  # target -> the digest of what is on disk, when known
-        self._folders: dict[str, Path] = {}
+        self._folders: dict[str, Path] = {}  # the folders of the renderings (fs.path_in)
 
     def key(self, harness: Harness, agent: Agent) -> str:
         return self._key(harness, self._agent_digest(agent))
@@ -372,7 +372,7 @@ class RenderCache:
         found = []
         for target, mode, only_if_absent, placeholders, want in kept:
             taken, stamp = probe.clock(), _regular_stamp(target)
-            path = self._path(target)
+            path = path_in(target, self._folders)
             self.looked.add(target)
             if stamp is not None and self.stamps.get(target) == stamp:
                 data = b""  # trusted by its stamp
@@ -387,16 +387,6 @@ class RenderCache:
             self.known[path] = want
             found.append(Rendering(path, data, mode, only_if_absent, frozenset(placeholders)))
         return found
-
-    def _path(self, target: str) -> Path:
-        """`Path(target)`, made from its folder's Path (a harness's renderings share a few)."""
-        folder, _, name = target.rpartition("/")
-        if not folder or name in ("", ".", ".."):
-            return Path(target)
-        parent = self._folders.get(folder)
-        if parent is None:
-            parent = self._folders[folder] = Path(folder)
-        return child(parent, name)
 
     def save(self) -> None:
         """Write the cache when this run rendered anything or dropped stale entries; the

@@ -70,6 +70,19 @@ def child(parent: Path, name: str) -> Path:
     return made
 
 
+def path_in(path: str, folders: dict[str, Path]) -> Path:
+    """`Path(path)`, made from its folder's `Path`, which `folders` keeps for the next path in
+    that folder (on Python 3.10 and 3.11 a Path is parsed when made: once a folder, not once
+    a file)."""
+    folder, _, name = path.rpartition("/")
+    if not folder or name in ("", ".", "..") or path[:2] == "//":  # '//' leads a POSIX root
+        return Path(path)
+    parent = folders.get(folder)
+    if parent is None:
+        parent = folders[folder] = Path(folder)
+    return child(parent, name)
+
+
 def ending_with(directory: Path, suffix: str = "") -> list[Path]:
     """`sorted(directory.glob("*" + suffix))`: the entries of `directory` whose names end so,
     dot files and folders too, none when it cannot be listed; without the pattern that

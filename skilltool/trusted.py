@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import __version__, probe
-from skilltool.fs import child, write_file
+from skilltool.fs import path_in, write_file
 from skilltool.model import (
     Agent,
     Catalogue,
@@ -124,15 +124,9 @@ def _skills_in(rows: tuple[Any, ...]) -> tuple[Skill, ...]:
     folders: dict[str, Path] = {}
     skills = []
     for name, path, description, fields, repaired in rows:
-        folder, _, base = path.rpartition("/")
-        parent = folders.get(folder)
-        if parent is None:
-            parent = folders[folder] = Path(folder)
-        plain = folder and base not in ("", ".", "..")
-        where = child(parent, base) if plain else Path(path)
         if description is None:
             description = fields["description"]
-        skills.append(Skill(name, where, description, fields, repaired))
+        skills.append(Skill(name, path_in(path, folders), description, fields, repaired))
     return tuple(skills)
 
 

@@ -88,3 +88,15 @@ def test_a_child_path_is_the_path_pathlib_makes(start: str, parts: list[str], na
         name,
     )
     assert os.fspath(made.parent) == os.fspath(parent)
+
+
+@given(st.lists(st.lists(st.sampled_from(["a", "b.c", ".hidden", ".", "..", "", "ü"]), max_size=4)))
+def test_a_path_made_from_its_folders_path_is_the_path_pathlib_makes(
+    paths: list[list[str]],
+) -> None:
+    """`fs.path_in`, which reuses the Path of a folder seen before, gives `Path(text)`."""
+    folders: dict[str, Path] = {}
+    for parts in paths:
+        for text in ("/" + "/".join(parts), "/".join(parts)):
+            made = fs.path_in(text, folders)
+            assert (made, str(made), made.parts) == (Path(text), str(Path(text)), Path(text).parts)
