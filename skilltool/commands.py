@@ -137,7 +137,7 @@ def status(opts: Options) -> Result:
     warnings: list[str] = []
     catalogue, trust = find_trusted(home, warnings)
     found = harnesses(home, skills_dir, opts.only)
-    full = _install_plan(opts, catalogue, home, False, found, skills_dir, trust)
+    full = _install_plan(opts, catalogue, home, False, found, skills_dir, trust, detail=False)
     links = [a for a in full.actions if a.kind == "link"]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
     noted = found if opts.json else [h for h in found if h.root().is_dir()]
@@ -154,6 +154,7 @@ def status(opts: Options) -> Result:
         skills_dir,
         entries=tuple(a for a in full.actions if a.kind == "entry"),
         commands=[a for a in full.actions if a.kind == "command"],
+        settled=tuple(s.owner for s in full.settled),
     )
     added = _added_states(home)
     data = _status_data(view, full, added) if opts.json else {}
@@ -175,7 +176,8 @@ def _status_data(
     told = set(view.catalogue.problems)
     data["problems"] += [p.as_dict() for p in full.problems if p not in told]
     data["sources"] = added
-    data["install_would"] = report.counts(Outcome(a, True) for a in full.actions)
+    settled = sum(s.links for s in full.settled)
+    data["install_would"] = report.counts((Outcome(a, True) for a in full.actions), settled)
     return data
 
 
@@ -200,14 +202,16 @@ def _change(opts: Options, remove: bool) -> Result:
                 ) from None
         catalogue, trust = find_trusted(home, warnings, keep_cache=not opts.dry_run)
         found = harnesses(home, skills_dir, opts.only)
-        actions = _install_plan(opts, catalogue, home, remove, found, skills_dir, trust)
+        # each unchanged item is made only where it is shown: -v lists them, --json too
+        detail = opts.json or opts.verbosity == "verbose"
+        actions = _install_plan(opts, catalogue, home, remove, found, skills_dir, trust, detail)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
         # taken before anything is written: the diff of each file as it is made
         diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
         outcomes, emptied = _carried_out(opts, home, actions.actions, keep, trust.clean)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
-    counted = report.counts(outcomes)
+    counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
     lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
         lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
@@ -297,19 +301,23 @@ def _install_plan(
     found: list[Harness] | None = None,
     skills_dir: Path | None = None,
     trust: CatalogueCache | None = None,
+    detail: bool = True,
 ) -> plan.Plan:
     """Links in the skills dir (unless --only), then each harness's own links and files.
 
     `trust`: the catalogue cache `catalogue` came from, which also knows the skills dirs last
-    seen as planned (saved here, with the rendering cache, unless --dry-run)."""
+    seen as planned (saved here, with the rendering cache, unless --dry-run). Without
+    `detail`, the links of such a dir are one `plan.Settled`, not an Action each."""
     skills_dir = skills_dir or opts.dir(home)
-    parts = [] if opts.only else [plan.plan_links(catalogue, skills_dir, remove, trust=trust)]
+    parts = []
+    if not opts.only:
+        parts.append(plan.plan_links(catalogue, skills_dir, remove, trust=trust, detail=detail))
     if found is None:
         found = harnesses(home, skills_dir, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
         own = harness.own_skills_dir() if harness.root().is_dir() else None
         if own is not None:
-            parts.append(plan.plan_links(catalogue, own, remove, harness.name, trust))
+            parts.append(plan.plan_links(catalogue, own, remove, harness.name, trust, detail))
     from skilltool.cache import RenderCache
 
     renders = RenderCache(home.cache_dir / "rendered.marshal")

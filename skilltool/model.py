@@ -8,7 +8,7 @@ importing typer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -80,6 +80,24 @@ class Skill(NamedTuple):
         """The frontmatter's `name`, when it is a string."""
         name = self.fields.get("name")
         return name if isinstance(name, str) else None
+
+
+class LazySkills(Sequence[Skill]):
+    """Skills kept in another form (the catalogue cache's packed rows), made into `Skill`s
+    only when one is read; `named_paths` answers without making any."""
+
+    __slots__ = ()
+
+    def named_paths(self) -> Sequence[tuple[str, str]]:
+        raise NotImplementedError
+
+
+def named_paths(skills: Sequence[Skill]) -> Sequence[tuple[str, str]]:
+    """The name and the path (a string) of each skill, in order: what `status` shows of a
+    skill and what a link is made of, without making a `Skill` of one kept packed."""
+    if isinstance(skills, LazySkills):
+        return skills.named_paths()
+    return [(skill.name, str(skill.path)) for skill in skills]
 
 
 class Agent(NamedTuple):
@@ -160,7 +178,8 @@ class Plugin(NamedTuple):
     root: Path
     origin: Origin
     manifest: Path | None = None
-    skills: tuple[Skill, ...] = ()
+    # a tuple; from the catalogue cache, packed rows (`trusted.PackedSkills`) unpacked when read
+    skills: Sequence[Skill] = ()
     agents: tuple[Agent, ...] = ()
     problems: tuple[Problem, ...] = ()
     shadowed_by: Path | None = None  # root of the plugin of the same name that wins

@@ -7,7 +7,7 @@ plan an apply would carry out: one code path for all of them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
@@ -68,14 +68,25 @@ class Action(NamedTuple):
         return self.change != "none"
 
 
+class Settled(NamedTuple):
+    """The links of a skills dir found as the last run planned them (trusted by its stamp):
+    `links` links, each current. A plan that shows no unchanged item holds this in their
+    stead, so that a no-op makes nothing per skill."""
+
+    owner: str  # as an Action's
+    skills_dir: Path
+    links: int
+
+
 class Plan(NamedTuple):
     actions: tuple[Action, ...]
     problems: tuple[Problem, ...]
+    settled: tuple[Settled, ...] = ()
 
 
 def _first_of_each_name(
     catalogue: Catalogue,
-    members: Callable[[Plugin], tuple[Named, ...]],
+    members: Callable[[Plugin], Sequence[Named]],
     clash: Callable[[Named, Named, Plugin], Problem],
 ) -> tuple[dict[str, Named], list[Problem]]:
     """Name -> the first skill or agent of that name among the active plugins, in path order;
@@ -216,14 +227,23 @@ def plan_links(
     remove: bool = False,
     owner: str = "skill",
     trust: CatalogueCache | None = None,
+    detail: bool = True,
 ) -> Plan:
     """The links of every winning skill in `skills_dir` (or their removal), and our stale links.
 
     `owner` is "skill" for the shared skills dir, or the harness whose own skills dir it is.
     `trust`: the catalogue cache the catalogue came from; a skills dir with the stamp it had
-    when every entry in it was a link as planned is taken as it was, without a readlink.
+    when every entry in it was a link as planned is taken as it was, without a readlink, and
+    without `detail` as one `Settled` rather than an Action per link.
     """
+    taken, stamp = _folder_stamp(skills_dir) if trust is not None else (0, None)
+    known = trust.links_as_planned(skills_dir, stamp) if trust is not None and not remove else None
+    if known is not None and not detail:
+        count, clashes = known
+        return Plan((), clashes, (Settled(owner, skills_dir, count),))
     winners, problems = winning_skills(catalogue)
+    if known is not None:
+        return Plan(_current(owner, winners, skills_dir), tuple(problems))
     if os.path.lexists(skills_dir) and not os.path.isdir(skills_dir):
         problems.append(
             Problem(
@@ -233,13 +253,10 @@ def plan_links(
             )
         )
         return Plan((), tuple(problems))
-    taken, stamp = _folder_stamp(skills_dir) if trust is not None else (0, None)
-    if trust is not None and not remove and trust.links_as_planned(skills_dir, stamp):
-        return Plan(_current(owner, winners, skills_dir), tuple(problems))
     here = SkillsDir(skills_dir, catalogue)
     actions = _link_actions(here, winners, remove, owner)
     if trust is not None and not remove and _as_planned(here, winners, actions):
-        trust.saw_links(skills_dir, stamp, taken)
+        trust.saw_links(skills_dir, stamp, taken, len(winners), problems)
     return Plan(tuple(actions), tuple(problems))
 
 
@@ -334,10 +351,12 @@ def all_problems(catalogue: Catalogue) -> list[Problem]:
 def merge(plans: Iterable[Plan]) -> Plan:
     actions: list[Action] = []
     problems: list[Problem] = []
+    settled: list[Settled] = []
     for plan in plans:
         actions += plan.actions
         problems += plan.problems
-    return Plan(tuple(actions), tuple(once(problems)))
+        settled += plan.settled
+    return Plan(tuple(actions), tuple(once(problems)), tuple(settled))
 
 
 def once(problems: Iterable[Problem]) -> list[Problem]:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilltool import slash
 from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
-from skilltool.model import Catalogue, McpServer, Plugin, Problem, Skill
+from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
 from skilltool.plan import Action
@@ -304,9 +304,11 @@ SUMMARY_ORDER = (
 )
 
 
-def counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
-    """How many things each word of the summary line stands for, and harnesses absent."""
+def counts(outcomes: Iterable[Outcome], settled: int = 0) -> dict[str, int]:
+    """How many things each word of the summary line stands for, and harnesses absent;
+    `settled`: the links of the plan's `Settled` dirs, each unchanged."""
     found = dict.fromkeys(SUMMARY_ORDER, 0)
+    found["unchanged"] = settled
     absent: set[str] = set()
     for outcome in outcomes:
         action = outcome.action
@@ -450,24 +452,49 @@ FILE_WORDS = {
 def skill_paths(plugin: Plugin) -> dict[str, set[str]]:
     """The paths of a plugin's skills by name: made once a plugin, not once a skill (a walk of
     all its skills for each was quadratic, at a hundred skills a plugin)."""
+    from skilltool.plan import absolute
+
     paths: dict[str, set[str]] = {}
-    for skill in plugin.skills:
-        paths.setdefault(skill.name, set()).add(os.path.abspath(skill.path))
+    for name, path in named_paths(plugin.skills):
+        paths.setdefault(name, set()).add(absolute(path))
     return paths
 
 
+# skill name -> its link in a skills dir: an Action, or where a current link points (a
+# `plan.Settled` dir, whose links were never made into Actions)
+Links = Mapping[str, Action | str]
+
+
 def skill_state(
-    plugin: Plugin, name: str, links: dict[str, Action], paths: dict[str, set[str]]
+    plugin: Plugin, name: str, links: Links, paths: dict[str, set[str]]
 ) -> tuple[str, str]:
     """How one skill of a plugin stands in a skills dir, as words and a reason (`paths`: the
     plugin's `skill_paths`)."""
     if not plugin.active:
         return "shadowed", f"by {plugin.shadowed_by}"
-    action = links.get(name)
+    link = links.get(name)
     mine = paths.get(name, ())
-    if action is None or action.source is None or str(action.source) not in mine:
-        return "not linked", "another plugin's skill of that name comes first"
-    return STATUS_WORDS[action.state], action.reason
+    if isinstance(link, str):
+        return ("linked", "") if link in mine else (NOT_LINKED, NOT_LINKED_WHY)
+    if link is None or link.source is None or str(link.source) not in mine:
+        return NOT_LINKED, NOT_LINKED_WHY
+    return STATUS_WORDS[link.state], link.reason
+
+
+NOT_LINKED, NOT_LINKED_WHY = "not linked", "another plugin's skill of that name comes first"
+
+
+def settled_links(catalogue: Catalogue) -> dict[str, str]:
+    """Where each winning skill's link points, as `plan` makes it (the first active plugin on
+    the path wins a name): the links of a `Settled` dir, without making a `Skill`."""
+    from skilltool.plan import absolute
+
+    links: dict[str, str] = {}
+    for plugin in catalogue.active:
+        for name, path in named_paths(plugin.skills):
+            if name not in links:
+                links[name] = absolute(path)
+    return links
 
 
 def fetch_command(plugin: str, marketplace: str) -> str:
@@ -500,6 +527,7 @@ class StatusView(NamedTuple):
     skills_dir: Path
     entries: tuple[Action, ...] = ()  # each MCP server's entry in each harness's config
     commands: Sequence[Action] = ()  # each command's file in each harness (slash.plan_commands)
+    settled: tuple[str, ...] = ()  # the owners of the skills dirs the plan found as planned
 
     def _entries_of(self, server: McpServer) -> list[Action]:
         return [a for a in self.entries if a.name == server.name and a.source == server.path]
@@ -564,27 +592,31 @@ class StatusView(NamedTuple):
             for server in plugin.mcp_servers
         ]
 
-    def _by_harness(self) -> dict[str, dict[str, Action]]:
-        """The links in each harness's own skills dir (Claude Code's) by skill name, the
-        harnesses in name order: made once a view, not once a skill."""
-        by: dict[str, dict[str, Action]] = {}
+    def _link_maps(self) -> tuple[Links, dict[str, Links]]:
+        """The links in the skills dir by skill name, and those in each harness's own skills
+        dir (Claude Code's), the harnesses in name order: made once a view, not once a skill."""
+        current = settled_links(self.catalogue) if self.settled else {}
+        own: dict[str, dict[str, Action]] = {}
         for (owner, name), action in self.harness_links.items():
-            by.setdefault(owner, {})[name] = action
-        return {owner: by[owner] for owner in sorted(by)}
+            own.setdefault(owner, {})[name] = action
+        by: dict[str, Links] = {owner: current for owner in self.settled if owner != "skill"}
+        by.update(own)
+        links = current if "skill" in self.settled else self.links
+        return links, {owner: by[owner] for owner in sorted(by)}
 
     def _skills(
-        self, plugin: Plugin, by_harness: dict[str, dict[str, Action]]
-    ) -> Iterator[tuple[Skill, str, str, dict[str, str]]]:
-        """Each skill of the plugin, how it stands in the skills dir (words, reason), and in
-        each harness's own skills dir (words)."""
+        self, plugin: Plugin, links: Links, by_harness: dict[str, Links]
+    ) -> Iterator[tuple[str, str, str, str, dict[str, str]]]:
+        """Each skill of the plugin (name, path), how it stands in the skills dir (words,
+        reason), and in each harness's own skills dir (words)."""
         paths = skill_paths(plugin)
-        for skill in plugin.skills:
-            state, reason = skill_state(plugin, skill.name, self.links, paths)
+        for name, path in named_paths(plugin.skills):
+            state, reason = skill_state(plugin, name, links, paths)
             states = {
-                owner: skill_state(plugin, skill.name, links, paths)[0]
-                for owner, links in by_harness.items()
+                owner: skill_state(plugin, name, there, paths)[0]
+                for owner, there in by_harness.items()
             }
-            yield skill, state, reason, states
+            yield name, path, state, reason, states
 
     def _files_of(self, agent: str) -> list[Action]:
         return [a for a in self.files if a.name == agent]
@@ -610,16 +642,16 @@ class StatusView(NamedTuple):
         ]
         if not self.catalogue.plugins:
             lines.append("no plugins found on the search path")
-        by_harness = self._by_harness()
+        links, by_harness = self._link_maps()
         for plugin in self.catalogue.plugins:
             shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
             taken = f"{plugin.origin}{_kind_note(plugin)}"
             lines.append(f"plugin    {plugin.name} ({taken}) {show(plugin.root)}{shadow}")
-            for skill, state, reason, states in self._skills(plugin, by_harness):
+            for name, _, state, reason, states in self._skills(plugin, links, by_harness):
                 tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
                 for owner, there in states.items():
                     tail += f"; {owner}: {there}"
-                lines.append(f"  skill   {skill.name:<24} {state}{tail}")
+                lines.append(f"  skill   {name:<24} {state}{tail}")
             for agent in plugin.agents:
                 lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
                 told: set[str] = set()
@@ -653,14 +685,14 @@ class StatusView(NamedTuple):
     def as_dict(self) -> dict[str, Any]:
         plugins = []
         winners = self._winners()
-        by_harness = self._by_harness()
+        links, by_harness = self._link_maps()
         for plugin in self.catalogue.plugins:
             skills = []
-            for skill, state, reason, states in self._skills(plugin, by_harness):
+            for name, path, state, reason, states in self._skills(plugin, links, by_harness):
                 skills.append(
                     {
-                        "name": skill.name,
-                        "path": str(skill.path),
+                        "name": name,
+                        "path": path,
                         "link": state,
                         "reason": reason or None,
                         "harness_links": states,

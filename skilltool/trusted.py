@@ -3,7 +3,9 @@ was built from is the same (`probe`), so that a no-op builds the plugins without
 parsing them; and, beside it, the skills dirs last seen exactly as planned.
 
 `~/.cache/skilltool/catalogue.marshal`, a marshal of {"format", "key", "since", "follow",
-"nofollow", "identity", "catalogue", "links"}. Losing it costs only time, a damaged one is
+"nofollow", "identity", "catalogue", "links"}. Each plugin's skills are kept packed (a
+marshal of their rows) and made into `Skill`s only when something reads them: a no-op whose
+skills dirs are as planned reads none. Losing the file costs only time, a damaged one is
 ignored, a run that changed nothing does not rewrite it.
 """
 
@@ -11,14 +13,16 @@ from __future__ import annotations
 
 import marshal
 import os
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from skilltool import __version__, probe
 from skilltool.fs import path_in, write_file
 from skilltool.model import (
     Agent,
     Catalogue,
+    LazySkills,
     Marketplace,
     MarketplaceEntry,
     McpServer,
@@ -29,7 +33,7 @@ from skilltool.model import (
     SlashCommand,
 )
 
-FORMAT = f"skilltool-catalogue-1-{__version__}"
+FORMAT = f"skilltool-catalogue-2-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = ("discover", "parse", "mcp", "slash", "model", "probe", "trusted", "cache")
 
@@ -100,39 +104,87 @@ def _decode(row: tuple[Any, ...], cls: type, names: dict[str, type]) -> Any:
 
 
 def _skill_out(skill: Skill) -> tuple[Any, ...]:
-    """A skill as kept: its description once when the frontmatter's is the same string."""
+    """What a skill holds but its name and path: its description once when the
+    frontmatter's is the same string."""
     fields = dict(skill.fields)
     same = fields.get("description") == skill.description
-    return (
-        skill.name,
-        str(skill.path),
-        None if same else skill.description,
-        fields,
-        skill.repaired,
-    )
+    return (None if same else skill.description, fields, skill.repaired)
 
 
 def _plugin_out(plugin: Plugin) -> tuple[Any, ...]:
     row = list(_encode(plugin._replace(skills=()), Plugin))
-    row[4] = tuple(_skill_out(s) for s in plugin.skills)
+    skills = plugin.skills
+    if isinstance(skills, PackedSkills) and skills.packed is not None:
+        row[4] = skills.packed  # kept as it came: never unpacked this run
+    else:
+        named = tuple((s.name, str(s.path)) for s in skills)
+        row[4] = (marshal.dumps(named), marshal.dumps(tuple(_skill_out(s) for s in skills)))
     return tuple(row)
 
 
-def _skills_in(rows: tuple[Any, ...]) -> tuple[Skill, ...]:
-    """The skills of a plugin, the Path of each made from its folder's (a tenth of the cost
-    of parsing each path anew on Python 3.10 and 3.11, where Paths are parsed when made)."""
-    folders: dict[str, Path] = {}
-    skills = []
-    for name, path, description, fields, repaired in rows:
-        if description is None:
-            description = fields["description"]
-        skills.append(Skill(name, path_in(path, folders), description, fields, repaired))
-    return tuple(skills)
+class PackedSkills(LazySkills):
+    """A plugin's skills as the cache keeps them: a marshal of their names and paths, and one
+    of the rest of them, each loaded when first read, once; `Skill`s made only when one is
+    read. It equals, and hashes as, the tuple of them."""
+
+    __slots__ = ("_named", "_skills", "packed")
+
+    def __init__(self, packed: tuple[bytes, bytes]) -> None:
+        self.packed: tuple[bytes, bytes] | None = packed  # None once unpacked
+        self._named: tuple[tuple[str, str], ...] | None = None
+        self._skills: tuple[Skill, ...] = ()
+
+    def named_paths(self) -> tuple[tuple[str, str], ...]:
+        if self._named is None:
+            assert self.packed is not None
+            self._named = marshal.loads(self.packed[0])
+        return self._named
+
+    def _unpacked(self) -> tuple[Skill, ...]:
+        """The skills, each Path made from its folder's (a tenth of the cost of parsing each
+        path anew on Python 3.10 and 3.11, where Paths are parsed when made)."""
+        if self.packed is not None:
+            folders: dict[str, Path] = {}
+            skills = []
+            rest = marshal.loads(self.packed[1])
+            for (name, path), (description, fields, repaired) in zip(
+                self.named_paths(), rest, strict=True
+            ):
+                if description is None:
+                    description = fields["description"]
+                skills.append(Skill(name, path_in(path, folders), description, fields, repaired))
+            self._skills = tuple(skills)
+            self.packed = None
+        return self._skills
+
+    def __len__(self) -> int:
+        return len(self._skills) if self.packed is None else len(self.named_paths())
+
+    @overload
+    def __getitem__(self, index: int) -> Skill: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Skill, ...]: ...
+    def __getitem__(self, index: int | slice) -> Skill | tuple[Skill, ...]:
+        return self._unpacked()[index]
+
+    def __iter__(self) -> Iterator[Skill]:
+        return iter(self._unpacked())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PackedSkills):
+            other = other._unpacked()
+        return isinstance(other, tuple) and self._unpacked() == other
+
+    def __hash__(self) -> int:
+        return hash(self._unpacked())
+
+    def __repr__(self) -> str:
+        return repr(self._unpacked())
 
 
 def _plugin_in(row: tuple[Any, ...], names: dict[str, type]) -> Plugin:
     plugin: Plugin = _decode((*row[:4], (), *row[5:]), Plugin, names)
-    return plugin._replace(skills=_skills_in(row[4]))
+    return plugin._replace(skills=PackedSkills(row[4]))
 
 
 def encode(catalogue: Catalogue) -> tuple[Any, ...]:
@@ -209,24 +261,37 @@ class CatalogueCache:
             "links": {},
         }
 
-    def saw_links(self, directory: Path, stamp: probe.Stamp | None, taken: int) -> None:
-        """Every entry of `directory` was a link of this catalogue's, as planned, when its
-        stamp was taken at `taken` (ns): trusted next time if the stamp is not racy."""
+    def saw_links(
+        self,
+        directory: Path,
+        stamp: probe.Stamp | None,
+        taken: int,
+        count: int,
+        clashes: Sequence[Problem],
+    ) -> None:
+        """Every entry of `directory` was a link of this catalogue's, as planned (`count` of
+        them, the skills of `clashes` not linked), when its stamp was taken at `taken` (ns):
+        trusted next time if the stamp is not racy."""
         kept = self.current
         if kept is None or stamp is None or max(stamp[3], stamp[4]) >= taken - probe.RACY_NS:
             return
-        if kept["links"].get(str(directory)) != stamp:
-            self.current = self.new = dict(kept, links={**kept["links"], str(directory): stamp})
+        seen = (stamp, count, tuple(_encode(p, Problem) for p in clashes))
+        if kept["links"].get(str(directory)) != seen:
+            self.current = self.new = dict(kept, links={**kept["links"], str(directory): seen})
 
-    def links_as_planned(self, directory: Path, stamp: probe.Stamp | None) -> bool:
-        """Whether `directory` has the stamp it had when every entry in it was a link of this
-        (trusted) catalogue's as planned: a link replaced, removed or added changes it."""
+    def links_as_planned(
+        self, directory: Path, stamp: probe.Stamp | None
+    ) -> tuple[int, tuple[Problem, ...]] | None:
+        """When `directory` has the stamp it had when every entry in it was a link of this
+        (trusted) catalogue's as planned (a link replaced, removed or added changes it): how
+        many links there are, and the problems of the skills not linked then."""
         if self.catalogue is None or stamp is None or self.current is None:
-            return False
-        if self.current["links"].get(str(directory)) != stamp:
-            return False
+            return None
+        seen = self.current["links"].get(str(directory))
+        if not isinstance(seen, tuple) or len(seen) != 3 or seen[0] != stamp:
+            return None
         self.clean.add(str(directory))
-        return True
+        return seen[1], tuple(_decode(row, Problem, _by_name()) for row in seen[2])
 
     def save(self) -> None:
         if self.file is None or self.new is None or self.new is self.old:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilltool import commands, discover, paths, plan, probe
-from skilltool.trusted import decode, encode
+from skilltool.trusted import PackedSkills, decode, encode
 from tests.helpers import agent_md, build_file_tree, plugin_tree, run, skill_md
 
 REPO = Path(__file__).resolve().parent.parent
@@ -146,6 +146,38 @@ def test_a_no_op_walks_nothing_when_every_stamp_holds(
     assert again.code == 0 and again.lines[-1].startswith("12 unchanged")
     assert status(home) == before
     assert (home / CATALOGUE).stat().st_mtime_ns == cache.st_mtime_ns  # not rewritten
+
+
+def test_a_no_op_makes_no_skill_when_its_skills_dirs_are_as_planned(
+    tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A skills dir found as planned is counted, not listed: a plain or quiet install, and
+    status, make no `Skill` and no Action per link (at ten thousand skills, most of a
+    no-op's time); -v and --json still list every link, each unchanged."""
+    home = a_home(tmp_path)
+    installed(home)
+    before = status(home)
+    with monkeypatch.context() as patched:
+
+        def unpacked(self: PackedSkills) -> object:
+            raise AssertionError("made the skills of a plugin")
+
+        patched.setattr(PackedSkills, "_unpacked", unpacked)
+        for flags in ((), ("-q",), ("--dry-run",)):
+            again = run("plugins", "install", *flags, "--home", home)
+            assert again.code == 0, again.stderr
+            assert again.lines[-1].removeprefix("dry-run: ").startswith("12 unchanged")
+        assert status(home) == before
+        assert run("plugins", "status", "--json", "--home", home).code == 0
+    verbose = run("plugins", "install", "-v", "--home", home).lines
+    for name in ("alpha", "beta"):
+        for listed in (["unchanged", "skill", name], ["unchanged", "claude", "skill", name]):
+            assert listed in [line.split() for line in verbose], verbose
+    report = json.loads(run("plugins", "install", "--json", "--home", home).stdout)
+    links = [(a["owner"], a["name"], a["state"]) for a in report["actions"] if a["kind"] == "link"]
+    assert {(o, n, "current") for o in ("skill", "claude") for n in ("alpha", "beta")} <= set(links)
+    assert len(links) == 10 and {state for *_, state in links} == {"current"}  # bundled: 3
+    assert report["summary"]["unchanged"] == 12
 
 
 @pytest.fixture
