@@ -71,11 +71,27 @@ def _colour(stream: Any) -> bool:
     return bool(isatty and isatty())
 
 
+# characters a write holds at most: no more bytes than a pipe takes whole (PIPE_BUF, 4,096 on
+# Linux) for ASCII, so that under PYTHONUNBUFFERED, where a short write would be dropped
+# unseen, a write is whole or fails; a line to itself at ten thousand lines cost a third
+WRITE_CHARS = 4000
+
+
 def write_lines(lines: Iterable[str], stream: Any) -> None:
+    """The lines, each made printable (and painted on a terminal), a few thousand
+    characters a write."""
     colour = _colour(stream)
+    batch: list[str] = []
+    size = 0
     for line in lines:
-        text = printable(line)
-        stream.write((_painted(text) if colour else text) + "\n")
+        text = _painted(printable(line)) if colour else printable(line)
+        if batch and size + len(text) >= WRITE_CHARS:  # (a longer line is a write of its own)
+            stream.write("\n".join(batch) + "\n")
+            batch, size = [], 0
+        batch.append(text)
+        size += len(text) + 1
+    if batch:
+        stream.write("\n".join(batch) + "\n")
     stream.flush()
 
 

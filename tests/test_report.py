@@ -42,6 +42,30 @@ def _outcome(
     return Outcome(action, done, "" if done else "broken")
 
 
+class Writes(io.StringIO):
+    """A pipe that records each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_many_lines_go_out_whole_in_order_and_in_writes_a_pipe_takes_whole() -> None:
+    """Status at ten thousand skills is as many lines: a write each cost a third of it, one
+    write of them all may be cut short unseen under PYTHONUNBUFFERED."""
+    lines = [f"  skill   skill-{n:05d}{'x' * (n % 90)}   linked" for n in range(3000)]
+    lines.insert(1500, "left      " + "y" * 9000)  # longer than a write: one of its own
+    pipe = Writes()
+    report.write_lines(lines, pipe)
+    assert pipe.getvalue() == "".join(line + "\n" for line in lines)
+    assert len(pipe.writes) < len(lines) / 10
+    assert all(len(w) <= report.WRITE_CHARS or w.count("\n") == 1 for w in pipe.writes)
+
+
 def test_the_summary_line_counts_what_happened() -> None:
     outcomes = [
         *[_outcome("link", "create", "missing")] * 1200,
