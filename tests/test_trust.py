@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import marshal
 import os
 import shutil
 import stat
@@ -199,6 +200,24 @@ def test_a_damaged_catalogue_cache_costs_only_time(tmp_path: Path, settled: None
     home = a_home(tmp_path)
     installed(home)
     (home / CATALOGUE).write_bytes(b"\x00damaged")
+    assert status(home) == uncached(home)
+
+
+def test_a_catalogue_cache_damaged_inside_a_plugins_packed_skills_is_not_used(
+    tmp_path: Path, settled: None
+) -> None:
+    """The skills are unpacked only when read, in the middle of a command: a file whose
+    packed skills are not what was written is set aside at the start, as a damaged one."""
+    home = a_home(tmp_path)
+    installed(home)
+    kept = marshal.loads((home / CATALOGUE).read_bytes())
+    plugins = list(kept["catalogue"][1])
+    named, rest = plugins[0][4]
+    plugins[0] = (*plugins[0][:4], (named, rest[:-1] + b"\x01"), *plugins[0][5:])
+    kept["catalogue"] = (kept["catalogue"][0], tuple(plugins), *kept["catalogue"][2:])
+    (home / CATALOGUE).write_bytes(marshal.dumps(kept))
+    _, trusted = cached_catalogue(home)
+    assert not trusted
     assert status(home) == uncached(home)
 
 
