@@ -663,10 +663,12 @@ class StatusView(NamedTuple):
             shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
             taken = f"{plugin.origin}{_kind_note(plugin)}"
             lines.append(f"plugin    {plugin.name} ({taken}) {show(plugin.root)}{shadow}")
-            for name, _, state, reason, states in self._skills(plugin, links, by_harness):
+            paths = skill_paths(plugin)
+            for name, _ in named_paths(plugin.skills):  # as _skills, without a record per skill
+                state, reason = skill_state(plugin, name, links, paths)
                 tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
-                for owner, there in states.items():
-                    tail += f"; {owner}: {there}"
+                for owner, there in by_harness.items():
+                    tail += f"; {owner}: {skill_state(plugin, name, there, paths)[0]}"
                 lines.append(f"  skill   {name:<24} {state}{tail}")
             for agent in plugin.agents:
                 lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
