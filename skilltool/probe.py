@@ -20,8 +20,9 @@ import _thread
 import contextlib
 import os
 import stat
+import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 Stamp = tuple[int, int, int, int, int]  # dev, ino, size, mtime_ns, ctime_ns
 # changes younger than this, relative to when they were seen, may hide (git's racy-index rule)
@@ -185,22 +186,11 @@ class Probe:
             parts = dest.split("/") + parts
         return done
 
-    def unchanged(self) -> bool:
-        """Whether every answer remembered would be the same now."""
-        return self.unchanged_as(self.follow, self.nofollow, self.identity)
-
     @staticmethod
-    def unchanged_as(
-        follow: dict[str, Stamp], nofollow: dict[str, Stamp], identity: dict[str, Stamp]
-    ) -> bool:
-        for table, look in ((follow, os.stat), (nofollow, os.lstat)):
-            for path, want in table.items():
-                try:
-                    st = look(path)
-                except OSError:
-                    return False
-                if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != want:
-                    return False
+    def unchanged_as(follow: Packed, nofollow: Packed, identity: dict[str, Stamp]) -> bool:
+        """Whether every answer kept (`pack`ed stamps, identities) would be the same now."""
+        if not (_unchanged(follow, os.stat) and _unchanged(nofollow, os.lstat)):
+            return False
         for path, want in identity.items():
             try:
                 st = os.lstat(path)
@@ -220,6 +210,33 @@ class Probe:
                 if mtime >= limit or ctime >= limit:
                     return False
         return all(ctime < limit for *_, ctime in self.identity.values())
+
+
+# the paths of a table of stamps, and their stamps one after another in a string of bytes
+Packed = tuple[tuple[str, ...], bytes]
+STAMP = struct.Struct("=QQqqq")  # dev and inode unsigned, size and times signed
+
+
+def pack(table: dict[str, Stamp]) -> Packed:
+    """A table of stamps as the catalogue cache keeps it: loaded at once, where a tuple of
+    five integers a path was most of loading the cache at 10,000 skills. Raises ValueError
+    for a stamp that does not fit."""
+    try:
+        return tuple(table), b"".join(STAMP.pack(*stamp) for stamp in table.values())
+    except struct.error as err:
+        raise ValueError(str(err)) from None
+
+
+def _unchanged(packed: Packed, look: Callable[[str], os.stat_result]) -> bool:
+    paths, stamps = packed
+    make, now = STAMP.pack, []
+    try:
+        for path in paths:
+            st = look(path)
+            now.append(make(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    except (OSError, struct.error):
+        return False
+    return b"".join(now) == stamps
 
 
 now = Probe(record=False)  # what discovery asks through; `recording` swaps in one that records

@@ -268,12 +268,16 @@ class CatalogueCache:
         (encoded when saved: by then the parse cache is gone, which keeps the peak down)."""
         if not self.key or not seen.settled():
             return
+        try:
+            follow, nofollow = probe.pack(seen.follow), probe.pack(seen.nofollow)
+        except ValueError:
+            return  # a stamp that does not fit 64 bits: discovered each run
         self.current = self.new = {
             "format": FORMAT,
             "key": self.key,
             "since": seen.since,
-            "follow": seen.follow,
-            "nofollow": seen.nofollow,
+            "follow": follow,
+            "nofollow": nofollow,
             "identity": seen.identity,
             "catalogue": catalogue,
             "links": {},
