@@ -19,7 +19,7 @@ from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Home
-from skilltool.plan import Action
+from skilltool.plan import Action, absolute
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -468,8 +468,6 @@ FILE_WORDS = {
 def skill_paths(plugin: Plugin) -> dict[str, set[str]]:
     """The paths of a plugin's skills by name: made once a plugin, not once a skill (a walk of
     all its skills for each was quadratic, at a hundred skills a plugin)."""
-    from skilltool.plan import absolute
-
     paths: dict[str, set[str]] = {}
     for name, path in named_paths(plugin.skills):
         paths.setdefault(name, set()).add(absolute(path))
@@ -503,8 +501,6 @@ NOT_LINKED, NOT_LINKED_WHY = "not linked", "another plugin's skill of that name 
 def settled_links(catalogue: Catalogue) -> dict[str, str]:
     """Where each winning skill's link points, as `plan` makes it (the first active plugin on
     the path wins a name): the links of a `Settled` dir, without making a `Skill`."""
-    from skilltool.plan import absolute
-
     links: dict[str, str] = {}
     for plugin in catalogue.active:
         for name, path in named_paths(plugin.skills):

@@ -4,9 +4,9 @@ parsing them; and, beside it, the skills dirs last seen exactly as planned.
 
 `~/.cache/skilltool/catalogue.marshal`, a marshal of {"format", "key", "since", "follow",
 "nofollow", "identity", "catalogue", "packed", "links"}. Each plugin's skills are kept packed (a
-marshal of their rows) and made into `Skill`s only when something reads them: a no-op whose
-skills dirs are as planned reads none. Losing the file costs only time, a damaged one is
-ignored, a run that changed nothing does not rewrite it.
+marshal of their names and paths, one of the rest) and made into `Skill`s only when something
+reads them: a no-op whose skills dirs are as planned reads none. Losing the file costs only
+time, a damaged one is ignored, a run that changed nothing does not rewrite it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from skilltool.model import (
     SearchEntry,
     Skill,
     SlashCommand,
+    named_paths,
 )
 
 FORMAT = f"skilltool-catalogue-2-{__version__}"
@@ -140,7 +141,7 @@ def _skills_out(skills: Sequence[Skill]) -> tuple[bytes, bytes]:
     """A plugin's skills packed: a marshal of their names and paths, and one of the rest."""
     if isinstance(skills, PackedSkills) and skills.packed is not None:
         return skills.packed  # kept as it came: never unpacked this run
-    named = tuple((s.name, str(s.path)) for s in skills)
+    named = tuple(named_paths(skills))
     return marshal.dumps(named), marshal.dumps(tuple(_skill_out(s) for s in skills))
 
 
