@@ -465,32 +465,45 @@ FILE_WORDS = {
 }
 
 
-def skill_paths(plugin: Plugin) -> dict[str, set[str]]:
-    """The paths of a plugin's skills by name: made once a plugin, not once a skill (a walk of
-    all its skills for each was quadratic, at a hundred skills a plugin)."""
-    paths: dict[str, set[str]] = {}
-    for name, path in named_paths(plugin.skills):
-        paths.setdefault(name, set()).add(absolute(path))
-    return paths
+class SkillPaths:
+    """The absolute paths of a plugin's skills by name, made when first asked for, once a
+    plugin (a walk of all its skills for each skill was quadratic, at a hundred skills a
+    plugin); a skill whose link is its own path as written never asks."""
+
+    __slots__ = ("_paths", "plugin")
+
+    def __init__(self, plugin: Plugin) -> None:
+        self.plugin = plugin
+        self._paths: dict[str, set[str]] | None = None
+
+    def of(self, name: str) -> set[str]:
+        if self._paths is None:
+            self._paths = {}
+            for each, path in named_paths(self.plugin.skills):
+                self._paths.setdefault(each, set()).add(absolute(path))
+        return self._paths.get(name, set())
 
 
-# skill name -> its link in a skills dir: an Action, or where a current link points (a
-# `plan.Settled` dir, whose links were never made into Actions)
+# skill name -> its link in a skills dir: an Action, or where a current link points, as the
+# catalogue writes the path (a `plan.Settled` dir, whose links were never made into Actions)
 Links = Mapping[str, Action | str]
 
 
 def skill_state(
-    plugin: Plugin, name: str, links: Links, paths: dict[str, set[str]]
+    plugin: Plugin, name: str, path: str, links: Links, mine: SkillPaths
 ) -> tuple[str, str]:
-    """How one skill of a plugin stands in a skills dir, as words and a reason (`paths`: the
-    plugin's `skill_paths`)."""
+    """How one skill of a plugin (its name and path as the catalogue writes it) stands in a
+    skills dir, as words and a reason (`mine`: the plugin's `SkillPaths`)."""
     if not plugin.active:
         return "shadowed", f"by {plugin.shadowed_by}"
     link = links.get(name)
-    mine = paths.get(name, ())
     if isinstance(link, str):
-        return ("linked", "") if link in mine else (NOT_LINKED, NOT_LINKED_WHY)
-    if link is None or link.source is None or str(link.source) not in mine:
+        ours = link == path or absolute(link) in mine.of(name)
+        return ("linked", "") if ours else (NOT_LINKED, NOT_LINKED_WHY)
+    if link is None or link.source is None:
+        return NOT_LINKED, NOT_LINKED_WHY
+    source = str(link.source)
+    if source != path and source not in mine.of(name):
         return NOT_LINKED, NOT_LINKED_WHY
     return STATUS_WORDS[link.state], link.reason
 
@@ -500,12 +513,12 @@ NOT_LINKED, NOT_LINKED_WHY = "not linked", "another plugin's skill of that name 
 
 def settled_links(catalogue: Catalogue) -> dict[str, str]:
     """Where each winning skill's link points, as `plan` makes it (the first active plugin on
-    the path wins a name): the links of a `Settled` dir, without making a `Skill`."""
+    the path wins a name), the path as the catalogue writes it: the links of a `Settled` dir,
+    without making a `Skill`."""
     links: dict[str, str] = {}
     for plugin in catalogue.active:
         for name, path in named_paths(plugin.skills):
-            if name not in links:
-                links[name] = absolute(path)
+            links.setdefault(name, path)
     return links
 
 
@@ -621,11 +634,11 @@ class StatusView(NamedTuple):
     ) -> Iterator[tuple[str, str, str, str, dict[str, str]]]:
         """Each skill of the plugin (name, path), how it stands in the skills dir (words,
         reason), and in each harness's own skills dir (words)."""
-        paths = skill_paths(plugin)
+        mine = SkillPaths(plugin)
         for name, path in named_paths(plugin.skills):
-            state, reason = skill_state(plugin, name, links, paths)
+            state, reason = skill_state(plugin, name, path, links, mine)
             states = {
-                owner: skill_state(plugin, name, there, paths)[0]
+                owner: skill_state(plugin, name, path, there, mine)[0]
                 for owner, there in by_harness.items()
             }
             yield name, path, state, reason, states
@@ -659,12 +672,12 @@ class StatusView(NamedTuple):
             shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
             taken = f"{plugin.origin}{_kind_note(plugin)}"
             lines.append(f"plugin    {plugin.name} ({taken}) {show(plugin.root)}{shadow}")
-            paths = skill_paths(plugin)
-            for name, _ in named_paths(plugin.skills):  # as _skills, without a record per skill
-                state, reason = skill_state(plugin, name, links, paths)
+            mine = SkillPaths(plugin)
+            for name, path in named_paths(plugin.skills):  # as _skills, without a record each
+                state, reason = skill_state(plugin, name, path, links, mine)
                 tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
                 for owner, there in by_harness.items():
-                    tail += f"; {owner}: {skill_state(plugin, name, there, paths)[0]}"
+                    tail += f"; {owner}: {skill_state(plugin, name, path, there, mine)[0]}"
                 lines.append(f"  skill   {name:<24} {state}{tail}")
             for agent in plugin.agents:
                 lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")

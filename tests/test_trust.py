@@ -181,6 +181,29 @@ def test_a_no_op_makes_no_skill_when_its_skills_dirs_are_as_planned(
     assert report["summary"]["unchanged"] == 12
 
 
+def test_status_of_a_skills_dir_as_planned_says_which_of_two_skills_of_a_name_is_linked(
+    tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status over a skills dir trusted as planned (no link read, no `Skill` made) says what
+    status without any cache says: the first plugin's skill linked, the second's not."""
+    home = a_home(tmp_path)
+    plugin_tree(plugins_dir(home), "zeta", skills=("alpha", "gamma"))
+    installed(home)
+    with monkeypatch.context() as patched:
+
+        def unpacked(self: PackedSkills) -> object:
+            raise AssertionError("made the skills of a plugin")
+
+        patched.setattr(PackedSkills, "_unpacked", unpacked)
+        lines = status(home)
+    assert lines == uncached(home)
+    zeta = lines[lines.index(next(line for line in lines if "plugin    zeta" in line)) :]
+    assert [line.split()[1:] for line in zeta[1:3]] == [
+        ["alpha", "not", "linked;", "claude:", "not", "linked"],
+        ["gamma", "linked;", "claude:", "linked"],
+    ]
+
+
 @pytest.fixture
 def racy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stamp counts as taken within the racy window (whatever the machine's speed)."""
