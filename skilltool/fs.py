@@ -72,14 +72,14 @@ def child(parent: Path, name: str) -> Path:
 
 def path_in(path: str, folders: dict[str, Path]) -> Path:
     """`Path(path)`, made from its folder's `Path`, which `folders` keeps for the next path in
-    that folder (on Python 3.10 and 3.11 a Path is parsed when made: once a folder, not once
-    a file)."""
+    that folder, the folder's made so from its own (on Python 3.10 and 3.11 a Path is parsed
+    when made: once a path under the first folder, not once a file)."""
     folder, _, name = path.rpartition("/")
     if not folder or name in ("", ".", "..") or path[:2] == "//":  # '//' leads a POSIX root
         return Path(path)
     parent = folders.get(folder)
     if parent is None:
-        parent = folders[folder] = Path(folder)
+        parent = folders[folder] = path_in(folder, folders)
     return child(parent, name)
 
 
