@@ -284,10 +284,17 @@ def _current(owner: str, winners: dict[str, Skill], skills_dir: Path) -> tuple[A
 
 
 def _as_planned(here: SkillsDir, winners: dict[str, Skill], actions: list[Action]) -> bool:
-    """Every entry of the folder is the current link of a winning skill, and nothing else
-    (no temporary file of a killed run, no link of a skill gone)."""
-    return len(here.entries) == len(winners) == len(actions) and all(
-        a.state == "current" and not a.name.startswith(TEMP_PREFIX) for a in actions
+    """Every winning skill's link is there and current, and every other entry of the folder
+    is one left alone for what it is, not where it points: a file or folder that is not a
+    link (a skill installed by hand, as Claude Code's own folder often holds). No temporary
+    file of a killed run, no link of a skill gone, no link of someone else's (whether it is
+    ours can change with its target, which the folder's stamp does not see)."""
+    if len(actions) != len(winners) or any(a.state != "current" for a in actions):
+        return False
+    return not any(
+        name.startswith(TEMP_PREFIX) or entry.is_symlink()
+        for name, entry in here.entries.items()
+        if name not in winners
     )
 
 

@@ -301,8 +301,9 @@ class CatalogueCache:
         clashes: Sequence[Problem],
     ) -> None:
         """Every entry of `directory` was a link of this catalogue's, as planned (`count` of
-        them, the skills of `clashes` not linked), when its stamp was taken at `taken` (ns):
-        trusted next time if the stamp is not racy."""
+        them, the skills of `clashes` not linked), or a file or folder left alone (not a link)
+        under a name no skill of it has, when its stamp was taken at `taken` (ns): trusted
+        next time if the stamp is not racy."""
         kept = self.current
         if kept is None or stamp is None or max(stamp[3], stamp[4]) >= taken - probe.RACY_NS:
             return
@@ -313,9 +314,10 @@ class CatalogueCache:
     def links_as_planned(
         self, directory: Path, stamp: probe.Stamp | None
     ) -> tuple[int, tuple[Problem, ...]] | None:
-        """When `directory` has the stamp it had when every entry in it was a link of this
-        (trusted) catalogue's as planned (a link replaced, removed or added changes it): how
-        many links there are, and the problems of the skills not linked then."""
+        """When `directory` has the stamp it had when its entries were this (trusted)
+        catalogue's links as planned, and files and folders left alone (an entry replaced,
+        removed or added changes it): how many links there are, and the problems of the
+        skills not linked then."""
         if self.catalogue is None or stamp is None or self.current is None:
             return None
         seen = self.current["links"].get(str(directory))

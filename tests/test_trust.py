@@ -181,6 +181,39 @@ def test_a_no_op_makes_no_skill_when_its_skills_dirs_are_as_planned(
     assert report["summary"]["unchanged"] == 12
 
 
+def test_skills_dirs_holding_skills_installed_by_hand_are_trusted_but_not_beside_a_foreign_link(
+    tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder or file that is not a link, under a name no skill has, is left alone whatever
+    it holds: the skills dir beside it is still taken as planned (Claude Code's own folder
+    often holds skills made by hand). A link of someone else's makes every run read the
+    folder: whether a link is ours can change with its target."""
+    home = a_home(tmp_path)
+    for skills in (home / ".agents/skills", home / ".claude/skills"):
+        build_file_tree(skills, {"mine/SKILL.md": skill_md("mine"), "notes.txt": "mine\n"})
+    installed(home)
+    before = status(home)
+
+    def walked(*args: object) -> None:
+        raise AssertionError("read a skills dir link by link")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(plan, "SkillsDir", walked)
+        again = run("plugins", "install", "--home", home)
+        assert again.code == 0 and again.lines[-1].startswith("12 unchanged:"), again.stdout
+        assert status(home) == before
+    (home / "mine").mkdir()
+    (home / ".agents/skills/theirs").symlink_to(home / "mine")
+    installed(home)  # the link was found and left alone; the next run reads the folder again
+    with monkeypatch.context() as patched:
+        patched.setattr(plan, "SkillsDir", walked)
+        with pytest.raises(AssertionError, match="link by link"):
+            run("plugins", "install", "--home", home)
+    assert run("plugins", "install", "--home", home).lines[-1].startswith("12 unchanged:")
+    assert (home / ".agents/skills/theirs").readlink() == home / "mine"
+    assert (home / ".agents/skills/mine/SKILL.md").is_file()
+
+
 def test_status_of_a_skills_dir_as_planned_says_which_of_two_skills_of_a_name_is_linked(
     tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
