@@ -164,6 +164,9 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         summary = summary.replace(
             " valid agent(s)", f" valid agent(s), {commands} valid command(s)"
         )
+    servers = sum(len(p.mcp_servers) for p in catalogue.plugins)
+    if servers:  # as commands: said only when there are some
+        summary = summary.replace(":", f", {servers} valid MCP server(s):", 1)
     empty = not catalogue.plugins
     if empty:
         where = ", ".join(targets) if targets else "the search path"
@@ -195,13 +198,19 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
 
 
 class ItemVerdicts(NamedTuple):
-    """What each harness does with one skill or agent that skilltool links or renders."""
+    """What each harness does with one skill, agent, command or MCP server that skilltool
+    links, renders or carries."""
 
-    kind: str  # "skill" or "agent"
+    kind: str  # "skill", "agent", "command" or "server"
     name: str
-    file: Path  # the SKILL.md or the agent file: where its problems point
+    file: Path  # the SKILL.md, the agent's or command's file, the servers' file
     by_harness: dict[str, tuple[str, Verdict | None]]  # harness -> (title, verdict)
     said_once: frozenset[str] = frozenset()  # harnesses whose refusal is one line for all
+
+    @property
+    def where(self) -> str:
+        """What its line starts with: its file, and a server's name (one file holds many)."""
+        return f"{self.file}: mcp {self.name}" if self.kind == "server" else str(self.file)
 
     @property
     def refused(self) -> bool:
@@ -242,6 +251,9 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for command in plugin.slash_commands:
             by = {h.name: (h.title, slash.verdict(h, command)) for h in found}
             items.append(ItemVerdicts("command", command.name, command.path, by, none))
+        for server in plugin.mcp_servers:
+            by = {h.name: (h.title, h.mcp_verdict(server)) for h in found}
+            items.append(ItemVerdicts("server", server.name, server.path, by))
     return items
 
 
@@ -258,8 +270,9 @@ def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
 
 def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
     """Each problem in one line; after the problems of a skill or agent, what each harness
-    does with it; then the verdicts of items with no problem that some harness refuses."""
-    by_file = {v.file: v for v in verdicts}
+    does with it; then the verdicts of the others that some harness refuses (each server's
+    on a line of its own, whatever its file's problems)."""
+    by_file = {v.file: v for v in verdicts if v.kind != "server"}  # a server's file: many
     lines, told = [], set()
     for index, problem in enumerate(problems):
         lines.append(report.problem_line(problem))
@@ -269,7 +282,9 @@ def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> li
             told.add(item.file)
             lines.append(f"{item.file}: verdict: {item.line()}")
     lines += [
-        f"{v.file}: verdict: {v.line()}" for v in verdicts if v.refused and v.file not in told
+        f"{v.where}: verdict: {v.line()}"
+        for v in verdicts
+        if v.refused and (v.kind == "server" or v.file not in told)
     ]
     return lines
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilltool.discover import read_plugin
-from skilltool.harnesses import NAMES, Verdict, registry
+from skilltool.harnesses import NAMES, Verdict, registry, root_of
 from skilltool.model import McpServer, Plugin
 from skilltool.paths import Home
 from tests.helpers import build_file_tree, run, scrub, toml_loads
@@ -166,6 +166,44 @@ def test_validate_reports_a_bad_server_and_exits_1(tmp_path: Path) -> None:
     result = run("plugins", "validate", root)
     assert result.code == 1
     assert f"{root / '.mcp.json'}:1: mcpServers.x.command: missing" in result.stdout
+
+
+def test_validate_says_what_each_harness_does_with_each_server_in_installs_words(
+    tmp_path: Path, home: Path
+) -> None:
+    """A server some harness skips gets a verdict line naming it, each reason in the words
+    install skips it with; one every harness carries gets no line; --json lists them all."""
+    sse = {"type": "sse", "url": "https://h.invalid/sse"}
+    keyed = {**ECHO, "args": ["--key", "${API_KEY:-none}"]}
+    spec = {"plain": ECHO, "events": sse, "keyed": keyed}
+    root = plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": spec})})
+    result = run("plugins", "validate", root)
+    assert result.code == 0, result.stdout
+    assert result.lines[-1] == (
+        "checked 1 plugin(s), 0 valid skill(s), 0 valid agent(s), 3 valid MCP server(s): "
+        "0 error(s), 0 warning(s)"
+    )
+    said = dict(line.split(": verdict: ") for line in result.lines[:-1])
+    file = root / ".mcp.json"
+    assert sorted(said) == [f"{file}: mcp events", f"{file}: mcp keyed"]
+    not_sse = "runs stdio and streamable HTTP servers, not SSE"
+    assert said[f"{file}: mcp events"] == (
+        "OpenCode, Hermes, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI and Qwen Code "
+        f"load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
+        f"Mistral Vibe skips it: Mistral Vibe {not_sse}"
+    )
+    assert said[f"{file}: mcp keyed"].startswith("Claude Code, Gemini CLI and Copilot CLI load it;")
+    data = json.loads(run("plugins", "validate", "--json", root).stdout)
+    verdicts = {v["name"]: v for v in data["verdicts"] if v["kind"] == "server"}
+    assert verdicts["plain"]["summary"] == "loads everywhere"
+    assert not verdicts["events"]["harnesses"]["codex"]["loads"]
+    for harness in NAMES:  # every harness present: install skips each in the same words
+        root_of(harness, Home.resolve(None)).mkdir(parents=True, exist_ok=True)
+    out = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}).stdout
+    for name in ("events", "keyed"):
+        for harness, entry in verdicts[name]["harnesses"].items():
+            skipped = f"skipped   {harness}: mcp {name}: {entry['note']}"
+            assert (skipped in out) == (not entry["loads"]), (harness, name, out)
 
 
 def test_a_json_error_in_mcp_json_is_a_problem_not_a_traceback(tmp_path: Path) -> None:

@@ -248,6 +248,15 @@ class Harness(abc.ABC):
             f"({self.env_proof}); write the value itself in the plugin's server",
         )
 
+    def mcp_verdict(self, server: McpServer) -> Verdict | None:
+        """`validate`'s verdict on a server: None when it is carried as install writes it,
+        else why it is skipped here, in the words install uses."""
+        refused = self.mcp_refusal(server)
+        if refused is not None:
+            return refused
+        value = self.mcp_value(server)
+        return value if isinstance(value, Verdict) else None
+
     def commands_dir(self) -> Path | None:
         """Where the harness reads a user's slash commands, when it has such a place."""
         return None
