@@ -216,6 +216,14 @@ class ItemVerdicts(NamedTuple):
     def refused(self) -> bool:
         return any(v is not None and v.skips for _, v in self._told().values())
 
+    @property
+    def worth_a_line(self) -> bool:
+        """Said without a problem of its own: a harness skips it, or (a server, whose file
+        holds others) does to it what Claude Code does not."""
+        if self.kind == "server":
+            return any(v is not None for _, v in self._told().values())
+        return self.refused
+
     def line(self) -> str:
         from skilltool.harnesses import verdict_line
 
@@ -271,7 +279,7 @@ def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
 def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
     """Each problem in one line; after the problems of a skill or agent, what each harness
     does with it; then the verdicts of the others that some harness refuses (each server's
-    on a line of its own, whatever its file's problems)."""
+    on a line of its own, whatever its file's problems, also when it is only noted)."""
     by_file = {v.file: v for v in verdicts if v.kind != "server"}  # a server's file: many
     lines, told = [], set()
     for index, problem in enumerate(problems):
@@ -284,7 +292,7 @@ def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> li
     lines += [
         f"{v.where}: verdict: {v.line()}"
         for v in verdicts
-        if v.refused and (v.kind == "server" or v.file not in told)
+        if v.worth_a_line and (v.kind == "server" or v.file not in told)
     ]
     return lines
 

@@ -34,6 +34,9 @@ REMOTE_KEYS = frozenset({"type", "url", "headers"})
 NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
 ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
+# `$NAME` without braces: Claude Code passes it on as written; some harnesses put in the
+# variable's value when it is set (tests/conformance/test_mcp.py)
+BARE_REFERENCE = r"\$[A-Za-z_][A-Za-z0-9_]*"
 SIZE_LIMIT = 1 << 20
 FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
 
@@ -258,9 +261,10 @@ def env_references(server: McpServer) -> list[str]:
     return list(found)
 
 
-def field_references(server: McpServer) -> dict[str, list[str]]:
-    """The `${VAR}` references of each field of a server (`command`, `args`, `env`, `cwd`,
-    `url`, `headers`), each once, in order; a field without one is not a key."""
+def field_references(server: McpServer, pattern: str = ENV_REFERENCE) -> dict[str, list[str]]:
+    """The `${VAR}` references (or those `pattern` finds, such as `BARE_REFERENCE`) of each
+    field of a server (`command`, `args`, `env`, `cwd`, `url`, `headers`), each once, in
+    order; a field without one is not a key."""
     fields = {
         "command": [server.command or ""],
         "args": list(server.args),
@@ -271,7 +275,7 @@ def field_references(server: McpServer) -> dict[str, list[str]]:
     }
     found: dict[str, list[str]] = {}
     for field, values in fields.items():
-        refs = [m.group(0) for value in values for m in re.finditer(ENV_REFERENCE, value)]
+        refs = [m.group(0) for value in values for m in re.finditer(pattern, value)]
         if refs:
             found[field] = list(dict.fromkeys(refs))
     return found

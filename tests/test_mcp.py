@@ -206,6 +206,23 @@ def test_validate_says_what_each_harness_does_with_each_server_in_installs_words
             assert (skipped in out) == (not entry["loads"]), (harness, name, out)
 
 
+def test_validate_notes_a_bare_dollar_the_harnesses_that_put_in_its_value(tmp_path: Path) -> None:
+    """Claude Code passes `$NAME` on as written; Gemini, Copilot and Qwen put in a set
+    variable's value in args and env, pi in env (tests/conformance/test_mcp.py): carried
+    everywhere, with a line that says so. A `$1` is left alone by all."""
+    priced = {**ECHO, "args": ["--price", "$AMOUNT", "a$1b"], "env": {"PASS": "pa$USER"}}
+    root = plugin(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"priced": priced}})})
+    result = run("plugins", "validate", root)
+    assert result.code == 0, result.stdout
+    file = root / ".mcp.json"
+    note = "when the variable is set (Claude Code passes it on as written)"
+    assert result.lines[:-1] == [
+        f"{file}: mcp priced: verdict: loads everywhere; pi puts in the value of $USER in env "
+        f"{note}; Gemini CLI, Copilot CLI and Qwen Code put in the value of $AMOUNT in args, "
+        f"$USER in env {note}"
+    ]
+
+
 def test_a_json_error_in_mcp_json_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
     root = plugin(tmp_path, {".mcp.json": '{"mcpServers": {\n  "x": {,}\n}}\n'})
     [problem] = problems(root)

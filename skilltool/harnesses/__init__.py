@@ -72,6 +72,8 @@ class McpPlace(NamedTuple):
 McpValue = dict[str, Any]
 # the fields of a server in which Gemini CLI, Qwen Code and Copilot CLI expand `${VAR}`
 EXPANDED_FIELDS = frozenset({"command", "args", "env", "url", "headers"})
+# where Gemini CLI, Copilot CLI and Qwen Code were seen to put in a bare `$NAME`'s value
+BARE_FIELDS = frozenset({"args", "env", "url", "headers"})
 
 
 class Harness(abc.ABC):
@@ -225,6 +227,9 @@ class Harness(abc.ABC):
     env_fields: ClassVar[frozenset[str]] = frozenset()
     env_defaults: ClassVar[bool] = False
     env_proof: ClassVar[str] = "not proven to expand them"  # what was seen, for the line
+    # the fields in which the harness also puts in the value of a bare `$NAME` (no braces)
+    # when the variable is set, which Claude Code passes on as written (proven likewise)
+    bare_fields: ClassVar[frozenset[str]] = frozenset()
 
     def mcp_refusal(self, server: McpServer) -> Verdict | None:
         """Why a server cannot be carried here as written: `${VAR}` references the harness
@@ -249,13 +254,31 @@ class Harness(abc.ABC):
         )
 
     def mcp_verdict(self, server: McpServer) -> Verdict | None:
-        """`validate`'s verdict on a server: None when it is carried as install writes it,
-        else why it is skipped here, in the words install uses."""
+        """`validate`'s verdict on a server: why it is skipped here, in the words install
+        uses; carried, what the harness does to it that Claude Code does not; else None."""
         refused = self.mcp_refusal(server)
         if refused is not None:
             return refused
         value = self.mcp_value(server)
-        return value if isinstance(value, Verdict) else None
+        return value if isinstance(value, Verdict) else self.mcp_note(server)
+
+    def mcp_note(self, server: McpServer) -> Verdict | None:
+        """A carried server's bare `$NAME`s that this harness replaces, Claude Code not."""
+        from skilltool.mcp import BARE_REFERENCE, field_references
+
+        found = [
+            f"{ref} in {field}"
+            for field, refs in field_references(server, BARE_REFERENCE).items()
+            if field in self.bare_fields
+            for ref in refs
+        ]
+        if not found:
+            return None
+        return Verdict(
+            False,
+            f"put in the value of {', '.join(found)} when the variable is set (Claude Code "
+            "passes it on as written)",
+        )
 
     def commands_dir(self) -> Path | None:
         """Where the harness reads a user's slash commands, when it has such a place."""

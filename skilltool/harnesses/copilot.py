@@ -7,6 +7,7 @@ from pathlib import Path
 
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
+    BARE_FIELDS,
     EXPANDED_FIELDS,
     Harness,
     Launch,
@@ -38,6 +39,7 @@ class Copilot(Harness):
 
     # 1.0.102 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS
+    bare_fields = BARE_FIELDS
     env_defaults = True
 
     def mcp_place(self) -> McpPlace:

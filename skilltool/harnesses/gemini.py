@@ -8,6 +8,7 @@ from pathlib import Path
 
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
+    BARE_FIELDS,
     EXPANDED_FIELDS,
     Harness,
     Launch,
@@ -81,6 +82,7 @@ class Gemini(Harness):
 
     # 0.61.0 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS
+    bare_fields = BARE_FIELDS
     env_defaults = True
 
     def mcp_place(self) -> McpPlace:

@@ -57,6 +57,7 @@ class Pi(Harness):
         return "pi reads no subfolders of prompts/ (the command is in a subfolder)"
 
     env_fields = frozenset({"env", "headers"})
+    bare_fields = frozenset({"env", "headers"})  # a bare `$NAME` too, where it is set
     env_proof = "pi 1.6.0 expands ${VAR} only in env and headers, and no ${VAR:-default}"
 
     def mcp_place(self) -> McpPlace:

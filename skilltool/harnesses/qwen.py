@@ -9,6 +9,7 @@ from pathlib import Path
 
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
+    BARE_FIELDS,
     EXPANDED_FIELDS,
     Harness,
     Launch,
@@ -80,6 +81,7 @@ class Qwen(Harness):
     enforces_tools = True
 
     env_fields = EXPANDED_FIELDS
+    bare_fields = BARE_FIELDS
     env_proof = "Qwen Code 0.24.4 expands ${VAR}, but leaves ${VAR:-default} as it is"
 
     def mcp_place(self) -> McpPlace:

@@ -13,8 +13,10 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import unquote
 
 import pytest
 
@@ -393,7 +395,8 @@ def test_claude_code_starts_the_server_with_its_references_expanded(
     tmp_path: Path, proven: Proven
 ) -> None:
     """Carried as the plugin wrote it: Claude Code itself expands `${VAR}` and
-    `${VAR:-default}` when it starts the server, in a `-p` run against the stub."""
+    `${VAR:-default}` when it starts the server, in a `-p` run against the stub, and passes
+    a bare `$VAR` on as written."""
     need("claude")
     from tests.conformance.stub import AnthropicStub
 
@@ -403,7 +406,8 @@ def test_claude_code_starts_the_server_with_its_references_expanded(
     seen = tmp_path / "seen.jsonl"
     recorder(plugin, seen)
     server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
-              "args": ["${T_X}", "${T_UNSET:-fallback}"], "env": {"T_SEEN": "${T_X}"}}  # fmt: skip
+              "args": ["${T_X}", "${T_UNSET:-fallback}", "x$T_X/y"],
+              "env": {"T_SEEN": "${T_X}", "T_B": "$T_X"}}  # fmt: skip
     (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {SERVER: server}}))
     done = skilltool(home, tmp_path, "install", "--only", "claude")
     assert f"added     claude   mcp {SERVER}" in done.stdout, done.stdout + done.stderr
@@ -417,10 +421,12 @@ def test_claude_code_starts_the_server_with_its_references_expanded(
         s for s in init["mcp_servers"] if s["name"] == f"plugin:demo:{SERVER}"
     ).items(), init["mcp_servers"]
     first = json.loads(seen.read_text().splitlines()[0])
-    assert first["argv"] == ["from-env", "fallback"]
-    assert first["env"] == {"T_SEEN": "from-env", "T_X": "from-env"}
+    assert first["argv"] == ["from-env", "fallback", "x$T_X/y"]
+    assert first["env"] == {"T_SEEN": "from-env", "T_X": "from-env", "T_B": "$T_X"}
     proven(
-        "claude", "a -p run starts the generated plugin's server with ${VAR} and ${VAR:-d} expanded"
+        "claude",
+        "a -p run starts the generated plugin's server with ${VAR} and ${VAR:-d} expanded, "
+        "a bare $VAR as written",
     )
 
 
@@ -470,9 +476,12 @@ def config_of(harness: str) -> str:
     return ".vibe/config.toml" if harness == "vibe" else CASES[harness].config
 
 
-def start_servers(harness: str, home: Path, tmp_path: Path, stub: OpenAIStub) -> None:
+def start_servers(
+    harness: str, home: Path, tmp_path: Path, stub: OpenAIStub, names: Iterable[str] = ()
+) -> None:
     """Have the harness start every server of its config: its listing where that starts
-    them (Gemini in a trusted folder, Qwen, pi), else a one-prompt run against the stub."""
+    them (Gemini in a trusted folder, Qwen, pi), else a one-prompt run against the stub
+    (Hermes: `hermes mcp test` of each of `names`, by default those of REFERENCES, REMOTE)."""
     env = {**EXTRA_ENV.get(harness, {}), "T_X": "from-env", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
     cwd, argv = home, list(CASES[harness].listing) if harness in CASES else []
     if harness == "vibe":  # no cached tool list: every server starts with the run
@@ -486,7 +495,7 @@ def start_servers(harness: str, home: Path, tmp_path: Path, stub: OpenAIStub) ->
         cwd, argv = tmp_path / "work", ["copilot", "-p", "hi", "--allow-all-tools"]
         cwd.mkdir()
     if harness == "hermes":  # its listing starts none; `mcp test` starts one
-        for name in [*REFERENCES, *REMOTE]:
+        for name in names or [*REFERENCES, *REMOTE]:
             run(["hermes", "mcp", "test", name], harness_env(home, env), cwd, timeout=TIMEOUT)
         return
     if harness == "codex":
@@ -564,6 +573,86 @@ def test_a_reference_is_carried_only_where_the_harness_expands_it(
         harness,
         f"a started server gets its ${{VAR}} references expanded: {carried}; the others, "
         "written as they are, reach it literally (skilltool skips them)",
+    )
+
+
+# a bare `$NAME` (no braces), which Claude Code passes on as written: each harness was
+# seen to put in the value of a set variable in these fields, and to leave an unset one
+# and a `$1` as they are; skilltool carries the server and `validate` notes it
+BARE = {
+    "bare-arg": {"args": ["x$T_X/y"]},
+    "bare-env": {"env": {"T_B": "$T_X"}},
+    "bare-left": {"args": ["$T_UNSET", "a$1b"]},
+}
+BARE_REMOTE = {"bare-url": ("/mcp/bare/$T_X", {}), "bare-head": ("/mcp/bh", {"X-T": "$T_X"})}
+BARE_FIELDS = {
+    "gemini": {"args", "env", "url", "headers"},
+    "copilot": {"args", "env", "url", "headers"},
+    "qwen": {"args", "env", "url", "headers"},
+    "pi": {"env", "headers"},
+    "hermes": set(),
+    "codex": set(),
+    "vibe": set(),
+    "opencode": set(),
+    "kilo": set(),
+}
+
+
+@pytest.mark.parametrize("harness", sorted(BARE_FIELDS))
+def test_a_bare_dollar_reaches_the_server_as_validate_says(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    from skilltool.harnesses import registry
+
+    need(harness)
+    assert registry()[harness].bare_fields == BARE_FIELDS[harness]  # what validate notes
+    home = make_home(tmp_path)
+    config = home / config_of(harness)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    recorder(plugin, seen)
+    with OpenAIStub(reply="ok") as stub:
+        if harness == "vibe":  # its model: the stub
+            user = VIBE_USER.replace("BASE_URL", stub.base_url)
+            config.write_text(user[: user.index("[[mcp_servers]]")])
+        servers: dict[str, object] = {
+            name: {
+                "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
+                **extra,
+                "args": [name, *extra.get("args", [])],
+            }
+            for name, extra in BARE.items()
+        }
+        for name, (path, headers) in BARE_REMOTE.items():
+            servers[name] = {"type": "http", "url": stub.origin + path, "headers": headers}
+        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        done = skilltool(home, tmp_path, "install", "--only", harness)
+        for name in servers:
+            assert f"added     {harness:<8} mcp {name} in" in done.stdout, done.stdout
+        start_servers(harness, home, tmp_path, stub, servers)
+        requests = stub.snapshot()
+    fields = BARE_FIELDS[harness]
+    got = {r["argv"][0]: r for r in map(json.loads, seen.read_text().splitlines()) if r["argv"]}
+    put_in = "args" in fields
+    assert got["bare-arg"]["argv"][1:] == ["xfrom-env/y" if put_in else "x$T_X/y"], got
+    assert got["bare-env"]["env"]["T_B"] == ("from-env" if "env" in fields else "$T_X"), got
+    assert got["bare-left"]["argv"][1:] == ["$T_UNSET", "a$1b"], got
+    url = [r.path for r in requests if r.path.startswith("/mcp/bare/")]
+    assert url and {unquote(p) for p in url} == {
+        "/mcp/bare/from-env" if "url" in fields else "/mcp/bare/$T_X"
+    }, url
+    head = {
+        {k.lower(): v for k, v in r.headers.items()}.get("x-t")
+        for r in requests
+        if r.path == "/mcp/bh"
+    }
+    assert head == {"from-env" if "headers" in fields else "$T_X"}, head
+    shown = ", ".join(sorted(fields)) or "none"
+    proven(
+        harness,
+        f"a server's bare $NAME gets the set variable's value in: {shown}; an unset one and "
+        "a $1 reach it as written, as in Claude Code (validate notes the rest)",
     )
 
 
