@@ -15,7 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 import pytest
@@ -435,7 +435,7 @@ def test_claude_code_starts_the_server_with_its_references_expanded(
 # one server per way of writing a reference; each harness gets those it was seen to expand
 # where they are (skilltool skips the rest with a line), and each started server is asked
 # what it got: the recorder's first argument is the server's name
-REFERENCES = {
+REFERENCES: dict[str, dict[str, Any]] = {
     "arg-ref": {"args": ["${T_X}"]},
     "env-ref": {"env": {"T_X": "${T_X}"}},  # Codex: env_vars = ["T_X"]
     "env-other": {"env": {"T_OTHER": "${T_X}"}},
@@ -509,32 +509,54 @@ def start_servers(
     run(argv, harness_env(home, env), cwd, timeout=TIMEOUT)
 
 
-@pytest.mark.parametrize("harness", sorted(EXPANDS))
-def test_a_reference_is_carried_only_where_the_harness_expands_it(
-    harness: str, tmp_path: Path, proven: Proven
-) -> None:
-    need(harness)
+class Recorded(NamedTuple):
+    home: Path
+    plugin: Path
+    config: Path  # the harness's config file
+    seen: Path  # what the recorder writes, a JSON line a start
+    servers: dict[str, object]  # as the plugin's .mcp.json declares them
+
+
+def recorded(
+    harness: str,
+    tmp_path: Path,
+    stub: OpenAIStub,
+    stdio: dict[str, dict[str, Any]],
+    remote: dict[str, tuple[str, dict[str, str]]],
+) -> Recorded:
+    """A home for `harness` and a plugin whose servers are the recorder, one for each of
+    `stdio` (its name the first argument, then the entry's own), and the stub, one for each
+    of `remote` (the path, the headers); Vibe's model is the stub."""
     home = make_home(tmp_path)
     config = home / config_of(harness)
     config.parent.mkdir(parents=True, exist_ok=True)
     plugin = make_plugin(tmp_path)
     seen = tmp_path / "seen.jsonl"
     recorder(plugin, seen)
-    with OpenAIStub(reply="ok") as stub:
-        if harness == "vibe":  # its model: the stub
-            user = VIBE_USER.replace("BASE_URL", stub.base_url)
-            config.write_text(user[: user.index("[[mcp_servers]]")])
-        servers: dict[str, object] = {
-            name: {
-                "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
-                **extra,
-                "args": [name, *extra.get("args", [])],
-            }
-            for name, extra in REFERENCES.items()
+    if harness == "vibe":
+        user = VIBE_USER.replace("BASE_URL", stub.base_url)
+        config.write_text(user[: user.index("[[mcp_servers]]")])
+    servers: dict[str, object] = {
+        name: {
+            "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
+            **extra,
+            "args": [name, *extra.get("args", [])],
         }
-        for name, (path, headers) in REMOTE.items():
-            servers[name] = {"type": "http", "url": stub.origin + path, "headers": headers}
-        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        for name, extra in stdio.items()
+    }
+    for name, (path, headers) in remote.items():
+        servers[name] = {"type": "http", "url": stub.origin + path, "headers": headers}
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return Recorded(home, plugin, config, seen, servers)
+
+
+@pytest.mark.parametrize("harness", sorted(EXPANDS))
+def test_a_reference_is_carried_only_where_the_harness_expands_it(
+    harness: str, tmp_path: Path, proven: Proven
+) -> None:
+    need(harness)
+    with OpenAIStub(reply="ok") as stub:
+        home, plugin, config, seen, servers = recorded(harness, tmp_path, stub, REFERENCES, REMOTE)
         done = skilltool(home, tmp_path, "install", "--only", harness)
         out = done.stdout
         for name in servers:
@@ -579,7 +601,7 @@ def test_a_reference_is_carried_only_where_the_harness_expands_it(
 # a bare `$NAME` (no braces), which Claude Code passes on as written: each harness was
 # seen to put in the value of a set variable in these fields, and to leave an unset one
 # and a `$1` as they are; skilltool carries the server and `validate` notes it
-BARE = {
+BARE: dict[str, dict[str, Any]] = {
     "bare-arg": {"args": ["x$T_X/y"]},
     "bare-env": {"env": {"T_B": "$T_X"}},
     "bare-left": {"args": ["$T_UNSET", "a$1b"]},
@@ -606,27 +628,8 @@ def test_a_bare_dollar_reaches_the_server_as_validate_says(
 
     need(harness)
     assert registry()[harness].bare_fields == BARE_FIELDS[harness]  # what validate notes
-    home = make_home(tmp_path)
-    config = home / config_of(harness)
-    config.parent.mkdir(parents=True, exist_ok=True)
-    plugin = make_plugin(tmp_path)
-    seen = tmp_path / "seen.jsonl"
-    recorder(plugin, seen)
     with OpenAIStub(reply="ok") as stub:
-        if harness == "vibe":  # its model: the stub
-            user = VIBE_USER.replace("BASE_URL", stub.base_url)
-            config.write_text(user[: user.index("[[mcp_servers]]")])
-        servers: dict[str, object] = {
-            name: {
-                "command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder",
-                **extra,
-                "args": [name, *extra.get("args", [])],
-            }
-            for name, extra in BARE.items()
-        }
-        for name, (path, headers) in BARE_REMOTE.items():
-            servers[name] = {"type": "http", "url": stub.origin + path, "headers": headers}
-        (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        home, _, _, seen, servers = recorded(harness, tmp_path, stub, BARE, BARE_REMOTE)
         done = skilltool(home, tmp_path, "install", "--only", harness)
         for name in servers:
             assert f"added     {harness:<8} mcp {name} in" in done.stdout, done.stdout
