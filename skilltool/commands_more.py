@@ -155,18 +155,14 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
     warning_count = len(problems) - errors
     skills = sum(len(p.skills) for p in catalogue.plugins)
     agents = sum(len(p.agents) for p in catalogue.plugins)
-    summary = (
-        f"checked {len(catalogue.plugins)} plugin(s), {skills} valid skill(s), "
-        f"{agents} valid agent(s): {errors} error(s), {warning_count} warning(s)"
-    )
+    counted = [f"{len(catalogue.plugins)} plugin(s)", f"{skills} valid skill(s)"]
+    counted.append(f"{agents} valid agent(s)")
+    # commands and servers said only when there are some: a plugin without reads as before
     commands = sum(len(p.slash_commands) for p in catalogue.plugins)
-    if commands:  # said only when there are some, so a plugin without commands reads as before
-        summary = summary.replace(
-            " valid agent(s)", f" valid agent(s), {commands} valid command(s)"
-        )
     servers = sum(len(p.mcp_servers) for p in catalogue.plugins)
-    if servers:  # as commands: said only when there are some
-        summary = summary.replace(":", f", {servers} valid MCP server(s):", 1)
+    counted += [f"{commands} valid command(s)"] if commands else []
+    counted += [f"{servers} valid MCP server(s)"] if servers else []
+    summary = f"checked {', '.join(counted)}: {errors} error(s), {warning_count} warning(s)"
     empty = not catalogue.plugins
     if empty:
         where = ", ".join(targets) if targets else "the search path"
@@ -292,7 +288,7 @@ def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> li
     lines += [
         f"{v.where}: verdict: {v.line()}"
         for v in verdicts
-        if v.worth_a_line and (v.kind == "server" or v.file not in told)
+        if v.worth_a_line and v.file not in told  # (never a server's: not in by_file)
     ]
     return lines
 
