@@ -10,6 +10,7 @@ consulted), and `current`, a link to the one in use, replaced with one rename.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -200,10 +201,41 @@ def _blobs(store: Path, oids: list[str]) -> Iterator[bytes]:
         at = end + 1 + size + 1
 
 
+class UnsafeTree(SourceError):
+    """A fetched tree that cannot be written without leaving its checkout: nothing of it is
+    (the caller says what that means for the source)."""
+
+
 def _safe_path(path: str, said: str) -> None:
     parts = path.split("/")
     if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
         raise SourceError(f"{said}: the tree holds an unsafe path {path!r}; it is not used")
+
+
+def _refuse_overlaps(items: list[TreeItem], said: str) -> None:
+    """Every path of a tree is unique and none lies under another entry that is not a folder
+    (a link, a file, a submodule): a crafted tree can hold both a link `zz` and a folder
+    `zz/`, which git's own checkout refuses; checked before anything is written."""
+    kinds: dict[str, str] = {}
+    for item in items:
+        _safe_path(item.path, said)
+        if item.path in kinds:
+            raise UnsafeTree(
+                f"{said}: the tree holds {item.path} twice (git itself refuses to check out "
+                "such a tree)"
+            )
+        kinds[item.path] = item.mode
+    for item in items:
+        at = item.path.find("/")
+        while at >= 0:
+            above = item.path[:at]
+            if above in kinds:
+                what = "a link" if kinds[above] == "120000" else "a file"
+                raise UnsafeTree(
+                    f"{said}: {item.path} lies under {above}, which the tree also holds as "
+                    f"{what} (git itself refuses to check out such a tree)"
+                )
+            at = item.path.find("/", at + 1)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -211,24 +243,68 @@ def _inside(path: str, root: str) -> bool:
     return real == root or real.startswith(root + os.sep)
 
 
+_NO_FOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+class _Descent:
+    """Open folders of a checkout being written, from its top down, each opened relative to
+    its parent without following a link: nothing can be written through a link of the tree.
+    Holds at most one descriptor per level of the folder last used."""
+
+    def __init__(self, top: Path) -> None:
+        self.names: list[str] = []
+        self.fds = [os.open(top, _NO_FOLLOW_DIR)]
+
+    def folder(self, parts: list[str]) -> int:
+        keep = 0
+        while keep < min(len(parts), len(self.names)) and parts[keep] == self.names[keep]:
+            keep += 1
+        while len(self.names) > keep:
+            self.names.pop()
+            os.close(self.fds.pop())
+        for name in parts[keep:]:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=self.fds[-1])
+            self.fds.append(os.open(name, _NO_FOLLOW_DIR, dir_fd=self.fds[-1]))
+            self.names.append(name)
+        return self.fds[-1]
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds, self.names = [], []
+
+
 def materialise(store: Path, tree: str, dest: Path, said: str) -> list[str]:
     """Write a tree's files into the new directory `dest`; the submodules skipped, returned."""
     items = listing(store, tree)
+    _refuse_overlaps(items, said)
     blobs = [i for i in items if i.mode != "160000"]
     dest.mkdir(parents=True)
     links: list[Path] = []
-    for item, data in zip(blobs, _blobs(store, [i.oid for i in blobs]), strict=True):
-        _safe_path(item.path, said)
-        target = dest / item.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if item.mode == "120000":
-            os.symlink(os.fsdecode(data), target)
-            links.append(target)
-            continue
-        mode = 0o755 if item.mode == "100755" else 0o644
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+    descent = _Descent(dest)
+    try:
+        for item, data in zip(blobs, _blobs(store, [i.oid for i in blobs]), strict=True):
+            *parts, name = item.path.split("/")
+            try:
+                folder = descent.folder(parts)
+                if item.mode == "120000":
+                    os.symlink(os.fsdecode(data), name, dir_fd=folder)
+                    links.append(dest / item.path)
+                    continue
+                mode = 0o755 if item.mode == "100755" else 0o644
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                fd = os.open(name, flags, mode, dir_fd=folder)
+            except OSError as err:  # a link or a file where a folder is: ruled out above
+                if err.errno not in (errno.ENOTDIR, errno.EEXIST, errno.ELOOP):
+                    raise
+                raise UnsafeTree(
+                    f"{said}: {item.path} cannot be written inside the checkout ({err.strerror})"
+                ) from err
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+    finally:
+        descent.close()
     root = os.path.realpath(dest)
     for link in links:  # checked once all are written: a chain of links is followed to its end
         if not _inside(str(link), root):

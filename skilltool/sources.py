@@ -21,6 +21,7 @@ from skilltool.checkouts import (
     CURRENT,
     FULL_OID,
     STORE,
+    UnsafeTree,
     fetch,
     flip,
     local_changes,
@@ -566,7 +567,10 @@ def _add_source(
     made = [] if dry_run else _missing_parents(paths.sources_dir(home))
     place = _staging(home, wanted.name, dry_run)
     try:
-        resolved, skipped = fetch_new(wanted, place)
+        try:
+            resolved, skipped = fetch_new(wanted, place)
+        except UnsafeTree as err:
+            raise SourceError(f"{err}; the source was not added") from err
         detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
         if skipped:
             detail += f"; submodules not fetched: {', '.join(skipped)}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -676,6 +677,82 @@ def test_an_added_plugin_shadows_one_of_the_same_name_until_removed(home: Path, 
     assert done.code == 0, done.stderr
     assert f"relinked  skill alpha -> {mine}/skills/alpha" in done.lines
     assert links(home)["alpha"] == f"{mine}/skills/alpha"
+
+
+def _commit_with_duplicate_entry(made: Repo, link: str) -> None:
+    """Commit a tree holding both a link `zz` and a folder `zz/` (git's own checkout refuses
+    such a tree and `git fsck` calls it a duplicate entry, but a push does not check)."""
+    work = made.work
+
+    def hashed(data: str) -> str:
+        done = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=work,
+            input=data,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    def mktree(lines: list[str]) -> str:
+        done = subprocess.run(
+            ["git", "mktree"],
+            cwd=work,
+            input="".join(f"{line}\n" for line in lines),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    desktop, profile = hashed("[Desktop Entry]\nExec=evil\n"), hashed("evil\n")
+    autostart = mktree([f"100644 blob {desktop}\tx.desktop"])
+    config = mktree([f"040000 tree {autostart}\tautostart"])
+    folder = mktree([f"100644 blob {profile}\t.bash_profile", f"040000 tree {config}\t.config"])
+    top = git("ls-tree", "HEAD", cwd=work).splitlines()
+    top += [f"120000 blob {hashed(link)}\tzz", f"040000 tree {folder}\tzz"]
+    commit = git("commit-tree", mktree(top), "-p", "HEAD", "-m", "crafted", cwd=work)
+    git("update-ref", "refs/heads/main", commit, cwd=work)
+    made.push()
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["add", "add --dry-run"])
+@pytest.mark.parametrize("how", ["absolute", "levels up"])
+def test_a_tree_never_writes_through_a_link_of_its_own(
+    home: Path, tmp_path: Path, how: str, dry_run: bool
+) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    made = Repo(tmp_path, "crafted")
+    made.commit(plugin_files("crafted", ("alpha",)))
+    link = str(victim) if how == "absolute" else "../" * 24 + str(victim).lstrip("/")
+    _commit_with_duplicate_entry(made, link)
+    done = run("plugins", "add", made.url, *(["--dry-run"] if dry_run else []))
+    assert done.code == 1
+    assert os.listdir(victim) == []
+    assert done.stderr.splitlines() == [
+        f"skilltool: {made.url}: zz/.bash_profile lies under zz, which the tree also holds as "
+        "a link (git itself refuses to check out such a tree); the source was not added"
+    ]
+    assert not (data(home) / "plugins.lock").exists()
+    assert not os.path.exists(data(home) / "sources/crafted")
+
+
+def test_an_update_to_such_a_tree_writes_nothing_outside(home: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    made = Repo(tmp_path, "crafted")
+    made.commit(plugin_files("crafted", ("alpha",)))
+    made.push()
+    assert run("plugins", "add", made.url).code == 0
+    before = lock(home)
+    _commit_with_duplicate_entry(made, str(victim))
+    done = run("plugins", "update")
+    assert done.code == 1
+    assert "zz/.bash_profile lies under zz, which the tree also holds as a link" in done.stderr
+    assert os.listdir(victim) == []
+    assert lock(home) == before
 
 
 def test_a_chain_of_links_that_ends_outside_is_refused(home: Path, tmp_path: Path) -> None:
