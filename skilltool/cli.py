@@ -1,5 +1,8 @@
-"""The command line: parses options, calls one function of `commands`, prints its result or
-its error through `report`, and exits with the code decided in `_run` (or `main`)."""
+"""The command line: parses options, calls one command function of `commands/`, prints its
+result or its error through `report`, and exits with the code decided in `_run` (or `main`).
+
+Every command is declared here and registered from one table; a run builds and imports only
+the command it invokes."""
 
 # no `from __future__ import annotations` here: typer would eval every string annotation
 # of every command (its Option objects included) on each start; real objects cost nothing
@@ -16,7 +19,7 @@ from skilltool import __version__
 from skilltool.harnesses import NAMES
 
 if TYPE_CHECKING:
-    from skilltool.commands import Options
+    from skilltool.commands.common import Options
     from skilltool.report import Result, Verbosity
 
 
@@ -32,8 +35,7 @@ class Commands(typer.core.TyperGroup):
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
 
-# all of its commands are registered only by `everything` (`app` is that, for other code)
-_app = typer.Typer(
+app = typer.Typer(
     cls=Commands,
     no_args_is_help=True,
     add_completion=True,
@@ -43,7 +45,7 @@ _app = typer.Typer(
     "never touch a file skilltool did not write.",
 )
 plugins_app = typer.Typer(no_args_is_help=True)
-_app.add_typer(plugins_app, name="plugins")
+app.add_typer(plugins_app, name="plugins")
 
 HomeOpt = Annotated[
     str | None,
@@ -120,7 +122,7 @@ def _options(
     quiet: bool = False,
     diff: bool = False,
 ) -> "Options":
-    from skilltool.commands import Options
+    from skilltool.commands.common import Options
 
     verbosity: Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
     return Options(home, skills_dir, dry_run, json, namespace, force, only, verbosity, diff)
@@ -141,7 +143,7 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     raise typer.Exit(report.emit(command, result, as_json))
 
 
-@_app.callback()
+@app.callback()
 def main_options(
     version: VersionOpt = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on failure.")] = False,
@@ -155,7 +157,6 @@ def plugins_options(version: VersionOpt = False) -> None:
     """Find, check, install and remove plugins (also: 'skills')."""
 
 
-@plugins_app.command("status")
 def status_command(
     home: HomeOpt = None,
     skills_dir: DirOpt = None,
@@ -166,13 +167,12 @@ def status_command(
 ) -> None:
     """Plugins found, their skills and whether each is linked, their agents, and what
     'install' would do."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool.commands import install as family
 
     opts = _options(home, skills_dir, False, json, namespace, only=only)
-    _run("status", json, lambda: commands.status(opts))
+    _run("status", json, lambda: family.status(opts))
 
 
-@plugins_app.command("install")
 def install_command(
     home: HomeOpt = None,
     skills_dir: DirOpt = None,
@@ -192,10 +192,226 @@ def install_command(
     version: VersionOpt = False,
 ) -> None:
     """Link every skill, then render every agent for every harness present."""
-    from skilltool import commands  # imported only when a command runs
+    from skilltool.commands import install as family
 
     opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet, diff)
-    _run("install", json, lambda: commands.install(opts))
+    _run("install", json, lambda: family.install(opts))
+
+
+HarnessOpt = Annotated[
+    str,
+    typer.Option("--harness", metavar="HARNESS", callback=_harness_name, help=HARNESS_LIST + "."),
+]
+AgentArg = Annotated[str, typer.Argument(metavar="AGENT", help="The agent's name.")]
+
+
+def uninstall_command(
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    only: OnlyOpt = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Also remove renderings edited by hand (a copy is kept beside them)."
+        ),
+    ] = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Remove only what skilltool made: its links and its unedited renderings."""
+    from skilltool.commands import install as family
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet)
+    _run("uninstall", json, lambda: family.uninstall(opts))
+
+
+def validate_command(
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[PATH]...",
+            help="Plugins, or directories of plugins (default: the search path).",
+            show_default=False,
+        ),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Check plugins against the rules; exit 1 on any error."""
+    from skilltool.commands import validate as family
+
+    opts = _options(home, None, False, json, namespace)
+    _run("validate", json, lambda: family.validate(list(targets or []), strict, opts))
+
+
+def render_command(
+    agent: AgentArg,
+    harness: HarnessOpt,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Print an agent's rendering for a harness (a slash command's with /NAME); write nothing."""
+    from skilltool.commands import render as family
+
+    opts = _options(home, skills_dir, json=json, namespace=namespace)
+    _run("render", json, lambda: family.render(agent, harness, opts))
+
+
+def launch_command(
+    agent: AgentArg,
+    harness: HarnessOpt,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
+    from skilltool.commands import render as family
+
+    opts = _options(home, skills_dir, json=json, namespace=namespace)
+    _run("launch", json, lambda: family.launch(agent, harness, opts))
+
+
+RefOpt = Annotated[str | None, typer.Option("--ref", help="A branch, a tag or a full commit id.")]
+PluginOpt = Annotated[
+    list[str] | None,
+    typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
+]
+
+
+def add_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE",
+            help="A git URL, owner/repo[/dir], a local path, or PLUGIN@MARKETPLACE.",
+        ),
+    ],
+    ref: RefOpt = None,
+    plugin: PluginOpt = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Name the source (default: the repository's).")
+    ] = None,
+    no_install: Annotated[
+        bool, typer.Option("--no-install", help="Record the source; do not install.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Bring plugins in from git, a marketplace or a local path, pin them, then install."""
+    from skilltool.commands import sources as family
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
+    plugins = list(plugin or [])
+    _run("add", json, lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install))
+
+
+def update_command(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[NAME]...", help="Sources to update (default: all).", show_default=False
+        ),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 when a source is outdated.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Discard local changes in a checkout.")
+    ] = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Move added sources to the newest commit of their ref, then install."""
+    from skilltool.commands import sources as family
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
+    _run("update", json, lambda: family.plugins_update(opts, list(names or []), check))
+
+
+def remove_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A source (or plugin) added.")],
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Remove a checkout that has local changes.")
+    ] = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Remove a source skilltool added, and prune what came from it."""
+    from skilltool.commands import sources as family
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
+    _run("remove", json, lambda: family.plugins_remove(opts, name))
+
+
+def sync_command(
+    frozen: Annotated[
+        bool, typer.Option("--frozen", help="Resolve nothing anew: fail instead.")
+    ] = False,
+    home: HomeOpt = None,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Make this home match the lockfile: the same sources at the same commits."""
+    from skilltool.commands import sources as family
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
+    _run("sync", json, lambda: family.plugins_sync(opts, frozen))
+
+
+def package_command(
+    sources: Annotated[
+        list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
+    ],
+    destdir: Annotated[
+        str, typer.Option("--destdir", help="The staging root ($DESTDIR, %{buildroot}, $pkgdir).")
+    ],
+    prefix: Annotated[str, typer.Option("--prefix", help="Installation prefix.")] = "/usr",
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+    namespace: NamespaceOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Validate plugins strictly and stage them into DESTDIR/PREFIX/share/NAMESPACE/plugins."""
+    from skilltool.commands import package as family
+
+    opts = _options(None, None, dry_run, json, namespace)
+    _run("package", json, lambda: family.package(sources, destdir, prefix, strict, opts))
 
 
 # the parser's own error type (click's, vendored by newer typer): a usage error
@@ -219,71 +435,45 @@ def _usage_error(err: Any) -> int:
     return report.emit_error(command, failure, as_json=True)
 
 
-COMMAND_WORDS = (
-    "status",
-    "install",
-    "uninstall",
-    "validate",
-    "render",
-    "launch",
-    "add",
-    "update",
-    "remove",
-    "sync",
-    "package",
+# every command, in the order `--help` lists them: (group, word, declaration). A run builds
+# only the one it invokes (`_build_only_invoked`), and imports only that one's module.
+TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
+    (plugins_app, "status", status_command),
+    (plugins_app, "install", install_command),
+    (plugins_app, "uninstall", uninstall_command),
+    (plugins_app, "validate", validate_command),
+    (plugins_app, "render", render_command),
+    (plugins_app, "launch", launch_command),
+    (plugins_app, "add", add_command),
+    (plugins_app, "update", update_command),
+    (plugins_app, "remove", remove_command),
+    (plugins_app, "sync", sync_command),
+    (app, "package", package_command),
 )
-
-
-HOT = ("status", "install")  # the plugins commands declared here; cli_more has the others
-
-
-def everything() -> typer.Typer:
-    """The app with every command registered (in the order `--help` lists them)."""
-    import skilltool.cli_more  # noqa: F401  (its commands register themselves)
-
-    return _app
-
-
-def __getattr__(name: str) -> Any:
-    """`app` and the commands of cli_more, as they were before cli_more was split off."""
-    if name == "app":
-        return everything()
-    if name.startswith("__"):  # `from skilltool.cli import main` asks for `__path__`
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    everything()
-    import skilltool.cli_more
-
-    try:
-        return getattr(skilltool.cli_more, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
+for _group, _word, _declared in TABLE:
+    _group.command(_word)(_declared)
 
 
 def _build_only_invoked(argv: list[str]) -> None:
-    """Register and keep only the command this run invokes: typer builds every command it
-    has (their signatures, their options) on each start. Help and completion see them all."""
+    """Keep only the command this run invokes: typer builds every command it has (their
+    signatures, their options) on each start. Help and completion see them all."""
     if any(a in ("--help", "-h") for a in argv) or any(v.endswith("_COMPLETE") for v in os.environ):
-        everything()
         return
     words = [a for a in argv if not a.startswith("-")]  # no option before a command takes a value
     if not words and "--version" in argv:  # answered by the top-level callback alone
         plugins_app.registered_commands = []
+        app.registered_commands = []
         return
-    if words[:1] in (["plugins"], ["skills"]) and len(words) > 1 and words[1] in HOT:
-        plugins_app.registered_commands = [
-            c for c in plugins_app.registered_commands if c.name == words[1]
-        ]
-        if argv[0] == words[0]:  # no top-level option given: completion's two are not needed
-            _app._add_completion = False
-        return
-    everything()
     if words[:1] == ["package"]:
         plugins_app.registered_commands = []
     elif words[:1] in (["plugins"], ["skills"]) and len(words) > 1:
         named = [c for c in plugins_app.registered_commands if c.name == words[1]]
         if named:  # an unknown word keeps them all, for click's "No such command" and its hint
             plugins_app.registered_commands = named
-            _app.registered_commands = []  # `package`, whose eight options cost as much again
+            app.registered_commands = []  # `package`, whose eight options cost as much again
+            if argv[0] == words[0]:  # no top-level option given: completion's two are not needed
+                app._add_completion = False
 
 
 def main() -> None:
@@ -300,7 +490,7 @@ def _main() -> NoReturn:
     """No traceback reaches the user unless --debug asks for one."""
     _build_only_invoked(sys.argv[1:])
     try:
-        code = _app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except ParserError as err:
         sys.exit(_usage_error(err))
     except typer.Abort:

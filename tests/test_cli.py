@@ -219,7 +219,7 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
     shown = real("skills", "status", "--home", str(tmp_path))
     assert shown.returncode == 0
     assert "plugin    skilltool (bundled)" in shown.stdout
-    # the commands declared in cli_more, registered only when a run names one of them
+    # the commands other than status and install, built only when a run names one of them
     checked = real("plugins", "validate", "--home", str(tmp_path))
     assert (checked.returncode, checked.stderr) == (0, "")
     assert "--destdir" in real("package", "--help").stdout
@@ -249,12 +249,13 @@ def test_the_collector_paused_for_start_up_is_back_on_when_the_command_runs(
     # the real entry point, with the command replaced by one that says how it found the collector
     code = (
         "import gc, sys\n"
-        "from skilltool import cli, commands\n"
-        "real = commands.status\n"
+        "from skilltool import cli\n"
+        "from skilltool.commands import install\n"
+        "real = install.status\n"
         "def spy(opts):\n"
         "    sys.stderr.write(f'collector on: {gc.isenabled()}\\n')\n"
         "    return real(opts)\n"
-        "commands.status = spy\n"
+        "install.status = spy\n"
         "sys.argv = ['skilltool', 'plugins', 'status', '--home', sys.argv[1]]\n"
         "cli.main()\n"
     )

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skilltool import commands, discover, paths, plan, probe
+from skilltool import discover, paths, plan, probe
+from skilltool.commands import common
 from skilltool.trusted import PackedSkills, decode, encode
 from tests.helpers import agent_md, build_file_tree, plugin_tree, run, skill_md
 
@@ -58,7 +59,7 @@ def fresh_catalogue(home: Path) -> object:
 
 
 def cached_catalogue(home: Path) -> tuple[object, bool]:
-    catalogue, trust = commands.find_trusted(paths.Home.resolve(home), [], keep_cache=False)
+    catalogue, trust = common.find_trusted(paths.Home.resolve(home), [], keep_cache=False)
     return catalogue, trust.catalogue is not None
 
 

@@ -1,8 +1,4 @@
-"""One function per command: find -> read -> plan -> apply -> report.
-
-Each returns a `report.Result` (what to print, as text or JSON, and the exit code) or
-raises a `SkilltoolError`; `cli` prints either, in one place.
-"""
+"""`status`, `install` and `uninstall`: one plan, printed or applied (SPEC §4, §5)."""
 
 from __future__ import annotations
 
@@ -12,122 +8,18 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltool import discover, paths, plan, report, slash
+from skilltool import paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
+from skilltool.commands.common import Options, find_trusted, harnesses, home_lines
 from skilltool.errors import FAILED, OK, SkilltoolError
 from skilltool.fs import locked
-from skilltool.model import Catalogue, SearchEntry
-from skilltool.record import NamedTuple
+from skilltool.model import Catalogue
 from skilltool.report import Result
 
 if TYPE_CHECKING:
-    from skilltool.commands_more import ItemVerdicts as ItemVerdicts
-    from skilltool.commands_more import find_agent as find_agent
-    from skilltool.commands_more import launch as launch
-    from skilltool.commands_more import package as package
-    from skilltool.commands_more import plugins_add as plugins_add
-    from skilltool.commands_more import plugins_remove as plugins_remove
-    from skilltool.commands_more import plugins_sync as plugins_sync
-    from skilltool.commands_more import plugins_update as plugins_update
-    from skilltool.commands_more import render as render
-    from skilltool.commands_more import render_command as render_command
-    from skilltool.commands_more import validate as validate
     from skilltool.harnesses import Harness
     from skilltool.mcp import Ledger
     from skilltool.trusted import CatalogueCache
-
-CATALOGUE_FILE = "catalogue.marshal"  # in the cache dir, beside parsed.marshal
-
-
-def __getattr__(name: str) -> Any:
-    """The names moved to commands_more (the commands a run rarely invokes), as before."""
-    if name.startswith("__"):  # asked by the import system (`__path__`), never moved
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from skilltool import commands_more
-
-    try:
-        return getattr(commands_more, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-class Options(NamedTuple):
-    """The options every command that touches files takes."""
-
-    home: str | None = None
-    skills_dir: str | None = None
-    dry_run: bool = False
-    json: bool = False
-    namespace: str | None = None
-    force: bool = False
-    only: str | None = None
-    verbosity: report.Verbosity = "normal"
-    diff: bool = False
-
-    @property
-    def where(self) -> paths.Home:
-        return paths.Home.resolve(self.home, self.namespace)
-
-    def dir(self, home: paths.Home) -> Path:
-        if self.skills_dir is None:
-            return home.skills_dir
-        return paths.named_directory(self.skills_dir, "--dir")
-
-
-def find(
-    home: paths.Home,
-    warnings: list[str],
-    keep_cache: bool = True,
-    adding: SearchEntry | None = None,
-) -> Catalogue:
-    """The plugins on the search path; files unchanged since the last run are not re-parsed.
-
-    `adding`: a source not recorded yet (a dry run of `add`), placed where it would be."""
-    catalogue, trust = find_trusted(home, warnings, keep_cache, adding)
-    if keep_cache:
-        trust.save()
-    return catalogue
-
-
-def find_trusted(
-    home: paths.Home,
-    warnings: list[str],
-    keep_cache: bool = True,
-    adding: SearchEntry | None = None,
-) -> tuple[Catalogue, CatalogueCache]:
-    """`find`, and the catalogue cache it came from or went into (unsaved: the links planned
-    later are kept in it too). A catalogue every answer of which still holds is not walked."""
-    entries = paths.search_path(home)
-    if adding is not None and not any(e.origin == "override" for e in entries):
-        last = max((i + 1 for i, e in enumerate(entries) if e.origin == "added"), default=0)
-        entries.insert(last, adding)
-    if any(e.origin == "override" for e in entries):
-        shown = ":".join(str(e.path) for e in entries)
-        warnings.append(
-            f"warning: {paths.OVERRIDE_VARIABLE} is set: plugins are taken only from {shown} "
-            "and trusted as if installed; unset it for normal use"
-        )
-    from skilltool import probe
-    from skilltool.cache import ParseCache, collector_paused
-    from skilltool.trusted import CatalogueCache
-
-    with collector_paused():
-        file = home.cache_dir / CATALOGUE_FILE if adding is None else None
-        trust = CatalogueCache(file, tuple(entries))
-        if trust.catalogue is not None:
-            return trust.catalogue, trust
-        with probe.recording() as seen:
-            cache = ParseCache(home.cache_dir / "parsed.marshal")
-            catalogue = discover.discover(entries, cache)
-        trust.keep(catalogue, seen)
-    if keep_cache:
-        cache.save()
-    return catalogue, trust
-
-
-def _home_lines(home: paths.Home) -> list[str]:
-    """A first line naming the home, when it is not the real one."""
-    return [] if home.is_real else [f"home      {home.path}"]
 
 
 def status(opts: Options) -> Result:
@@ -137,7 +29,7 @@ def status(opts: Options) -> Result:
     warnings: list[str] = []
     catalogue, trust = find_trusted(home, warnings)
     found = harnesses(home, skills_dir, opts.only)
-    full = _install_plan(opts, catalogue, home, False, found, skills_dir, trust, detail=False)
+    full = install_plan(opts, catalogue, home, False, found, skills_dir, trust, detail=False)
     links = [a for a in full.actions if a.kind == "link"]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
     noted = found if opts.json else [h for h in found if h.root().is_dir()]
@@ -158,7 +50,7 @@ def status(opts: Options) -> Result:
     )
     added = _added_states(home)
     data = _status_data(view, full, added) if opts.json else {}
-    lines = [*_home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
+    lines = [*home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
     lines += [
         f"problem   {report.problem_line(p)}"
         for p in plan.once([*catalogue.problems, *full.problems])
@@ -204,15 +96,15 @@ def _change(opts: Options, remove: bool) -> Result:
         found = harnesses(home, skills_dir, opts.only)
         # each unchanged item is made only where it is shown: -v lists them, --json too
         detail = opts.json or opts.verbosity == "verbose"
-        actions = _install_plan(opts, catalogue, home, remove, found, skills_dir, trust, detail)
+        actions = install_plan(opts, catalogue, home, remove, found, skills_dir, trust, detail)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
         # taken before anything is written: the diff of each file as it is made
         diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
-        outcomes, emptied = _carried_out(opts, home, actions.actions, keep, trust.clean)
+        outcomes, emptied = carried_out(opts, home, actions.actions, keep, trust.clean)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
-    lines = _home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
+    lines = home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
         lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
     lines += diffs
@@ -239,7 +131,7 @@ def _change(opts: Options, remove: bool) -> Result:
     )
 
 
-def _carried_out(
+def carried_out(
     opts: Options,
     home: paths.Home,
     actions: tuple[plan.Action, ...],
@@ -287,13 +179,7 @@ def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -
     return Outcome(action, False, why)
 
 
-def harnesses(home: paths.Home, skills_dir: Path, only: str | None) -> list[Harness]:
-    from skilltool.harnesses import harnesses
-
-    return harnesses(home, skills_dir, only)
-
-
-def _install_plan(
+def install_plan(
     opts: Options,
     catalogue: Catalogue,
     home: paths.Home,
@@ -352,9 +238,6 @@ def install(opts: Options) -> Result:
 
 def uninstall(opts: Options) -> Result:
     return _change(opts, remove=True)
-
-
-# --------------------------------------------------------------------------- sources (SPEC §9)
 
 
 def _added_states(home: paths.Home) -> list[dict[str, object]]:

@@ -1,0 +1,123 @@
+"""`render` and `launch`: one agent's (or slash command's) rendering for one harness, or
+how to start that harness as the agent; nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilltool import plan, report, slash
+from skilltool.commands.common import Options, find, harnesses
+from skilltool.errors import OK, SkilltoolError
+from skilltool.model import Agent, Catalogue
+from skilltool.report import Result
+
+if TYPE_CHECKING:
+    from skilltool.harnesses import Harness
+
+
+def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
+    agents, _ = plan.winning_agents(catalogue)
+    return next((a for a in agents if a.name == name), None)
+
+
+def _agent_for(
+    agent_name: str, harness_name: str, opts: Options, warnings: list[str]
+) -> tuple[Agent, Harness]:
+    """The agent of that name on the search path and the harness asked for."""
+    home = opts.where
+    skills_dir = opts.dir(home)
+    catalogue = find(home, warnings)
+    agent = find_agent(catalogue, agent_name)
+    if agent is None:
+        import difflib
+
+        names = [a.name for a in plan.winning_agents(catalogue)[0]]
+        close = difflib.get_close_matches(agent_name, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise SkilltoolError(
+            f"no agent {agent_name!r} on the search path; {hint}"
+            "'skilltool plugins status' lists them"
+        )
+    [harness] = harnesses(home, skills_dir, harness_name)
+    return agent, harness
+
+
+def render(agent_name: str, harness_name: str, opts: Options) -> Result:
+    if agent_name.startswith("/"):  # a slash command, named as it is typed
+        return render_command(agent_name[1:], harness_name, opts)
+    warnings: list[str] = []
+    agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
+    home = harness.home
+    renderings = harness.render(agent)
+    data = {
+        "agent": agent.name,
+        "harness": harness.name,
+        "files": [
+            {"target": str(r.target), "mode": r.mode, "content": r.content.decode("utf-8")}
+            for r in renderings
+        ],
+    }
+    raw = b""
+    for rendering in renderings:
+        if len(renderings) > 1:
+            raw += f"==> {home.show(rendering.target)} <==\n".encode()
+        raw += rendering.content
+        if len(renderings) > 1 and not rendering.content.endswith(b"\n"):
+            raw += b"\n"
+    return Result(OK, data, warnings=tuple(warnings), raw=raw)
+
+
+def render_command(name: str, harness_name: str, opts: Options) -> Result:
+    """`render /NAME`: a slash command's file for a harness, or why that harness has none."""
+    warnings: list[str] = []
+    home = opts.where
+    catalogue = find(home, warnings)
+    found = {c.name: c for _, c in slash.winning_commands(catalogue)[0]}
+    command = found.get(name)
+    if command is None:
+        listed = ", ".join(f"/{n}" for n in sorted(found)) or "none"
+        raise SkilltoolError(f"no command /{name} on the search path (commands: {listed})")
+    [harness] = harnesses(home, opts.dir(home), harness_name)
+    why = slash.refusal(harness, command)
+    if why is not None:
+        raise SkilltoolError(f"{harness.title} gets no file for /{name}: {why}")
+    rendering = slash.render(harness, command)
+    data = {
+        "command": command.name,
+        "harness": harness.name,
+        "files": [{"target": str(rendering.target), "mode": rendering.mode,
+                   "content": rendering.content.decode("utf-8")}],
+    }  # fmt: skip
+    return Result(OK, data, warnings=tuple(warnings), raw=rendering.content)
+
+
+def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
+    warnings: list[str] = []
+    agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
+    clash = harness.builtin_clash(agent)
+    if clash is not None:  # launching it would start the harness's own agent
+        raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
+    how = harness.launch(agent)
+    unwritten = [r.target for r in harness.render(agent) if not _is_current(r.target, r.content)]
+    for target in unwritten:
+        warnings.append(
+            f"warning: {harness.home.show(target)} is not rendered yet (or is outdated); "
+            f"run 'skilltool plugins install --only {harness.name}' first"
+        )
+    data = {
+        "agent": agent.name,
+        "harness": harness.name,
+        "command": how.command,
+        "env": dict(how.env),
+        "notes": list(how.notes),
+        "not_rendered": [str(t) for t in unwritten],
+    }
+    lines = report.launch_lines(agent.name, harness.name, how)
+    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
+def _is_current(target: Path, content: bytes) -> bool:
+    from skilltool.fs import read_regular
+
+    return read_regular(target) == content

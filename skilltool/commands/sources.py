@@ -1,0 +1,247 @@
+"""`add`, `update`, `remove` and `sync`: the sources of plugins, then an install (SPEC §9)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilltool import discover, paths, plan, report
+from skilltool.apply import Outcome
+from skilltool.commands.common import Options, find
+from skilltool.commands.install import carried_out, install_plan
+from skilltool.errors import FAILED, OK, SkilltoolError
+from skilltool.fs import locked
+from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
+from skilltool.report import Result
+
+if TYPE_CHECKING:
+    from skilltool.sources import Done
+
+
+@contextlib.contextmanager
+def _held(home: paths.Home, dry_run: bool) -> Iterator[None]:
+    """The home's lock for a sources command (none for a dry run, which writes nothing)."""
+    if dry_run:
+        yield
+        return
+    with locked(home.state_dir):
+        yield
+
+
+Gone = tuple[SearchEntry, tuple[str, ...]]  # an entry, and its plugins dropped (empty: all)
+
+
+def _without(catalogue: Catalogue, gone: Sequence[Gone]) -> Catalogue:
+    """The catalogue with the plugins of the entries `gone` dropped, those entries kept on
+    the path: what came from them is then pruned while it is still provably ours."""
+    if not gone:
+        return catalogue
+
+    def dropped(plugin: Plugin) -> bool:
+        return any(
+            (plugin.root == where.path or where.path in plugin.root.parents)
+            and (not names or plugin.name in names)
+            for where, names in gone
+        )
+
+    extra = [where for where, _ in gone if where not in catalogue.entries]
+    off_path = discover.discover(extra) if extra else None  # a stray no longer searched
+    every = (*catalogue.plugins, *(off_path.plugins if off_path else ()))
+    kept = [p._replace(shadowed_by=None) for p in catalogue.plugins if not dropped(p)]
+    # the dropped ones stay, inactive: their skill folders still prove the links into them ours
+    going = [p._replace(shadowed_by=p.root, problems=()) for p in every if dropped(p)]
+    return catalogue._replace(
+        entries=(*catalogue.entries, *extra),
+        plugins=(*discover.shadow(kept), *going),
+        read=catalogue.read | (off_path.read if off_path else frozenset()),
+    )
+
+
+def _said_removed(actions: plan.Plan, gone: Sequence[Gone]) -> plan.Plan:
+    """A link that goes because its source is removed says so (not "invalid")."""
+    places = tuple(str(where.path) + os.sep for where, _ in gone)
+    if not places:
+        return actions
+    said = [
+        a._replace(reason="its source is removed")
+        if a.kind == "link" and a.change == "remove" and (a.seen or "").startswith(places)
+        else a
+        for a in actions.actions
+    ]
+    return plan.Plan(tuple(said), actions.problems)
+
+
+def _installed(
+    opts: Options,
+    home: paths.Home,
+    warnings: list[str],
+    gone: Sequence[Gone] = (),
+    adding: SearchEntry | None = None,
+) -> tuple[list[Outcome], list[Problem]]:
+    """An install, the lock already held, with the plugins of the entries `gone` dropped
+    (and those of `adding`, a source a dry run would add, on the search path)."""
+    catalogue = _without(find(home, warnings, not opts.dry_run, adding), gone)
+    actions = _said_removed(install_plan(opts, catalogue, home, remove=False), gone)
+    outcomes, _ = carried_out(opts, home, actions.actions, None)
+    return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
+
+
+def _sources_report(
+    opts: Options,
+    home: paths.Home,
+    done: list[Done],
+    installed: tuple[list[Outcome], list[Problem]] | None,
+    warnings: list[str],
+    code: int = OK,
+    lines: tuple[str, ...] = (),
+) -> Result:
+    """What became of each source, then the install's lines, and the exit code."""
+    outcomes, problems = installed or ([], [])
+    prefix = "dry-run: " if opts.dry_run else ""
+    said = [*lines, *(prefix + line for item in done for line in item.lines())]
+    said += report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
+    if installed is not None:
+        said.append(report.summary_line(report.counts(outcomes), opts.dry_run))
+    data = {
+        "home": str(home.path),
+        "dry_run": opts.dry_run,
+        "sources": [d.as_dict() for d in done],
+        "actions": [report.action_dict(o.action, home, o) for o in outcomes],
+        "problems": [p.as_dict() for p in problems],
+    }
+    failed = any(not o.done for o in outcomes) or any(p.severity == "error" for p in problems)
+    return Result(
+        FAILED if failed else code,
+        data,
+        tuple(said),
+        tuple(f"problem   {report.problem_line(p)}" for p in problems),
+        tuple(warnings),
+    )
+
+
+def _source_failure(opts: Options, err: Exception) -> Result:
+    """A source command that could not be done: one line, nothing changed."""
+    message = str(err)
+    if not message.startswith("kept "):
+        raise SkilltoolError(message) from err
+    data = {"dry_run": opts.dry_run, "sources": [], "kept": message}
+    return Result(FAILED, data, (message,))
+
+
+def plugins_add(
+    opts: Options,
+    source: str,
+    ref: str | None,
+    plugins: list[str],
+    name: str | None,
+    install_after: bool,
+) -> Result:
+    """`plugins add`: bring a source in and record it in the lockfile, then install."""
+    from skilltool import sources
+
+    home = opts.where
+    warnings: list[str] = []
+    installed = None
+
+    def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
+        nonlocal installed
+        where = sources.entry(home, added).path
+        entry = SearchEntry(root, "added", added.plugins)
+        outcomes, problems = _installed(opts, home, warnings, adding=entry)
+        installed = ([_moved(o, root, where) for o in outcomes], problems)
+
+    try:
+        with _held(home, opts.dry_run):
+            asked = look if install_after and opts.dry_run else None
+            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked)
+            if install_after and (not opts.dry_run or installed is None):
+                installed = _installed(opts, home, warnings)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    return _sources_report(opts, home, [done], installed, warnings)
+
+
+def _moved(outcome: Outcome, fetched: Path, checkout: Path) -> Outcome:
+    """An action planned on a fetched tree, said of the checkout it would be."""
+    source = outcome.action.source
+    if source is None or not source.is_relative_to(fetched):
+        return outcome
+    moved = checkout / source.relative_to(fetched)
+    return outcome._replace(action=outcome.action._replace(source=moved))
+
+
+def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
+    """`plugins update`: each source to the newest commit of its ref, then install.
+    With --check (or --dry-run) nothing is written; --check exits 1 when one is outdated."""
+    from skilltool import sources
+
+    home = opts.where
+    warnings: list[str] = []
+    looking = check or opts.dry_run
+    try:
+        with _held(home, looking):
+            done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
+            installed = None if looking else _installed(opts, home, warnings)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    hint = () if done else ("nothing was added: 'skilltool plugins add SOURCE' brings plugins in",)
+    outdated = any(d.verb == "outdated" for d in done)
+    code = FAILED if check and outdated else OK
+    return _sources_report(opts, home, done, installed, warnings, code, hint)
+
+
+def plugins_remove(opts: Options, name: str) -> Result:
+    """`plugins remove`: prune what came from a source while it is still on the search path
+    (so its links are provably ours), then drop it from the lockfile and delete its checkout."""
+    from skilltool import sources
+
+    home = opts.where
+    warnings: list[str] = []
+    try:
+        with _held(home, opts.dry_run):
+            gone = sources.removal(home, name, opts.force)
+            outcomes, problems = _installed(opts, home, warnings, [(gone.entry, gone.plugins)])
+            pruned = all(o.done for o in outcomes)
+            if pruned and not opts.dry_run:
+                sources.forget(home, gone)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    verb = "removed" if pruned else "kept"
+    what = f"plugin {name}" if gone.after is not None else "its checkout and lockfile entry"
+    detail = what if pruned else "what came from it could not all be pruned; run again"
+    done = sources.Done(verb, gone.source, detail=detail)
+    code = OK if pruned else FAILED
+    return _sources_report(opts, home, [done], (outcomes, problems), warnings, code)
+
+
+def plugins_sync(opts: Options, frozen: bool) -> Result:
+    """`plugins sync`: this home's sources at the lockfile's commits, then install; a
+    checkout the lockfile no longer has is pruned and deleted (kept if edited by hand)."""
+    from skilltool import sources
+
+    home = opts.where
+    warnings: list[str] = []
+    try:
+        with _held(home, opts.dry_run):
+            done = sources.sync(home, frozen, opts.dry_run)
+            left = sources.strays(home, sources.read_lock(home))
+            clean = [s for s in left if not s.changed]
+            installed = None
+            if not opts.dry_run:
+                installed = _installed(opts, home, warnings, [(s.entry, ()) for s in clean])
+                if all(o.done for o in installed[0]):
+                    for stray in clean:
+                        sources.drop(Path(str(stray.source.path)))
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    for stray in left:
+        verb = "kept" if stray.changed else "removed"
+        why = (
+            f", but it has local changes ({', '.join(stray.changed[:3])})" if stray.changed else ""
+        )
+        done.append(sources.Done(verb, stray.source, detail=f"not in the lockfile{why}"))
+    code = FAILED if any(s.changed for s in left) else OK
+    return _sources_report(opts, home, done, installed, warnings, code)
