@@ -13,14 +13,23 @@ import marshal
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from skilltool import __version__, parse
 from skilltool.fs import digest, ending_with, path_in, read_regular, write_file
-from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Skill, SlashCommand
+from skilltool.model import (
+    Agent,
+    Marketplace,
+    MarketplaceEntry,
+    Problem,
+    Rendering,
+    Skill,
+    SlashCommand,
+)
 
-if TYPE_CHECKING:
-    from skilltool.harnesses import Harness, Rendering
+Thing = TypeVar("Thing")  # an agent or a command: what a harness makes files of
+CommandReader = Callable[[Path, str], tuple[SlashCommand | None, list[Problem]]]
+
 
 # bumped whenever what parse says about a file changes, so no stale verdict is served
 FORMAT = f"skilltool-parsed-3-{__version__}"
@@ -171,10 +180,11 @@ class ParseCache:
             self._keep(path, stamp, (fields, _problems_out(problems)))
         return agent, problems
 
-    def read_command(self, path: Path, name: str) -> tuple[SlashCommand | None, list[Problem]]:
-        """A slash command, kept under its own key (one file may be listed as an agent too)."""
-        from skilltool import slash
-
+    def read_command(
+        self, path: Path, name: str, read: CommandReader
+    ) -> tuple[SlashCommand | None, list[Problem]]:
+        """A slash command, kept under its own key (one file may be listed as an agent too);
+        `read` parses it when the file changed."""
         key, stamp = f"command:{name}:{path}", _probed(path, None)
         hit = self.old.get(key)
         if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
@@ -187,7 +197,7 @@ class ParseCache:
                     name, path, description, body, hint, tuple(tools), model, lines, data
                 )
             return found, _problems_in(rows)
-        command, problems = slash.read_command(path, name)
+        command, problems = read(path, name)
         row = None
         if command is not None:
             row = (command.description, command.body, command.argument_hint,
@@ -283,8 +293,8 @@ class RenderCache:
         self.file = file
         self.new: dict[str, list[Kept]] = {}
         self._code: str | None = None
-        self._agents: dict[int, tuple[Agent, str]] = {}  # id -> the agent, its repr's digest
-        self._harnesses: dict[int, tuple[Harness, str]] = {}  # id -> the harness, its places
+        self._things: dict[int, tuple[object, str]] = {}  # id -> an agent or command, its digest
+        self._places: dict[tuple[str, ...], str] = {}  # a maker and its place -> the key's words
         # none, or a damaged cache: everything is rendered
         raw = _entries(file, RENDER_FORMAT)
         stamps = raw.pop(STAMPS, {})
@@ -296,46 +306,36 @@ class RenderCache:
         self.known: dict[Path, str] = {}  # target -> the digest of what is on disk, when known
         self._folders: dict[str, Path] = {}  # the folders of the renderings (fs.path_in)
 
-    def key(self, harness: Harness, agent: Agent) -> str:
-        return self._key(harness, self._agent_digest(agent))
+    def made(
+        self,
+        maker: str,
+        where: tuple[str, ...],
+        thing: Thing,
+        make: Callable[[Thing], list[Rendering]],
+    ) -> tuple[list[Rendering], bool]:
+        """What `make` gives for `thing` (an agent, a command) in the hands of `maker` (a
+        harness, found at `where`), and whether it was read back from disk: every file of it
+        is there, a regular file, as it would be made now, marker and all."""
+        return self._cached(self._key(maker, where, self._digest_of(thing)), lambda: make(thing))
 
-    def _key(self, harness: Harness, made_of: str) -> str:
-        """The key of what `harness` makes from a thing whose digest is `made_of`."""
-        where = self._harnesses.get(id(harness))
-        if where is None or where[0] is not harness:
+    def _key(self, maker: str, where: tuple[str, ...], made_of: str) -> str:
+        """The key of what `maker` at `where` makes from a thing whose digest is `made_of`."""
+        said = self._places.get((maker, *where))
+        if said is None:
             if self._code is None:
                 self._code = repr(code_stamp())
-            home = harness.home
-            places = (str(harness.root()), str(harness.skills_dir), str(home.path))
-            where = (harness, repr((self._code, harness.name, *places, str(home.config_home))))
-            self._harnesses[id(harness)] = where
-        whole = f"{where[1]}\0{made_of}"
-        return f"{harness.name}:{digest(whole.encode('utf-8', 'surrogateescape'))}"
+            said = self._places[(maker, *where)] = repr((self._code, maker, *where))
+        whole = f"{said}\0{made_of}"
+        return f"{maker}:{digest(whole.encode('utf-8', 'surrogateescape'))}"
 
-    def _agent_digest(self, agent: Agent) -> str:
-        """A digest of everything the agent holds, once per agent rather than per harness
+    def _digest_of(self, thing: object) -> str:
+        """A digest of everything the thing holds, once per thing rather than per harness
         (a value whose repr is not stable from run to run only makes a miss)."""
-        known = self._agents.get(id(agent))
-        if known is None or known[0] is not agent:
-            known = (agent, digest(repr(agent).encode("utf-8", "surrogateescape")))
-            self._agents[id(agent)] = known
+        known = self._things.get(id(thing))
+        if known is None or known[0] is not thing:
+            known = (thing, digest(repr(thing).encode("utf-8", "surrogateescape")))
+            self._things[id(thing)] = known
         return known[1]
-
-    def renderings(self, harness: Harness, agent: Agent) -> tuple[list[Rendering], bool]:
-        """What `harness.render(agent)` gives, and whether it was read back from disk (every
-        file of it is there, a regular file, as it would be rendered now, marker and all)."""
-        return self._cached(self.key(harness, agent), lambda: harness.render(agent))
-
-    def command(self, harness: Harness, command: SlashCommand) -> tuple[Rendering, bool]:
-        """The file `slash.render` makes of a command for `harness`, with the same rules: read
-        back from disk only when it is there, regular, byte for byte that rendering."""
-        from skilltool import slash
-
-        made_of = "command\0" + digest(repr(command).encode("utf-8", "surrogateescape"))
-        made, on_disk = self._cached(
-            self._key(harness, made_of), lambda: [slash.render(harness, command)]
-        )
-        return made[0], on_disk
 
     def _cached(
         self, key: str, make: Callable[[], list[Rendering]]
@@ -367,7 +367,6 @@ class RenderCache:
         stands in with empty content (a current file is never written: its digest is known).
         """
         from skilltool import probe
-        from skilltool.harnesses import Rendering
 
         found = []
         for target, mode, only_if_absent, placeholders, want in kept:

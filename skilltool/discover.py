@@ -14,6 +14,7 @@ Components are read where Claude Code reads them (README "Layouts").
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -287,7 +288,10 @@ def read_plugin(
     from skilltool import slash
 
     cached = getattr(reader, "read_command", None)  # the parse cache keeps commands too
-    commands = slash.read_commands(files.commands, root, problems, cached)
+    read = slash.read_command
+    if cached is not None:
+        read = functools.partial(cached, read=slash.read_command)
+    commands = slash.read_commands(files.commands, root, problems, read)
     return Plugin(
         name,
         root,

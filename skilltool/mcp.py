@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from skilltool import markers, probe
 from skilltool.fs import digest, read_regular, write_file
-from skilltool.model import Catalogue, EntryRecord, McpServer, McpTransport, Plugin, Problem
+from skilltool.model import (
+    Catalogue,
+    EntryRecord,
+    McpServer,
+    McpTransport,
+    Plugin,
+    Problem,
+)
 from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
 from skilltool.record import NamedTuple
 
@@ -32,11 +39,6 @@ SERVER_NAME = r"[A-Za-z0-9_-]{1,64}"
 STDIO_KEYS = frozenset({"type", "command", "args", "env", "cwd"})
 REMOTE_KEYS = frozenset({"type", "url", "headers"})
 NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
-# an environment reference left in a value: `${VAR}` or `${VAR:-default}`
-ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
-# `$NAME` without braces: Claude Code passes it on as written; some harnesses put in the
-# variable's value when it is set (tests/conformance/test_mcp.py)
-BARE_REFERENCE = r"\$[A-Za-z_][A-Za-z0-9_]*"
 SIZE_LIMIT = 1 << 20
 FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
 
@@ -251,34 +253,6 @@ def _string_map(value: Any, field: str, bad: Any) -> dict[str, str]:
         return value
     bad(field, 'must be an object of strings, e.g. {"KEY": "value"}')
     return {}
-
-
-def env_references(server: McpServer) -> list[str]:
-    """The `${VAR}` references left in a server's values, each once, in order."""
-    found: dict[str, None] = {}
-    for refs in field_references(server).values():
-        found.update(dict.fromkeys(refs))
-    return list(found)
-
-
-def field_references(server: McpServer, pattern: str = ENV_REFERENCE) -> dict[str, list[str]]:
-    """The `${VAR}` references (or those `pattern` finds, such as `BARE_REFERENCE`) of each
-    field of a server (`command`, `args`, `env`, `cwd`, `url`, `headers`), each once, in
-    order; a field without one is not a key."""
-    fields = {
-        "command": [server.command or ""],
-        "args": list(server.args),
-        "env": list(server.env.values()),
-        "cwd": [server.cwd or ""],
-        "url": [server.url or ""],
-        "headers": list(server.headers.values()),
-    }
-    found: dict[str, list[str]] = {}
-    for field, values in fields.items():
-        refs = [m.group(0) for value in values for m in re.finditer(pattern, value)]
-        if refs:
-            found[field] = list(dict.fromkeys(refs))
-    return found
 
 
 def server_dict(server: McpServer) -> dict[str, Any]:
@@ -615,7 +589,7 @@ def _folder_problem(
 def _manifests(harness: Harness, files: dict[Path, ConfigFile], run: Carried) -> list[Action]:
     """The manifest beside each generated config file: there while the file is, removed
     with it; written and removed under the rule of rendered files (its marker)."""
-    from skilltool.harnesses import Rendering
+    from skilltool.model import Rendering
     from skilltool.plan import file_action
 
     actions = []

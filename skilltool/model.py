@@ -8,6 +8,7 @@ importing typer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -151,6 +152,51 @@ class McpServer(NamedTuple):
     url: str | None = None  # http, sse
     headers: Mapping[str, str] = EMPTY
     line: int | None = None
+
+
+# an environment reference left in a value: `${VAR}` or `${VAR:-default}`
+ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
+# `$NAME` without braces: Claude Code passes it on as written; some harnesses put in the
+# variable's value when it is set (tests/conformance/test_mcp.py)
+BARE_REFERENCE = r"\$[A-Za-z_][A-Za-z0-9_]*"
+
+
+def env_references(server: McpServer) -> list[str]:
+    """The `${VAR}` references left in a server's values, each once, in order."""
+    found: dict[str, None] = {}
+    for refs in field_references(server).values():
+        found.update(dict.fromkeys(refs))
+    return list(found)
+
+
+def field_references(server: McpServer, pattern: str = ENV_REFERENCE) -> dict[str, list[str]]:
+    """The `${VAR}` references (or those `pattern` finds, such as `BARE_REFERENCE`) of each
+    field of a server (`command`, `args`, `env`, `cwd`, `url`, `headers`), each once, in
+    order; a field without one is not a key."""
+    fields = {
+        "command": [server.command or ""],
+        "args": list(server.args),
+        "env": list(server.env.values()),
+        "cwd": [server.cwd or ""],
+        "url": [server.url or ""],
+        "headers": list(server.headers.values()),
+    }
+    found: dict[str, list[str]] = {}
+    for field, values in fields.items():
+        refs = [m.group(0) for value in values for m in re.finditer(pattern, value)]
+        if refs:
+            found[field] = list(dict.fromkeys(refs))
+    return found
+
+
+class Rendering(NamedTuple):
+    """One file a harness needs for an agent (or a command, a server's manifest)."""
+
+    target: Path
+    content: bytes
+    mode: int = 0o644
+    only_if_absent: bool = False  # a file the harness may own: written once, never replaced
+    placeholders: frozenset[str] = frozenset()  # digests of seeds the harness wrote itself
 
 
 class EntryRecord(NamedTuple):

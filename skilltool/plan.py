@@ -18,7 +18,8 @@ from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache
-    from skilltool.harnesses import Harness, Rendering
+    from skilltool.harnesses import Harness
+    from skilltool.model import Rendering
     from skilltool.trusted import CatalogueCache
 
 Named = TypeVar("Named", Skill, Agent)
@@ -557,7 +558,9 @@ def _harness_actions(
             )
             continue
         made, on_disk = (
-            renders.renderings(harness, agent) if renders else (harness.render(agent), False)
+            renders.made(harness.name, harness.places(), agent, harness.render)
+            if renders
+            else (harness.render(agent), False)
         )
         for rendering in made:
             wanted.add(rendering.target)

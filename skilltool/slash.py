@@ -8,6 +8,7 @@ hold is decided here.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -20,7 +21,8 @@ from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.cache import RenderCache
-    from skilltool.harnesses import Harness, Rendering, Verdict
+    from skilltool.harnesses import Harness, Verdict
+    from skilltool.model import Rendering
     from skilltool.plan import Action, Plan
 
 COMMAND_SIZE_LIMIT = 1024 * 1024
@@ -312,7 +314,8 @@ def refusal(harness: Harness, command: SlashCommand) -> str | None:
 
 def render(harness: Harness, command: SlashCommand) -> Rendering:
     """The file a harness reads the command from; only for a command it can take."""
-    from skilltool.harnesses import Rendering, environment
+    from skilltool.harnesses import environment
+    from skilltool.model import Rendering
 
     body = translate(command.body, _syntax(harness)).body
     assert body is not None
@@ -332,6 +335,10 @@ def render(harness: Harness, command: SlashCommand) -> Rendering:
         .render(marker=markers.SLOT, **values)
     )
     return Rendering(harness.command_target(command.name), markers.stamp(text, command.path))
+
+
+def _rendered(harness: Harness, command: SlashCommand) -> list[Rendering]:
+    return [render(harness, command)]
 
 
 def _yaml(fields: dict[str, Any] | Any) -> str:
@@ -444,9 +451,14 @@ def _harness_actions(
                 )
             )
             continue
-        rendering, on_disk = (
-            renders.command(harness, command) if renders else (render(harness, command), False)
+        made, on_disk = (
+            renders.made(
+                harness.name, harness.places(), command, functools.partial(_rendered, harness)
+            )
+            if renders
+            else ([render(harness, command)], False)
         )
+        rendering = made[0]
         wanted.add(rendering.target)
         rival = _rival(harness, command.name)
         if rival is not None and not remove:

@@ -14,7 +14,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from skilltool.entries import toml
+import skilltool.entries.toml as toml
 from skilltool.entries.base import (
     EntryError,
     blank_lines_before,

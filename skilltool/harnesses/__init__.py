@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from skilltool import markers
-from skilltool.model import EMPTY, Agent, McpServer, Plugin, Skill
+from skilltool.model import (
+    BARE_REFERENCE,
+    EMPTY,
+    Agent,
+    McpServer,
+    Plugin,
+    Rendering,
+    Skill,
+    field_references,
+)
 from skilltool.paths import Home, package_data
 from skilltool.record import NamedTuple
 
@@ -34,16 +43,6 @@ class Verdict(NamedTuple):
     # skipped: why ("no description"); loaded: what it does, a verb in its base form
     # ("cut its description to 1024 characters"), said of one harness or several
     why: str
-
-
-class Rendering(NamedTuple):
-    """One file a harness needs for an agent."""
-
-    target: Path
-    content: bytes
-    mode: int = 0o644
-    only_if_absent: bool = False  # a file the harness may own: written once, never replaced
-    placeholders: frozenset[str] = frozenset()  # digests of seeds the harness wrote itself
 
 
 class Note(NamedTuple):
@@ -126,6 +125,12 @@ class Harness(abc.ABC):
             f"({self.builtin_version}), which a plugin agent never replaces; "
             "rename the agent (its 'name:') to have it here"
         )
+
+    def places(self) -> tuple[str, ...]:
+        """Where this harness is: what makes its files for the same agent differ from one
+        home (or skills dir) to another."""
+        home = self.home
+        return (str(self.root()), str(self.skills_dir), str(home.path), str(home.config_home))
 
     @abc.abstractmethod
     def render(self, agent: Agent) -> list[Rendering]:
@@ -234,8 +239,6 @@ class Harness(abc.ABC):
     def mcp_refusal(self, server: McpServer) -> Verdict | None:
         """Why a server cannot be carried here as written: `${VAR}` references the harness
         does not expand where they are."""
-        from skilltool.mcp import field_references
-
         if not self.takes_mcp():
             return Verdict(True, self.mcp_unsupported)  # the whole reason, for every server
         left = [
@@ -264,8 +267,6 @@ class Harness(abc.ABC):
 
     def mcp_note(self, server: McpServer) -> Verdict | None:
         """A carried server's bare `$NAME`s that this harness replaces, Claude Code not."""
-        from skilltool.mcp import BARE_REFERENCE, field_references
-
         found = [
             f"{ref} in {field}"
             for field, refs in field_references(server, BARE_REFERENCE).items()

@@ -16,12 +16,11 @@ from skilltool.harnesses import (
     Launch,
     McpPlace,
     McpValue,
-    Rendering,
     Verdict,
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Plugin
+from skilltool.model import Agent, McpServer, Plugin, Rendering
 
 # the folder of the plugin skilltool generates in ~/.claude/skills for a plugin's MCP servers:
 # a '.' no skill name has, so it never takes the place of a skill's link

@@ -13,13 +13,12 @@ from skilltool.harnesses import (
     Launch,
     McpPlace,
     McpValue,
-    Rendering,
     Verdict,
     named,
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 

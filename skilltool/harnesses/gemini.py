@@ -14,13 +14,12 @@ from skilltool.harnesses import (
     Launch,
     McpPlace,
     McpValue,
-    Rendering,
     Verdict,
     named_or_skipped,
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill
 
 # Claude Code tool names -> Gemini CLI's
 TOOL_NAMES = {

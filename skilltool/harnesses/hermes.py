@@ -14,13 +14,12 @@ from skilltool.harnesses import (
     McpPlace,
     McpValue,
     Note,
-    Rendering,
     Verdict,
     named,
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
 # (Hermes 0.19's hermes_cli.default_soul: DEFAULT_SOUL_MD, which `hermes profile create` writes,

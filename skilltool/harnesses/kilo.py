@@ -6,14 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from skilltool.fs import ending_with
-from skilltool.harnesses import (
-    Launch,
-    Rendering,
-    Verdict,
-    named_or_skipped,
-)
+from skilltool.harnesses import Launch, Verdict, named_or_skipped
 from skilltool.harnesses.opencode import OpenCodeFamily
-from skilltool.model import Agent, Skill
+from skilltool.model import Agent, Rendering, Skill
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+~-]+"  # Kilo's own models: kilo/<vendor>/<id>
 # Kilo's own agents (7.7.7 lists the first ten; `build` and `scout` are in its code): a file of

@@ -16,12 +16,11 @@ from skilltool.harnesses import (
     Launch,
     McpPlace,
     McpValue,
-    Rendering,
     Verdict,
     named_or_skipped,
     remote_entry,
 )
-from skilltool.model import Agent, McpServer, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill, env_references
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
@@ -107,8 +106,6 @@ class OpenCode(OpenCodeFamily):
 
 def opencode_refusal(server: McpServer, title: str) -> Verdict | None:
     """A `${VAR:-default}` has no OpenCode form; a plain `${VAR}` becomes `{env:VAR}`."""
-    from skilltool.mcp import env_references
-
     found = [ref for ref in env_references(server) if ":-" in ref]
     if not found:
         return None

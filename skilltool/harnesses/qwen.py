@@ -15,12 +15,11 @@ from skilltool.harnesses import (
     Launch,
     McpPlace,
     McpValue,
-    Rendering,
     Verdict,
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.model import Agent, McpServer, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill
 
 # Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)
 TOOL_NAMES = {

@@ -12,14 +12,13 @@ from skilltool.harnesses import (
     Launch,
     McpPlace,
     McpValue,
-    Rendering,
     Verdict,
     named,
     remote_entry,
     stdio_entry,
 )
 from skilltool.harnesses.codex import toml_string_table
-from skilltool.model import Agent, McpServer, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 # Vibe 3.0.3's own agents (BUILTIN_AGENTS): a file of that name would replace the built-in one
