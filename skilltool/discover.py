@@ -285,13 +285,13 @@ def read_plugin(
         return Plugin(name, root, origin, manifest, problems=tuple(problems), kind=kind)
     files = _read_files(root, components(data, entry), where, problems, reader)
     servers = _read_servers(root, manifest, data, entry, market, problems)
-    from skilltool import slash
+    from skilltool import parse_commands
 
     cached = getattr(reader, "read_command", None)  # the parse cache keeps commands too
-    read = slash.read_command
+    read = parse_commands.read_command
     if cached is not None:
-        read = functools.partial(cached, read=slash.read_command)
-    commands = slash.read_commands(files.commands, root, problems, read)
+        read = functools.partial(cached, read=parse_commands.read_command)
+    commands = parse_commands.read_commands(files.commands, root, problems, read)
     return Plugin(
         name,
         root,
@@ -319,10 +319,10 @@ def _read_servers(
     market: Marketplace | None,
     problems: list[Problem],
 ) -> tuple[McpServer, ...]:
-    from skilltool import mcp
+    from skilltool import parse_servers
 
     listing = market.manifest if market is not None else None
-    servers, found = mcp.read_servers(root, manifest, data, entry, listing)
+    servers, found = parse_servers.read_servers(root, manifest, data, entry, listing)
     problems += found
     return tuple(servers)
 

@@ -1,25 +1,22 @@
-"""A plugin's MCP servers: reading them (`.mcp.json`, plugin.json's `mcpServers`, a
-marketplace entry's), and planning them as entries of each harness's own config file
-under the entry rule of SPEC §5, with the ledger that proves which entries are ours.
-
-Reading, the ledger and planning live here; apply.py carries the edits out.
+"""A plugin's MCP servers planned as entries of each harness's own config file, under the
+entry rule of SPEC §5: only an entry the ledger (entries.ledger) records as ours, unchanged
+since, is changed or removed. Each harness says where its entries go and what they hold;
+parse_servers reads the servers, apply.py carries the edits out.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from skilltool import markers, probe
-from skilltool.fs import digest, read_regular, write_file
+from skilltool import markers
+from skilltool.entries.ledger import Ledger
+from skilltool.fs import digest, read_regular
 from skilltool.model import (
     Catalogue,
     EntryRecord,
     McpServer,
-    McpTransport,
     Plugin,
     Problem,
 )
@@ -29,230 +26,8 @@ from skilltool.record import NamedTuple
 if TYPE_CHECKING:
     from skilltool.entries import EntryError, Format
     from skilltool.harnesses import Harness, McpPlace
-    from skilltool.model import MarketplaceEntry
 
-MCP_FILE = ".mcp.json"
-PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
-# a server's name becomes a key in every harness's config (a TOML table, a JSON key)
-SERVER_NAME = r"[A-Za-z0-9_-]{1,64}"
-# the keys of a server skilltool carries to the harnesses; any other is said not carried
-STDIO_KEYS = frozenset({"type", "command", "args", "env", "cwd"})
-REMOTE_KEYS = frozenset({"type", "url", "headers"})
-NAME_RULE = "1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
-SIZE_LIMIT = 1 << 20
 FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def read_servers(
-    root: Path,
-    manifest: Path | None,
-    data: Mapping[str, Any] | None,
-    entry: MarketplaceEntry | None = None,
-    listing: Path | None = None,
-) -> tuple[list[McpServer], list[Problem]]:
-    """Every MCP server a plugin declares, as Claude Code 2.1.332 loads them all together:
-    `.mcp.json`, then plugin.json's `mcpServers` (servers, a path, or a list of either),
-    then a marketplace entry's; `${CLAUDE_PLUGIN_ROOT}` is expanded to the plugin's folder.
-    A later server of a name already read is not used."""
-    problems: list[Problem] = []
-    servers: list[McpServer] = []
-    if probe.now.isfile(root / MCP_FILE):
-        servers += _read_file(root / MCP_FILE, root, problems)
-    declared: list[tuple[Path, Any, str]] = []
-    if data is not None and "mcpServers" in data and manifest is not None:
-        declared.append((manifest, data["mcpServers"], _read_text(manifest) or ""))
-    if entry is not None and "mcpServers" in entry.fields and listing is not None:
-        declared.append((listing, entry.fields["mcpServers"], _read_text(listing) or ""))
-    for where, value, text in declared:
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            servers += _declared(item, where, text, root, problems)
-    first: dict[str, McpServer] = {}
-    for server in servers:
-        first.setdefault(server.name, server)
-    return list(first.values()), problems
-
-
-def _declared(
-    item: Any, where: Path, text: str, root: Path, problems: list[Problem]
-) -> list[McpServer]:
-    """One item of a `mcpServers` field: an object of servers, or a path to a file of them."""
-    line = _key_line(text, "mcpServers")
-    if isinstance(item, Mapping):
-        return _servers(item, where, text, root, problems)
-    if not isinstance(item, str):
-        why = 'must be an object of servers, a path, or a list of them, e.g. "./.mcp.json"'
-        problems.append(Problem(where, why, "mcpServers", line))
-        return []
-    full = Path(os.path.normpath(root / item))
-    if root != full and root not in full.parents:
-        why = f"{item!r} leads outside the plugin; put it inside"
-        problems.append(Problem(where, why, "mcpServers", line))
-        return []
-    if not probe.now.isfile(full):
-        why = f"{item!r} is not a file in {root}; fix the path"
-        problems.append(Problem(where, why, "mcpServers", line))
-        return []
-    if full == root / MCP_FILE:
-        return []  # read already
-    return _read_file(full, root, problems)
-
-
-def _read_text(path: Path) -> str | None:
-    data = probe.now.read_regular(path)
-    if data is None or len(data) > SIZE_LIMIT:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-
-
-def _read_file(path: Path, root: Path, problems: list[Problem]) -> list[McpServer]:
-    """The servers of one `.mcp.json`-shaped file: `{"mcpServers": {...}}`, or the bare
-    `{name: {...}}` shape Claude Code also loads."""
-    text = _read_text(path)
-    if text is None:
-        problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
-        return []
-    import json  # here, not at the top: a run that reads no such file does not import it
-
-    try:
-        value = json.loads(text)
-    except ValueError as err:
-        line = getattr(err, "lineno", None)
-        problems.append(Problem(path, f"is not valid JSON ({err}); fix it", line=line))
-        return []
-    if not isinstance(value, dict):
-        problems.append(Problem(path, 'must be a JSON object: {"mcpServers": {...}}', line=1))
-        return []
-    if "mcpServers" in value:
-        servers = value["mcpServers"]
-        if not isinstance(servers, dict):
-            line = _key_line(text, "mcpServers")
-            problems.append(Problem(path, "must be an object of servers", "mcpServers", line))
-            return []
-        return _servers(servers, path, text, root, problems)
-    return _servers(value, path, text, root, problems)
-
-
-def _servers(
-    servers: Mapping[str, Any], path: Path, text: str, root: Path, problems: list[Problem]
-) -> list[McpServer]:
-    found = []
-    for name, value in servers.items():
-        line = _key_line(text, name)
-        server = _server(str(name), value, path, line, root, problems)
-        if server is not None:
-            found.append(server)
-    return found
-
-
-def _key_line(text: str, key: str) -> int | None:
-    """The line where `"key":` first appears in a JSON text (None if it does not)."""
-    import json
-
-    match = re.search(re.escape(json.dumps(key)) + r"\s*:", text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
-
-
-def _server(
-    name: str, value: Any, path: Path, line: int | None, root: Path, problems: list[Problem]
-) -> McpServer | None:
-    """One server entry -> an McpServer, or None with its problems said."""
-    said = len(problems)
-
-    def bad(field: str, message: str) -> None:
-        problems.append(Problem(path, message, f"mcpServers.{name}.{field}", line))
-
-    if re.fullmatch(SERVER_NAME, name) is None:
-        why = f"{name!r} is not a server name every harness takes as a key; {NAME_RULE}"
-        problems.append(Problem(path, why, f"mcpServers.{name}", line))
-        return None
-    if not isinstance(value, dict):
-        problems.append(Problem(path, "must be an object", f"mcpServers.{name}", line))
-        return None
-    kind = value.get("type", "stdio" if "command" in value or "url" not in value else None)
-    if kind is None:
-        bad("type", 'missing for a server with a url: set "http" or "sse"')
-        return None
-    if kind not in ("stdio", "http", "sse"):
-        bad("type", f'{kind!r} is not a transport; use "stdio", "http" or "sse"')
-        return None
-    carried = STDIO_KEYS if kind == "stdio" else REMOTE_KEYS
-    for key in sorted(set(value) - carried):  # headersHelper, oauth, timeout…: Claude Code's own
-        problems.append(
-            Problem(
-                path,
-                f"not carried to other harnesses (skilltool writes {', '.join(sorted(carried))}); "
-                "the server is written without it, so it may not work there",
-                f"mcpServers.{name}.{key}",
-                line,
-                "warning",
-            )
-        )
-    said = len(problems)  # a warning above does not stop the server
-    expand = _expander(root)
-    if kind == "stdio":
-        command = value.get("command")
-        if not isinstance(command, str) or not command:
-            bad("command", "missing: a stdio server needs the program to run")
-        args = _strings(value.get("args", []), "args", bad)
-        env = _string_map(value.get("env", {}), "env", bad)
-        cwd = value.get("cwd")
-        if cwd is not None and not isinstance(cwd, str):
-            bad("cwd", "must be a string (a directory)")
-        if len(problems) > said:
-            return None
-        assert isinstance(command, str)
-        return McpServer(
-            name,
-            path,
-            "stdio",
-            command=expand(command),
-            args=tuple(expand(a) for a in args),
-            env={k: expand(v) for k, v in env.items()},
-            cwd=expand(cwd) if isinstance(cwd, str) else None,
-            line=line,
-        )
-    url = value.get("url")
-    if not isinstance(url, str) or not re.match(r"https?://", url):
-        bad("url", f"a {kind} server needs an http:// or https:// url")
-    headers = _string_map(value.get("headers", {}), "headers", bad)
-    if len(problems) > said:
-        return None
-    assert isinstance(url, str)
-    transport: McpTransport = "http" if kind == "http" else "sse"
-    return McpServer(
-        name,
-        path,
-        transport,
-        url=expand(url),
-        headers={k: expand(v) for k, v in headers.items()},
-        line=line,
-    )
-
-
-def _expander(root: Path) -> Any:
-    where = str(root)
-    return lambda text: text.replace(PLUGIN_ROOT, where)
-
-
-def _strings(value: Any, field: str, bad: Any) -> list[str]:
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return value
-    bad(field, "must be a list of strings")
-    return []
-
-
-def _string_map(value: Any, field: str, bad: Any) -> dict[str, str]:
-    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
-        return value
-    bad(field, 'must be an object of strings, e.g. {"KEY": "value"}')
-    return {}
 
 
 def server_dict(server: McpServer) -> dict[str, Any]:
@@ -265,114 +40,6 @@ def server_dict(server: McpServer) -> dict[str, Any]:
     else:
         data.update(url=server.url, headers=dict(server.headers))
     return data
-
-
-# --------------------------------------------------------------------------- the ledger
-
-
-def _json_loads(data: bytes) -> Any:
-    """JSON read, imported only when there is a ledger to read (most runs have none)."""
-    import json
-
-    return json.loads(data)
-
-
-LEDGER = "mcp-entries.json"  # in the state dir: every entry skilltool wrote, and its digest
-
-
-class Ledger:
-    """The entries skilltool wrote into config files it shares with the user, kept in the
-    state dir: an entry is ours only when it is here and its value is still the one
-    recorded. Saved before an entry is added and after one is removed, so that a crash
-    never leaves an entry of ours unrecorded (a record of an entry not there is harmless)."""
-
-    def __init__(self, state_dir: Path | None) -> None:
-        self.path = state_dir / LEDGER if state_dir is not None else None
-        self.entries: dict[tuple[str, tuple[str, ...], str], EntryRecord] = {}
-        self.files: set[str] = set()  # config files skilltool created
-        self.tables: set[tuple[str, tuple[str, ...]]] = set()  # tables skilltool created
-        data = read_regular(self.path) if self.path is not None else None
-        try:
-            loaded = _json_loads(data) if data is not None else {}
-        except ValueError:
-            loaded = {}  # a damaged ledger proves nothing ours: every entry is then foreign
-        for item in loaded.get("entries", []) if isinstance(loaded, dict) else []:
-            try:
-                record = EntryRecord(
-                    item["harness"],
-                    Path(item["file"]),
-                    item["format"],
-                    tuple(item["table"]),
-                    item["name"],
-                    item["digest"],
-                    Path(item["source"]),
-                )
-            except (KeyError, TypeError):
-                continue
-            self.entries[record.key] = record
-        if isinstance(loaded, dict):
-            self.files = {f for f in loaded.get("created_files", []) if isinstance(f, str)}
-            self.tables = {
-                (t[0], tuple(t[1])) for t in loaded.get("created_tables", []) if len(t) == 2
-            }
-
-    def get(self, file: Path, table: tuple[str, ...], name: str) -> EntryRecord | None:
-        return self.entries.get((str(file), table, name))
-
-    def of(self, harness: str) -> list[EntryRecord]:
-        return sorted((r for r in self.entries.values() if r.harness == harness), key=_order)
-
-    def created_file(self, file: Path) -> bool:
-        return str(file) in self.files
-
-    def created_table(self, file: Path, table: tuple[str, ...]) -> bool:
-        return (str(file), table) in self.tables
-
-    def add(self, record: EntryRecord) -> None:
-        self.entries[record.key] = record._replace(created_file=False, created_table=False)
-        if record.created_file:
-            self.files.add(str(record.file))
-        if record.created_table:
-            self.tables.add((str(record.file), record.table))
-        self.save()
-
-    def drop(self, record: EntryRecord) -> None:
-        self.entries.pop(record.key, None)
-        if record.created_file:  # the removal removed the file
-            self.files.discard(str(record.file))
-        if record.created_file or record.created_table:
-            self.tables.discard((str(record.file), record.table))
-        self.save()
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        data = {
-            "version": 1,
-            "entries": [
-                {
-                    "harness": r.harness,
-                    "file": str(r.file),
-                    "format": r.format,
-                    "table": list(r.table),
-                    "name": r.name,
-                    "digest": r.digest,
-                    "source": str(r.source),
-                }
-                for r in sorted(self.entries.values(), key=_order)
-            ],
-            "created_files": sorted(self.files),
-            "created_tables": [[f, list(t)] for f, t in sorted(self.tables)],
-        }
-        import json
-
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_file(self.path, text.encode("utf-8"), 0o644, replace=True)
-
-
-def _order(record: EntryRecord) -> tuple[str, tuple[str, ...], str]:
-    return record.key
 
 
 # --------------------------------------------------------------------------- planning

@@ -216,12 +216,10 @@ def commanded(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_noop_install_renders_no_command(commanded: tuple[Path, Path], monkeypatch) -> None:
-    from skilltool import slash
-
     def refuse(*args: object) -> None:
         raise AssertionError("a command rendered on a no-op run")
 
-    monkeypatch.setattr(slash, "render", refuse)
+    monkeypatch.setattr(Harness, "command_file", refuse)  # every command's file is made there
     done = install(*commanded)
     assert done.code == 0 and done.lines[-1].endswith(" unchanged")
 

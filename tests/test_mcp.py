@@ -536,7 +536,7 @@ def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path
     """A crash between the two leaves a record of an entry not there (harmless), never an
     entry of ours unrecorded (which would be foreign for ever)."""
     from skilltool import apply as applying
-    from skilltool import mcp
+    from skilltool.entries import ledger
 
     (home / ".codex").mkdir()
     calls: list[str] = []
@@ -548,7 +548,7 @@ def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(applying, "write_file", spy)
-        patch.setattr(mcp, "write_file", spy)
+        patch.setattr(ledger, "write_file", spy)
         install(demo)
     assert calls.index("mcp-entries.json") < calls.index("config.toml")
     ledger = json.loads((home / ".local/state/skilltool/mcp-entries.json").read_text())

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skilltool import markers, slash
-from skilltool.harnesses import NAMES, registry
+from skilltool import markers, parse_commands, slash
+from skilltool.harnesses import NAMES, Harness, registry
 from skilltool.model import SlashCommand
 from skilltool.paths import Home
+from skilltool.placeholders import Translation
 from tests.helpers import build_file_tree, run, scrub, toml_loads
 
 # where each harness that has user commands reads them, for a command named `review`
@@ -68,7 +69,7 @@ def skilltool(home: Path, source: Path, *args: str) -> tuple[int, list[str]]:
 
 def command(tmp_path: Path, text: str, name: str = "review") -> tuple[SlashCommand | None, list[str]]:  # fmt: skip
     path = build_file_tree(tmp_path / "p", {f"commands/{name}.md": text}) / f"commands/{name}.md"
-    found, problems = slash.read_command(path, name.replace("/", ":"))
+    found, problems = parse_commands.read_command(path, name.replace("/", ":"))
     return found, [str(p).replace(str(tmp_path), "<tmp>") for p in problems]
 
 
@@ -207,20 +208,20 @@ def test_a_command_both_listed_and_in_its_folder_is_one_command(tmp_path: Path) 
 def test_placeholders_are_translated_per_harness(
     body: str, syntax: str, expected: str | None
 ) -> None:
-    assert slash.translate(body, syntax).body == expected
+    assert translate(body, syntax).body == expected
 
 
 def test_opencode_says_its_last_placeholder_takes_the_rest() -> None:
-    assert "$2 there" in slash.translate("$0 and $1", "opencode").why
-    assert slash.translate("$ARGUMENTS", "opencode").why == ""
+    assert "$2 there" in translate("$0 and $1", "opencode").why
+    assert translate("$ARGUMENTS", "opencode").why == ""
 
 
 def test_a_missing_argument_is_nothing_in_opencode_and_pi_and_the_verdict_says_so() -> None:
     for syntax in ("opencode", "pi"):
         assert "a missing argument nothing (Claude Code leaves that $N as written)" in (
-            slash.translate("$0 and $1", syntax).why
+            translate("$0 and $1", syntax).why
         )
-    why = slash.translate("Bill $150/hour for $ARGUMENTS", "opencode").why
+    why = translate("Bill $150/hour for $ARGUMENTS", "opencode").why
     assert why.startswith("its body holds '$150', an amount it seems")
     assert "(e.g. 'USD 150')" in why
 
@@ -228,8 +229,19 @@ def test_a_missing_argument_is_nothing_in_opencode_and_pi_and_the_verdict_says_s
 # --------------------------------------------------------------------------- rendering
 
 
-def harness(name: str, home: Path) -> object:
+def harness(name: str, home: Path) -> Harness:
     return registry()[name](Home(home, explicit=True), home / ".agents/skills")
+
+
+def translate(body: str, syntax: str) -> Translation:
+    """A body as the harnesses of one family of placeholders spell it (each says the same)."""
+    found = {
+        harness(name, Path("/home/user")).translate_command(body)
+        for name in NAMES
+        if registry()[name].command_syntax == syntax
+    }
+    assert len(found) == 1, found
+    return found.pop()
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))
@@ -237,9 +249,9 @@ def test_rendering_snapshot(name: str, tmp_path: Path, snapshot) -> None:  # typ
     path = (
         build_file_tree(tmp_path, {"demo/commands/review.md": REVIEW}) / "demo/commands/review.md"
     )
-    found, _ = slash.read_command(path, "review")
+    found, _ = parse_commands.read_command(path, "review")
     assert found is not None
-    rendering = slash.render(harness(name, Path("/home/user")), found)  # type: ignore[arg-type]
+    rendering = harness(name, Path("/home/user")).render_command(found)
     assert str(rendering.target) == f"/home/user/{TARGETS[name]}"
     assert scrub(rendering.content.decode(), tmp_path) == snapshot
     assert markers.find(rendering.content).intact  # type: ignore[union-attr]
@@ -250,7 +262,7 @@ def test_gemini_prompt_is_the_translated_body_exactly(tmp_path: Path) -> None:
     found, _ = command(tmp_path, f"---\ndescription: d\n---\n{body}")
     assert found is not None
     for name in ("gemini", "qwen"):
-        rendering = slash.render(harness(name, tmp_path), found)  # type: ignore[arg-type]
+        rendering = harness(name, tmp_path).render_command(found)
         table = toml_loads(rendering.content.decode())
         assert table == {"description": "d", "prompt": body.replace("$ARGUMENTS", "{{args}}")}
 
@@ -258,7 +270,7 @@ def test_gemini_prompt_is_the_translated_body_exactly(tmp_path: Path) -> None:
 def test_claude_code_keeps_every_key_of_the_source(tmp_path: Path) -> None:
     found, _ = command(tmp_path, REVIEW.replace("model: sonnet\n", "model: sonnet\nflavour: x\n"))
     assert found is not None
-    text = slash.render(harness("claude", tmp_path), found).content.decode()  # type: ignore[arg-type]
+    text = harness("claude", tmp_path).render_command(found).content.decode()
     assert "flavour: x\n" in text and "model: sonnet\n" in text
     assert text.endswith("---\nReview $ARGUMENTS carefully.\n")
 
@@ -559,15 +571,15 @@ def test_every_rendering_reads_back_as_the_translated_body(body: str, home: Path
     path = home / "p/commands/gen.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(("---\ndescription: generated\n---\n" + body).encode("utf-8"))
-    found, problems = slash.read_command(path, "gen")
+    found, problems = parse_commands.read_command(path, "gen")
     assert found is not None and found.body == body, problems
     for name in TARGETS:
         taker = harness(name, home)
-        if slash.refusal(taker, found) is not None:  # type: ignore[arg-type]
+        if slash.refusal(taker, found) is not None:
             continue
-        content = slash.render(taker, found).content  # type: ignore[arg-type]
+        content = taker.render_command(found).content
         assert markers.find(content).intact  # type: ignore[union-attr]
-        expected = slash.translate(body, taker.command_syntax).body  # type: ignore[attr-defined]
+        expected = taker.translate_command(body).body
         text = content.decode("utf-8")
         if name in ("gemini", "qwen"):
             assert toml_loads(text)["prompt"] == expected

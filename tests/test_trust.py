@@ -88,8 +88,8 @@ FILE_SYSTEM = {
 DISCOVERY = {
     "discover": None,
     "parse": {"_read", "find_manifest"},
-    "mcp": {"read_servers", "_declared", "_read_text", "_read_file"},
-    "slash": {"read_commands", "_command_files", "_inside"},
+    "parse_servers": {"read_servers", "_declared", "_read_text", "_read_file"},
+    "parse_commands": {"read_commands", "_command_files", "_inside"},
 }
 
 

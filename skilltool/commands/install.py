@@ -17,8 +17,8 @@ from skilltool.model import Catalogue
 from skilltool.report import Result
 
 if TYPE_CHECKING:
+    from skilltool.entries.ledger import Ledger
     from skilltool.harnesses import Harness
-    from skilltool.mcp import Ledger
     from skilltool.trusted import CatalogueCache
 
 
@@ -218,7 +218,7 @@ def install_plan(
 
 
 def _ledger(home: paths.Home) -> Ledger:
-    from skilltool.mcp import Ledger
+    from skilltool.entries.ledger import Ledger
 
     return Ledger(home.state_dir)
 

@@ -82,7 +82,7 @@ def render_command(name: str, harness_name: str, opts: Options) -> Result:
     why = slash.refusal(harness, command)
     if why is not None:
         raise SkilltoolError(f"{harness.title} gets no file for /{name}: {why}")
-    rendering = slash.render(harness, command)
+    rendering = harness.render_command(command)
     data = {
         "command": command.name,
         "harness": harness.name,

@@ -20,9 +20,11 @@ from skilltool.model import (
     Plugin,
     Rendering,
     Skill,
+    SlashCommand,
     field_references,
 )
 from skilltool.paths import Home, package_data
+from skilltool.placeholders import Translation
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -89,10 +91,12 @@ class Harness(abc.ABC):
     builtin_agents: ClassVar[frozenset[str]] = frozenset()
     builtin_version: ClassVar[str] = ""
 
-    # slash commands (SPEC §10): the placeholder syntax of the harness's user commands (a
-    # slash.Syntax), or None when it has no place for them, and then why, in one clause
+    # slash commands (SPEC §10): the family of placeholders the harness's user commands use
+    # (its `translate_command` says them), or None when it has no place for them, and then
+    # why, in one clause; the suffix of a command's file
     command_syntax: ClassVar[str | None] = None
     no_commands: ClassVar[str] = ""
+    command_suffix: ClassVar[str] = ".md"
 
     def __init__(self, home: Home, skills_dir: Path) -> None:
         self.home = home
@@ -289,8 +293,30 @@ class Harness(abc.ABC):
         """The file a command is rendered to: a `sub:x` command in a subfolder `sub/`."""
         folder = self.commands_dir()
         assert folder is not None
-        suffix = ".toml" if self.command_syntax == "gemini" else ".md"
-        return folder.joinpath(*name.split(":")[:-1], name.split(":")[-1] + suffix)
+        return folder.joinpath(*name.split(":")[:-1], name.split(":")[-1] + self.command_suffix)
+
+    def translate_command(self, body: str) -> Translation:
+        """A command's body with Claude Code's placeholders as this harness spells them (or
+        why it cannot say it); Claude Code's own spelling unless the module says otherwise."""
+        return Translation(body)
+
+    def render_command(self, command: SlashCommand) -> Rendering:
+        """The file the harness reads the command from (only for a command it can take):
+        `templates/<harness>/command.md.j2` with the source's keys as YAML lines."""
+        body = self.translate_command(command.body).body
+        assert body is not None
+        fields = frontmatter_lines(command.fields)
+        return self.command_file(command, "command.md.j2", body=body, fields=fields)
+
+    def command_file(self, command: SlashCommand, template: str, **values: Any) -> Rendering:
+        """A command's template rendered, stamped with its marker, at its target."""
+        model = command.model if command.model and self.accepts_model(command.model) else None
+        text = (
+            environment()
+            .get_template(f"{self.name}/{template}")
+            .render(marker=markers.SLOT, command=command, model=model, **values)
+        )
+        return Rendering(self.command_target(command.name), markers.stamp(text, command.path))
 
     def command_note(self, name: str) -> str | None:
         """How the harness names or refuses a command, when not as Claude Code does: a
@@ -385,6 +411,41 @@ def heading(agent: Agent) -> str:
     return f"# {agent.name}\n\n{agent.description}\n"
 
 
+def frontmatter_lines(fields: dict[str, Any] | Any) -> str:
+    """Every frontmatter key of the source as YAML lines (for Claude Code, the source format)."""
+    if not fields:
+        return ""
+    import yaml
+
+    text: str = yaml.dump(
+        dict(fields),
+        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=1 << 30,
+    )
+    return text
+
+
+def toml_string_table(values: dict[str, str]) -> str:
+    """Top-level `key = "value"` lines that read back exactly (CRLF included)."""
+    import tomlkit
+
+    document = tomlkit.document()
+    for key, value in values.items():
+        multiline = "\n" in value and "\r" not in value and '"""' not in value
+        document[key] = tomlkit.string(value, multiline=multiline)
+    text = tomlkit.dumps(document)
+    # read back by a TOML parser (tomlkit's: tomllib is not in Python 3.10)
+    if tomlkit.parse(text).unwrap() != values:  # a multiline string TOML would read differently
+        document = tomlkit.document()
+        for key, value in values.items():
+            document[key] = tomlkit.string(value)
+        text = tomlkit.dumps(document)
+    return text
+
+
 def _yaml_scalar(value: str) -> str:
     import json
 
@@ -418,12 +479,10 @@ def environment() -> jinja2.Environment:
 
 # the harness modules, in the order everything is shown and done: the one list of names.
 # Each module defines one Harness subclass whose `name` is the module's name.
-NAMES = ("opencode", "hermes", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe")
-
-
-# where each harness keeps its own directory: under the home or the XDG config home, and
-# the variable that moves it. Kept here, not in the modules, so that a harness that is not
-# set up costs no import of its module
+# the registry: every harness (its module is skilltool/harnesses/<name>.py), in the order
+# runs act for them, and where it keeps its own directory: under the home or the XDG config
+# home, and the variable that moves it. Kept here, not in the modules, so that a harness
+# that is not set up costs no import of its module
 ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "opencode": ("config", "opencode", None),
     "hermes": ("home", ".hermes", None),
@@ -436,6 +495,7 @@ ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "qwen": ("home", ".qwen", None),
     "vibe": ("home", ".vibe", "VIBE_HOME"),
 }
+NAMES = tuple(ROOTS)
 
 
 def root_of(name: str, home: Home) -> Path:

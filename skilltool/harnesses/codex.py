@@ -16,6 +16,7 @@ from skilltool.harnesses import (
     heading,
     named,
     stdio_entry,
+    toml_string_table,
 )
 from skilltool.model import Agent, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
@@ -23,24 +24,6 @@ from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 def instructions(agent: Agent) -> str:
     return f"{heading(agent)}\n{agent.body}"
-
-
-def toml_string_table(values: dict[str, str]) -> str:
-    """Top-level `key = "value"` lines that read back exactly (CRLF included)."""
-    import tomlkit
-
-    document = tomlkit.document()
-    for key, value in values.items():
-        multiline = "\n" in value and "\r" not in value and '"""' not in value
-        document[key] = tomlkit.string(value, multiline=multiline)
-    text = tomlkit.dumps(document)
-    # read back by a TOML parser (tomlkit's: tomllib is not in Python 3.10)
-    if tomlkit.parse(text).unwrap() != values:  # a multiline string TOML would read differently
-        document = tomlkit.document()
-        for key, value in values.items():
-            document[key] = tomlkit.string(value)
-        text = tomlkit.dumps(document)
-    return text
 
 
 # what `codex --profile` takes (0.171: "pass a plain name such as `work`"; a dot is refused)

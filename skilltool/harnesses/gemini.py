@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
     BARE_FIELDS,
@@ -18,8 +19,10 @@ from skilltool.harnesses import (
     named_or_skipped,
     remote_entry,
     stdio_entry,
+    toml_string_table,
 )
-from skilltool.model import Agent, McpServer, Rendering, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill, SlashCommand
+from skilltool.placeholders import Translation
 
 # Claude Code tool names -> Gemini CLI's
 TOOL_NAMES = {
@@ -64,6 +67,34 @@ def settings_entry(server: McpServer) -> McpValue:
     return stdio_entry(server)
 
 
+# what Gemini CLI (and Qwen Code) would run or replace in a prompt: shell, file, arguments
+ACTIVE = r"!\{|@\{|\{\{args\}\}"
+
+
+def translate_command(body: str) -> Translation:
+    """Gemini CLI's (and Qwen Code's) `{{args}}`, all the arguments at once; nothing for a
+    single word, and nothing it would run or replace itself."""
+    refused = placeholders.active(body, ACTIVE)
+    if refused is not None:
+        return refused
+    _, positional = placeholders.used(body)
+    if positional:
+        return Translation(
+            None,
+            f"it uses {placeholders.listed(list(positional))}, and this harness has only "
+            "{{args}} (all the arguments at once); use $ARGUMENTS to have the command here",
+        )
+    return Translation(body.replace("$ARGUMENTS", "{{args}}"))
+
+
+def render_command(harness: Harness, command: SlashCommand) -> Rendering:
+    """A TOML file of `description` and `prompt` (Gemini CLI's and Qwen Code's)."""
+    body = translate_command(command.body).body
+    assert body is not None
+    table = toml_string_table({"description": command.description, "prompt": body})
+    return harness.command_file(command, "command.toml.j2", body=body, table=table)
+
+
 class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
@@ -75,9 +106,16 @@ class Gemini(Harness):
     builtin_agents = frozenset({"codebase_investigator", "cli_help", "generalist"})
     builtin_version = "0.61.0"
     command_syntax = "gemini"
+    command_suffix = ".toml"
 
     def commands_dir(self) -> Path:
         return self.root() / "commands"
+
+    def translate_command(self, body: str) -> Translation:
+        return translate_command(body)
+
+    def render_command(self, command: SlashCommand) -> Rendering:
+        return render_command(self, command)
 
     # 0.61.0 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS

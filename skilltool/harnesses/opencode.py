@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import ClassVar
 
+from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
     Harness,
@@ -21,6 +22,7 @@ from skilltool.harnesses import (
     remote_entry,
 )
 from skilltool.model import Agent, McpServer, Rendering, Skill, env_references
+from skilltool.placeholders import Translation
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
@@ -42,6 +44,22 @@ class OpenCodeFamily(Harness):
     def command_rivals(self, name: str) -> list[Path]:
         *folders, last = name.split(":")
         return [self.root().joinpath("commands", *folders, f"{last}.md")]
+
+    def translate_command(self, body: str) -> Translation:
+        """Words counted from 1; the last positional placeholder takes the rest of them."""
+        refused = placeholders.amount(body)
+        if refused is not None:
+            return refused
+        _, positional = placeholders.used(body)
+        text = placeholders.counted_from_one(body)
+        if not positional:
+            return Translation(text)
+        last = max(positional.values()) + 1
+        return Translation(
+            text,
+            f"give its last positional placeholder (${last} there) the rest of the arguments "
+            f"and {placeholders.MISSING}",
+        )
 
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.config_file(), "jsonc", ("mcp",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
     Harness,
@@ -17,6 +18,7 @@ from skilltool.harnesses import (
 )
 from skilltool.model import Agent, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
+from skilltool.placeholders import Translation
 
 # Claude Code tool names -> pi's own; pi gives no tools at all for names it does not know
 TOOL_NAMES = {
@@ -39,6 +41,9 @@ def pi_tools(agent: Agent) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
+
+
 class Pi(Harness):
     name = "pi"
     title = "pi"
@@ -54,6 +59,19 @@ class Pi(Harness):
         if ":" not in name:
             return None
         return "pi reads no subfolders of prompts/ (the command is in a subfolder)"
+
+    def translate_command(self, body: str) -> Translation:
+        """Words counted from 1, and `$@`, `${@...}` of pi's own refused."""
+        refused = placeholders.active(body, ACTIVE) or placeholders.amount(body)
+        if refused is not None:
+            return refused
+        every, positional = placeholders.used(body)
+        text = placeholders.counted_from_one(body)
+        if not every and not positional:
+            # Claude Code adds the arguments typed after a command that has no placeholder;
+            # pi would drop them
+            text = text.rstrip("\r\n") + "\n\nARGUMENTS: $ARGUMENTS\n"
+        return Translation(text, f"give {placeholders.MISSING}" if positional else "")
 
     env_fields = frozenset({"env", "headers"})
     bare_fields = frozenset({"env", "headers"})  # a bare `$NAME` too, where it is set

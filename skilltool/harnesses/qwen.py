@@ -16,10 +16,12 @@ from skilltool.harnesses import (
     McpPlace,
     McpValue,
     Verdict,
+    gemini,
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.model import Agent, McpServer, Rendering, Skill
+from skilltool.model import Agent, McpServer, Rendering, Skill, SlashCommand
+from skilltool.placeholders import Translation
 
 # Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)
 TOOL_NAMES = {
@@ -73,9 +75,16 @@ class Qwen(Harness):
     builtin_agents = BUILT_IN
     builtin_version = "0.24.4"
     command_syntax = "gemini"  # as Gemini CLI: TOML files, {{args}} (seen in 0.24.4)
+    command_suffix = ".toml"
 
     def commands_dir(self) -> Path:
         return self.root() / "commands"
+
+    def translate_command(self, body: str) -> Translation:
+        return gemini.translate_command(body)
+
+    def render_command(self, command: SlashCommand) -> Rendering:
+        return gemini.render_command(self, command)
 
     enforces_tools = True
 

@@ -16,8 +16,8 @@ from skilltool.harnesses import (
     named,
     remote_entry,
     stdio_entry,
+    toml_string_table,
 )
-from skilltool.harnesses.codex import toml_string_table
 from skilltool.model import Agent, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
