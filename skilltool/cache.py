@@ -23,6 +23,7 @@ from skilltool.model import (
     MarketplaceEntry,
     Problem,
     Rendering,
+    SearchEntry,
     Skill,
     SlashCommand,
 )
@@ -430,3 +431,47 @@ def _regular_stamp(target: str) -> Stamp | None:
     if not stat.S_ISREG(st.st_mode):
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+CATALOGUE_FILE = "catalogue.marshal"
+PARSED_FILE = "parsed.marshal"
+RENDERED_FILE = "rendered.marshal"
+
+
+class Caches:
+    """Every speed device of one run behind one interface, all in the scope's cache folder:
+    the catalogue, trusted while every answer it was made from still holds (with the skills
+    dirs last seen as planned), the files parsed before, the renderings made before.
+    Discovery and planning ask it; `save` writes what changed, and nothing unless `keep`
+    (a dry run keeps nothing)."""
+
+    def __init__(
+        self, folder: Path, entries: tuple[SearchEntry, ...], keep: bool, trusted: bool = True
+    ) -> None:
+        from skilltool.trusted import CatalogueCache
+
+        self.folder = folder
+        self.keep = keep
+        # `trusted` false: a search path of this run alone (a dry run of `add`), never kept
+        self.trust = CatalogueCache(folder / CATALOGUE_FILE if trusted else None, entries)
+        self._parsed: ParseCache | None = None
+        self._renders: RenderCache | None = None
+
+    @property
+    def parsed(self) -> ParseCache:
+        if self._parsed is None:  # loaded only when the catalogue is not trusted
+            self._parsed = ParseCache(self.folder / PARSED_FILE)
+        return self._parsed
+
+    @property
+    def renders(self) -> RenderCache:
+        if self._renders is None:
+            self._renders = RenderCache(self.folder / RENDERED_FILE)
+        return self._renders
+
+    def save(self) -> None:
+        if not self.keep:
+            return
+        for kept in (self._parsed, self._renders, self.trust):
+            if kept is not None:
+                kept.save()

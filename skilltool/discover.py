@@ -20,9 +20,9 @@ import re
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from skilltool import parse, probe
+from skilltool import parse, paths, probe
 from skilltool.model import (
     Agent,
     Catalogue,
@@ -39,6 +39,9 @@ from skilltool.model import (
     Skill,
 )
 from skilltool.record import NamedTuple
+
+if TYPE_CHECKING:
+    from skilltool.cache import Caches
 
 # never searched for plugins or skills: version control, dependencies, caches
 SKIP_DIRS = frozenset(
@@ -777,6 +780,51 @@ def shadow(plugins: Iterable[Plugin]) -> list[Plugin]:
             winners[plugin.name] = plugin.root
         result.append(plugin)
     return result
+
+
+def find(
+    scope: paths.Scope,
+    warnings: list[str],
+    keep: bool = True,
+    adding: SearchEntry | None = None,
+) -> Catalogue:
+    """The plugins on the scope's search path; files unchanged since the last run are not
+    parsed again. `adding`: a source not recorded yet (a dry run of `add`), placed where it
+    would be. `keep` false writes no cache."""
+    catalogue, caches = found(scope, warnings, keep, adding)
+    caches.save()
+    return catalogue
+
+
+def found(
+    scope: paths.Scope,
+    warnings: list[str],
+    keep: bool = True,
+    adding: SearchEntry | None = None,
+) -> tuple[Catalogue, Caches]:
+    """`find`, and the caches it used, not saved yet: planning keeps the skills dirs it
+    sees as planned, and the renderings it makes, in them too. A catalogue every answer of
+    which still holds is not walked."""
+    entries = paths.search_path(scope)
+    if adding is not None and not any(e.origin == "override" for e in entries):
+        last = max((i + 1 for i, e in enumerate(entries) if e.origin == "added"), default=0)
+        entries.insert(last, adding)
+    if any(e.origin == "override" for e in entries):
+        shown = ":".join(str(e.path) for e in entries)
+        warnings.append(
+            f"warning: {paths.OVERRIDE_VARIABLE} is set: plugins are taken only from {shown} "
+            "and trusted as if installed; unset it for normal use"
+        )
+    from skilltool.cache import Caches, collector_paused
+
+    with collector_paused():
+        caches = Caches(scope.cache_dir, tuple(entries), keep, trusted=adding is None)
+        if caches.trust.catalogue is not None:
+            return caches.trust.catalogue, caches
+        with probe.recording() as seen:
+            catalogue = discover(entries, caches.parsed)
+        caches.trust.keep(catalogue, seen)
+    return catalogue, caches
 
 
 def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogue:

@@ -1,8 +1,10 @@
 """Every location skilltool reads or writes: the search path, the skills dir, the state dir.
 
-All of them derive from one `Home`: the real one (honouring the XDG variables), or
-the directory given with `--home`, where the XDG variables of the real home are
-ignored and every default is taken under that directory.
+All of them derive from one value, the scope a run acts on (`Scope`): today a `Home`, the
+real one (honouring the XDG variables) or the directory given with `--home`, where the XDG
+variables of the real home are ignored and every default is taken under that directory.
+A harness asks the scope where it is (`harnesses.root_of`); the planner, the ledger, the
+caches and the sources commands take every path they use from it.
 """
 
 from __future__ import annotations
@@ -31,18 +33,27 @@ def bundled_plugins() -> Path:
 
 
 class Home(NamedTuple):
-    """A home directory and the XDG locations that go with it."""
+    """A home directory and the XDG locations that go with it: the user's scope."""
 
     path: Path
     namespace: str = DEFAULT_NAMESPACE
     explicit: bool = False  # given with --home: ignore the real home's XDG variables
+    dir: Path | None = None  # the skills dir given with --dir
 
     @classmethod
-    def resolve(cls, home: str | Path | None, namespace: str | None = None) -> Home:
+    def resolve(
+        cls, home: str | Path | None, namespace: str | None = None, skills_dir: str | None = None
+    ) -> Home:
+        """The home a run names (`--home`, else the user's), with the skills dir of `--dir`;
+        a named path that is not there is a usage error, before anything is read."""
         ns = namespace or os.environ.get(NAMESPACE_VARIABLE) or DEFAULT_NAMESPACE
         if home is not None:
-            return cls(named_directory(str(home), "--home"), ns, explicit=True)
-        return cls(Path(os.path.expanduser("~")), ns)
+            found = cls(named_directory(str(home), "--home"), ns, explicit=True)
+        else:
+            found = cls(Path(os.path.expanduser("~")), ns)
+        if skills_dir is None:
+            return found
+        return found._replace(dir=named_directory(skills_dir, "--dir"))
 
     @property
     def is_real(self) -> bool:
@@ -91,7 +102,28 @@ class Home(NamedTuple):
 
     @property
     def skills_dir(self) -> Path:
-        return self.path / ".agents" / "skills"
+        """Where skills are linked: `--dir`, else ~/.agents/skills."""
+        return self.dir if self.dir is not None else self.path / ".agents" / "skills"
+
+    @property
+    def data_dir(self) -> Path:
+        """skilltool's own data: the user's plugins, the lockfile, the sources."""
+        return self.data_home / self.namespace
+
+    @property
+    def lockfile(self) -> Path:
+        """The lockfile of the sources `plugins add` brought in (SPEC §9)."""
+        return self.data_dir / "plugins.lock"
+
+    @property
+    def sources_dir(self) -> Path:
+        """Where git sources are checked out; beside, not inside, the user's plugins dir."""
+        return self.data_dir / "sources"
+
+    @property
+    def ledger(self) -> Path:
+        """The record of every entry skilltool wrote into a config file it shares."""
+        return self.state_dir / "mcp-entries.json"
 
     def env(self, variable: str, default: Path) -> Path:
         """A harness's own location variable (CODEX_HOME, ...), ignored under --home."""
@@ -106,6 +138,10 @@ class Home(NamedTuple):
             return "~"
         inside = root.rstrip(os.sep) + os.sep
         return f"~/{text[len(inside) :]}" if text.startswith(inside) else text
+
+
+# the value every location comes from; a project scope will be a second value of this shape
+Scope = Home
 
 
 def named_path(text: str, what: str) -> Path:
@@ -152,16 +188,6 @@ def override_entries() -> list[SearchEntry] | None:
     ]
 
 
-def lockfile(home: Home) -> Path:
-    """The lockfile of the sources `plugins add` brought in (SPEC §9)."""
-    return home.data_home / home.namespace / "plugins.lock"
-
-
-def sources_dir(home: Home) -> Path:
-    """Where git sources are checked out; beside, not inside, the user's plugins dir."""
-    return home.data_home / home.namespace / "sources"
-
-
 def load_toml(raw: bytes) -> dict[str, object]:
     """A TOML document as plain values; ValueError when it does not parse."""
     try:
@@ -183,7 +209,7 @@ def source_entry(
     home: Home, name: str, path: Path | None, plugins: tuple[str, ...] = ()
 ) -> SearchEntry:
     """The search-path entry of an added source: its local path, or its current checkout."""
-    where = path if path is not None else sources_dir(home) / name / "current" / name
+    where = path if path is not None else home.sources_dir / name / "current" / name
     return SearchEntry(where, "added", plugins)
 
 
@@ -193,7 +219,7 @@ def added_entries(home: Home) -> list[SearchEntry]:
     A lockfile that cannot be read adds nothing here; the `plugins` commands say why.
     """
     try:
-        data = load_toml(lockfile(home).read_bytes())
+        data = load_toml(home.lockfile.read_bytes())
     except (OSError, ValueError):
         return []
     tables = data.get("sources")
@@ -216,7 +242,7 @@ def search_path(home: Home) -> list[SearchEntry]:
     if override is not None:
         return override
     entries = added_entries(home)
-    entries.append(SearchEntry(home.data_home / home.namespace / "plugins", "user"))
+    entries.append(SearchEntry(home.data_dir / "plugins", "user"))
     entries += [SearchEntry(d / home.namespace / "plugins", "system") for d in data_dirs()]
     entries.append(SearchEntry(bundled_plugins(), "bundled"))
     return entries

@@ -18,7 +18,7 @@ from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths
 from skilltool.parse import UNPRINTABLE
-from skilltool.paths import Home
+from skilltool.paths import Scope
 from skilltool.plan import Action, absolute
 from skilltool.record import NamedTuple
 
@@ -160,7 +160,7 @@ def printable(line: str) -> str:
     return re.sub(UNPRINTABLE, _escape, line)
 
 
-def _what(action: Action, home: Home) -> str:
+def _what(action: Action, home: Scope) -> str:
     if action.kind == "link":
         # a link in a harness's own skills dir says whose it is
         return (
@@ -176,7 +176,7 @@ def _what(action: Action, home: Home) -> str:
 SKIPPED = ("absent", "unready", "unsupported")  # the harness takes nothing here: "skipped"
 
 
-def action_line(action: Action, home: Home, error: str = "") -> str:
+def action_line(action: Action, home: Scope, error: str = "") -> str:
     """The line for one action: what was (or would be) done, or why nothing was."""
     where = home.show(action.target)
     if error:
@@ -203,7 +203,7 @@ Verbosity = Literal["quiet", "normal", "verbose"]
 
 
 def outcome_lines(
-    outcomes: Iterable[Outcome], home: Home, dry_run: bool, verbosity: Verbosity = "verbose"
+    outcomes: Iterable[Outcome], home: Scope, dry_run: bool, verbosity: Verbosity = "verbose"
 ) -> list[str]:
     """One line per thing decided: changes, things left and failures; `unchanged` lines only
     when verbose, failures only when quiet; an absent harness once, not once per agent."""
@@ -277,7 +277,7 @@ def _is_uncarried(action: Action) -> bool:
     return action.kind == "command" and action.reason.startswith(f"plugin {action.name}'s ")
 
 
-def _uncarried(outcomes: list[Outcome], home: Home) -> dict[str, str]:
+def _uncarried(outcomes: list[Outcome], home: Scope) -> dict[str, str]:
     """A harness that takes no command: one line for all the plugins' commands it leaves."""
     by: dict[str, list[Action]] = {}
     for outcome in outcomes:
@@ -362,7 +362,7 @@ def next_step(actions: Iterable[Action]) -> str:
     return f"next      'skilltool plugins install' would do: {', '.join(work)}"
 
 
-def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
+def diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
     """A unified diff of every rendering that would be rewritten: what --force discards."""
     import difflib
 
@@ -390,7 +390,7 @@ def diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
     return lines + entry_diff_lines(actions, home)
 
 
-def entry_diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
+def entry_diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
     """A unified diff of each config file whose entries would change: the file on disk
     against its text after every edit planned in it (an edit chains on the one before)."""
     import difflib
@@ -415,7 +415,7 @@ def entry_diff_lines(actions: Iterable[Action], home: Home) -> list[str]:
     return lines
 
 
-def emptied_line(path: Path, home: Home, dry_run: bool = False) -> str:
+def emptied_line(path: Path, home: Scope, dry_run: bool = False) -> str:
     """A directory uninstall removed (or would): skilltool made it, and nothing is left in it."""
     prefix = "dry-run: " if dry_run else ""
     return f"{prefix}{'removed':<9} {home.show(path)} (an empty directory skilltool made)"
@@ -426,7 +426,7 @@ def problem_line(problem: Problem) -> str:
     return f"{problem}{suffix}"
 
 
-def action_dict(action: Action, home: Home, outcome: Outcome | None = None) -> dict[str, Any]:
+def action_dict(action: Action, home: Scope, outcome: Outcome | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {
         "kind": action.kind,
         "owner": action.owner,
@@ -548,7 +548,7 @@ class StatusView(NamedTuple):
     files: list[Action]
     # (harness, agent) -> how its tool list fares there, e.g. "gives it no tools"; None: as written
     tools: dict[tuple[str, str], str | None]
-    home: Home
+    home: Scope
     skills_dir: Path
     entries: tuple[Action, ...] = ()  # each MCP server's entry in each harness's config
     commands: Sequence[Action] = ()  # each command's file in each harness (slash.plan_commands)

@@ -74,16 +74,16 @@ class Source(NamedTuple):
 # --------------------------------------------------------------------------- places
 
 
-def home_of(home: paths.Home, name: str) -> Path:
-    return paths.sources_dir(home) / name
+def home_of(home: paths.Scope, name: str) -> Path:
+    return home.sources_dir / name
 
 
-def entry(home: paths.Home, source: Source) -> SearchEntry:
+def entry(home: paths.Scope, source: Source) -> SearchEntry:
     """The search-path entry of a source: its path, or its current checkout."""
     return paths.source_entry(home, source.name, source.path, source.plugins)
 
 
-def checkout(home: paths.Home, source: Source) -> Path | None:
+def checkout(home: paths.Scope, source: Source) -> Path | None:
     """The checked-out tree in use, `current/<name>` (None for a path or a missing one).
 
     The tree sits in a directory named after the source so that a plugin without a
@@ -230,9 +230,9 @@ def _source_from(name: str, table: object, where: str) -> Source:
     )
 
 
-def read_lock(home: paths.Home) -> list[Source]:
+def read_lock(home: paths.Scope) -> list[Source]:
     """The sources of the lockfile, in its order; none when there is no lockfile."""
-    where = paths.lockfile(home)
+    where = home.lockfile
     try:
         raw = where.read_bytes()
     except FileNotFoundError:
@@ -277,7 +277,7 @@ def _table(source: Source) -> Any:
     return table
 
 
-def write_lock(home: paths.Home, sources: Iterable[Source]) -> None:
+def write_lock(home: paths.Scope, sources: Iterable[Source]) -> None:
     """Write the lockfile atomically, keeping the comments a person added to it.
 
     A lockfile that is a link (into a dotfiles repository) is written where it leads.
@@ -286,7 +286,7 @@ def write_lock(home: paths.Home, sources: Iterable[Source]) -> None:
 
     from skilltool.fs import write_file
 
-    where = Path(os.path.realpath(paths.lockfile(home)))
+    where = Path(os.path.realpath(home.lockfile))
     try:
         document = tomlkit.parse(where.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -418,9 +418,9 @@ class Done(NamedTuple):
 # --------------------------------------------------------------------------- add
 
 
-def sweep_all(home: paths.Home, sources: Iterable[Source]) -> None:
+def sweep_all(home: paths.Scope, sources: Iterable[Source]) -> None:
     """What killed runs left: temporary directories of sources, unused checkouts."""
-    top = paths.sources_dir(home)
+    top = home.sources_dir
     try:
         names = os.listdir(top)
     except OSError:
@@ -433,14 +433,14 @@ def sweep_all(home: paths.Home, sources: Iterable[Source]) -> None:
             sweep(home_of(home, source.name))
 
 
-def _staging(home: paths.Home, name: str, dry_run: bool) -> Path:
+def _staging(home: paths.Scope, name: str, dry_run: bool) -> Path:
     """Where a new source is fetched: beside its final place (a rename away), or, for a dry
     run, in a temporary directory outside the home."""
     if dry_run:
         import tempfile
 
         return Path(tempfile.mkdtemp(prefix="skilltool-add-")) / name
-    top = paths.sources_dir(home)
+    top = home.sources_dir
     top.mkdir(parents=True, exist_ok=True)
     return top / f"{TEMP_PREFIX}add-{name}-{os.getpid()}"
 
@@ -515,7 +515,7 @@ Look = Callable[[Source, Path], None]
 
 
 def add(
-    home: paths.Home,
+    home: paths.Scope,
     text: str,
     ref: str | None,
     plugins: tuple[str, ...],
@@ -537,7 +537,7 @@ def add(
 
 
 def _add_source(
-    home: paths.Home, wanted: Source, sources: list[Source], dry_run: bool, look: Look | None
+    home: paths.Scope, wanted: Source, sources: list[Source], dry_run: bool, look: Look | None
 ) -> Done:
     known = next((s for s in sources if s.name == wanted.name), None)
     if known is not None:
@@ -564,7 +564,7 @@ def _add_source(
         elif look is not None:
             look(wanted, wanted.path)
         return Done("added", wanted, detail=detail)
-    made = [] if dry_run else _missing_parents(paths.sources_dir(home))
+    made = [] if dry_run else _missing_parents(home.sources_dir)
     place = _staging(home, wanted.name, dry_run)
     try:
         try:
@@ -591,7 +591,7 @@ def _add_source(
     return Done("added", resolved, detail=detail)
 
 
-def source_root(home: paths.Home, source: Source) -> Path | None:
+def source_root(home: paths.Scope, source: Source) -> Path | None:
     """The directory a source's plugins are read from (its path, or its checkout)."""
     return source.path if source.path is not None else checkout(home, source)
 
@@ -622,7 +622,7 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
     return url, ref, _clean_subdir(subdir, where)
 
 
-def _marketplace_of(home: paths.Home, market: str, sources: list[Source]) -> tuple[Source, Any]:
+def _marketplace_of(home: paths.Scope, market: str, sources: list[Source]) -> tuple[Source, Any]:
     """The added source that is the marketplace of that name, and its marketplace.json read."""
     from skilltool import parse
 
@@ -644,7 +644,7 @@ def _marketplace_of(home: paths.Home, market: str, sources: list[Source]) -> tup
 
 
 def _add_from_marketplace(
-    home: paths.Home,
+    home: paths.Scope,
     asked: Request,
     ref: str | None,
     sources: list[Source],
@@ -724,12 +724,12 @@ def newest(sources: list[Source]) -> dict[str, str]:
     return found
 
 
-def _in_use(home: paths.Home, source: Source, commit: str | None) -> bool:
+def _in_use(home: paths.Scope, source: Source, commit: str | None) -> bool:
     there = checkout(home, source)
     return there is not None and commit is not None and commit_of(there) == commit
 
 
-def kept_for_changes(home: paths.Home, source: Source) -> list[str]:
+def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
     """The paths changed by hand in a source's checkout (none for a path)."""
     there = checkout(home, source)
     return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
@@ -747,7 +747,7 @@ def changed_by_hand(there: Path, store: Path) -> list[str]:
         return [f"cannot be checked ({err})"]
 
 
-def fetched(home: paths.Home, source: Source, commit: str) -> Source:
+def fetched(home: paths.Scope, source: Source, commit: str) -> Source:
     """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
     assert source.url is not None
     place = home_of(home, source.name)
@@ -766,7 +766,7 @@ def fetched(home: paths.Home, source: Source, commit: str) -> Source:
     return source._replace(commit=commit, tree=tree)
 
 
-def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str]]:
+def move_to(home: paths.Scope, old: Source, new: Source) -> Mapping[str, list[str]]:
     """Make a fetched source's checkout current; what changed in its plugins."""
     place = home_of(home, new.name)
     before_at = checkout(home, old)
@@ -776,7 +776,7 @@ def move_to(home: paths.Home, old: Source, new: Source) -> Mapping[str, list[str
     return differences(before, after)
 
 
-def _coming(home: paths.Home, outdated: Done) -> Done:
+def _coming(home: paths.Scope, outdated: Done) -> Done:
     """What updating a source would change in its plugins, from a fetch outside the home."""
     source = outdated.source
     place = _staging(home, source.name, dry_run=True)
@@ -791,7 +791,7 @@ def _coming(home: paths.Home, outdated: Done) -> Done:
 
 
 def update(
-    home: paths.Home, names: Iterable[str], check: bool, force: bool, preview: bool = False
+    home: paths.Scope, names: Iterable[str], check: bool, force: bool, preview: bool = False
 ) -> list[Done]:
     """`plugins update`: every source chosen to the newest commit of its ref, or said why not.
 
@@ -850,7 +850,7 @@ class Removal(NamedTuple):
     plugins: tuple[str, ...]  # empty: every plugin of the entry
 
 
-def removal(home: paths.Home, name: str, force: bool) -> Removal:
+def removal(home: paths.Scope, name: str, force: bool) -> Removal:
     """What removing NAME (a source, or one plugin an added marketplace lists) means, or a
     SourceError saying why it cannot be removed."""
     sources = read_lock(home)
@@ -873,7 +873,7 @@ def removal(home: paths.Home, name: str, force: bool) -> Removal:
     return Removal(holder, None, entry(home, holder), ())
 
 
-def forget(home: paths.Home, gone: Removal) -> None:
+def forget(home: paths.Scope, gone: Removal) -> None:
     """Drop a removed source from the lockfile, then delete its checkout (never a path)."""
     sources = read_lock(home)
     if gone.after is not None:
@@ -894,9 +894,9 @@ class Stray(NamedTuple):
     changed: list[str]
 
 
-def strays(home: paths.Home, sources: Iterable[Source]) -> list[Stray]:
+def strays(home: paths.Scope, sources: Iterable[Source]) -> list[Stray]:
     names = {s.name for s in sources}
-    top = paths.sources_dir(home)
+    top = home.sources_dir
     try:
         found = sorted(os.listdir(top))
     except OSError:
@@ -924,7 +924,7 @@ def drop(place: Path) -> None:
     shutil.rmtree(aside, ignore_errors=True)
 
 
-def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
+def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
     """`plugins sync`: every source of the lockfile checked out at its recorded commit."""
     sources = read_lock(home)
     done: list[Done] = []
@@ -936,7 +936,7 @@ def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
             done.append(Done("unchanged", source, detail="a local path, used in place"))
         elif source.commit is None and frozen:
             raise SourceError(
-                f"{paths.lockfile(home)}: sources.{source.name} has no commit, and --frozen "
+                f"{home.lockfile}: sources.{source.name} has no commit, and --frozen "
                 "resolves nothing; run 'skilltool plugins sync' without --frozen"
             )
         elif _in_use(home, source, source.commit):
@@ -962,12 +962,12 @@ def sync(home: paths.Home, frozen: bool, dry_run: bool) -> list[Done]:
     return done
 
 
-def _at(home: paths.Home, source: Source) -> str | None:
+def _at(home: paths.Scope, source: Source) -> str | None:
     there = checkout(home, source)
     return commit_of(there) if there is not None else None
 
 
-def states(home: paths.Home) -> list[dict[str, Any]]:
+def states(home: paths.Scope) -> list[dict[str, Any]]:
     """Per added source, what `status` shows: where from, ref, commit, local changes."""
     try:
         found = read_lock(home)

@@ -260,7 +260,7 @@ def sample_servers(root: Path) -> list[McpServer]:
 
 
 def values(name: str, home: Path) -> dict[str, object]:
-    harness = registry()[name](Home(home, explicit=True), home / ".agents/skills")
+    harness = registry()[name](Home(home, explicit=True))
     place = harness.mcp_place_of(Plugin("demo", home / "plugins/demo", "user"))
     found: dict[str, object] = {
         "place": None
@@ -617,7 +617,7 @@ def test_a_plugin_without_servers_leaves_config_files_unread(tmp_path: Path, hom
 
 
 def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home: Path) -> None:
-    harness = registry()["opencode"](Home(home, explicit=True), home / ".agents/skills")
+    harness = registry()["opencode"](Home(home, explicit=True))
     plain = McpServer("s", home / ".mcp.json", "stdio", "/srv", ("${TOKEN}",))
     assert harness.mcp_refusal(plain) is None
     assert harness.mcp_value(plain) == {"type": "local", "command": ["/srv", "{env:TOKEN}"]}
@@ -625,7 +625,7 @@ def test_opencode_gets_env_references_in_its_own_form_and_refuses_a_default(home
     refusal = harness.mcp_refusal(defaulted)
     assert refusal is not None and "${TOKEN:-none}" in refusal.why
     # Codex expands none: a reference in args is skipped there
-    codex = registry()["codex"](Home(home, explicit=True), home / ".agents/skills")
+    codex = registry()["codex"](Home(home, explicit=True))
     assert codex.mcp_refusal(plain) is not None
 
 

@@ -51,7 +51,7 @@ def test_plan_writes_nothing(home: Path, tmp_path: Path) -> None:
     before = sorted(str(p) for p in home.rglob("*"))
     catalogue = discover.discover([SearchEntry(root.parent, "override")])
     where = Home(home, explicit=True)
-    found = [cls(where, home / ".agents/skills") for cls in registry().values()]
+    found = [cls(where) for cls in registry().values()]
     links = plan.plan_links(catalogue, home / ".agents/skills")
     files = plan.plan_renderings(catalogue, found)
     assert [(a.name, a.change) for a in links.actions] == [("s", "create")]

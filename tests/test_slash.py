@@ -230,7 +230,7 @@ def test_a_missing_argument_is_nothing_in_opencode_and_pi_and_the_verdict_says_s
 
 
 def harness(name: str, home: Path) -> Harness:
-    return registry()[name](Home(home, explicit=True), home / ".agents/skills")
+    return registry()[name](Home(home, explicit=True))
 
 
 def translate(body: str, syntax: str) -> Translation:

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilltool import discover, paths, plan, probe
-from skilltool.commands import common
 from skilltool.trusted import PackedSkills, decode, encode
 from tests.helpers import agent_md, build_file_tree, plugin_tree, run, skill_md
 
@@ -59,8 +58,8 @@ def fresh_catalogue(home: Path) -> object:
 
 
 def cached_catalogue(home: Path) -> tuple[object, bool]:
-    catalogue, trust = common.find_trusted(paths.Home.resolve(home), [], keep_cache=False)
-    return catalogue, trust.catalogue is not None
+    catalogue, caches = discover.found(paths.Home.resolve(home), [], keep=False)
+    return catalogue, caches.trust.catalogue is not None
 
 
 def installed(home: Path) -> None:

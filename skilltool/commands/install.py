@@ -8,28 +8,27 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltool import paths, plan, report, slash
+from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
-from skilltool.commands.common import Options, find_trusted, harnesses, home_lines
+from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, OK, SkilltoolError
 from skilltool.fs import locked
 from skilltool.model import Catalogue
 from skilltool.report import Result
 
 if TYPE_CHECKING:
+    from skilltool.cache import Caches
     from skilltool.entries.ledger import Ledger
     from skilltool.harnesses import Harness
-    from skilltool.trusted import CatalogueCache
 
 
 def status(opts: Options) -> Result:
     """The plan an install would carry out, shown as the state of each thing: one code path."""
     home = opts.where
-    skills_dir = opts.dir(home)  # checked before anything is read
     warnings: list[str] = []
-    catalogue, trust = find_trusted(home, warnings)
-    found = harnesses(home, skills_dir, opts.only)
-    full = install_plan(opts, catalogue, home, False, found, skills_dir, trust, detail=False)
+    catalogue, caches = discover.found(home, warnings)
+    found = harnesses(home, opts.only)
+    full = install_plan(opts, catalogue, home, False, caches, found, detail=False)
     links = [a for a in full.actions if a.kind == "link"]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
     noted = found if opts.json else [h for h in found if h.root().is_dir()]
@@ -43,7 +42,7 @@ def status(opts: Options) -> Result:
         [a for a in full.actions if a.kind == "file"],
         tools,
         home,
-        skills_dir,
+        home.skills_dir,
         entries=tuple(a for a in full.actions if a.kind == "entry"),
         commands=[a for a in full.actions if a.kind == "command"],
         settled=tuple(s.owner for s in full.settled),
@@ -80,7 +79,6 @@ def _change(opts: Options, remove: bool) -> Result:
     would find that run's links in its way. --dry-run writes nothing, the lock included.
     """
     home = opts.where
-    skills_dir = opts.dir(home)
     warnings: list[str] = []
     with contextlib.ExitStack() as held:
         if not opts.dry_run:
@@ -92,16 +90,16 @@ def _change(opts: Options, remove: bool) -> Result:
                     f"({err.strerror or err}); nothing was changed: make it writable, "
                     "or give another --home"
                 ) from None
-        catalogue, trust = find_trusted(home, warnings, keep_cache=not opts.dry_run)
-        found = harnesses(home, skills_dir, opts.only)
+        catalogue, caches = discover.found(home, warnings, keep=not opts.dry_run)
+        found = harnesses(home, opts.only)
         # each unchanged item is made only where it is shown: -v lists them, --json too
         detail = opts.json or opts.verbosity == "verbose"
-        actions = install_plan(opts, catalogue, home, remove, found, skills_dir, trust, detail)
+        actions = install_plan(opts, catalogue, home, remove, caches, found, detail)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
         # taken before anything is written: the diff of each file as it is made
         diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
-        outcomes, emptied = carried_out(opts, home, actions.actions, keep, trust.clean)
+        outcomes, emptied = carried_out(opts, home, actions.actions, keep, caches.trust.clean)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
     lines = home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
@@ -133,7 +131,7 @@ def _change(opts: Options, remove: bool) -> Result:
 
 def carried_out(
     opts: Options,
-    home: paths.Home,
+    home: paths.Scope,
     actions: tuple[plan.Action, ...],
     keep: frozenset[Path] | None,
     clean: Collection[str] = (),
@@ -163,7 +161,7 @@ def _goes(action: plan.Action) -> bool:
     return action.kind != "entry" or action.content is None
 
 
-def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -> Outcome:
+def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Scope) -> Outcome:
     """An action not carried out because a directory of the plan cannot be written in."""
     if not action.writes:
         return Outcome(action, True)
@@ -182,49 +180,45 @@ def _not_done(action: plan.Action, blocked: dict[Path, str], home: paths.Home) -
 def install_plan(
     opts: Options,
     catalogue: Catalogue,
-    home: paths.Home,
+    home: paths.Scope,
     remove: bool,
+    caches: Caches,
     found: list[Harness] | None = None,
-    skills_dir: Path | None = None,
-    trust: CatalogueCache | None = None,
     detail: bool = True,
+    trust_links: bool = True,
 ) -> plan.Plan:
     """Links in the skills dir (unless --only), then each harness's own links and files.
 
-    `trust`: the catalogue cache `catalogue` came from, which also knows the skills dirs last
-    seen as planned (saved here, with the rendering cache, unless --dry-run). Without
-    `detail`, the links of such a dir are one `plan.Settled`, not an Action each."""
-    skills_dir = skills_dir or opts.dir(home)
+    `caches`: those `catalogue` came from; a skills dir seen as planned before and unchanged
+    since is trusted (unless not `trust_links`), and what this plan sees is kept in them
+    (saved here, unless --dry-run). Without `detail`, the links of such a dir are one
+    `plan.Settled`, not an Action each."""
+    skills_dir = home.skills_dir
+    trust = caches.trust if trust_links else None
     parts = []
     if not opts.only:
         parts.append(plan.plan_links(catalogue, skills_dir, remove, trust=trust, detail=detail))
     if found is None:
-        found = harnesses(home, skills_dir, opts.only)
+        found = harnesses(home, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
         own = harness.own_skills_dir() if harness.root().is_dir() else None
         if own is not None:
             parts.append(plan.plan_links(catalogue, own, remove, harness.name, trust, detail))
-    from skilltool.cache import RenderCache
-
-    renders = RenderCache(home.cache_dir / "rendered.marshal")
-    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders))
-    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders))
-    if not opts.dry_run:  # --dry-run writes nothing, the caches included
-        renders.save()
-        if trust is not None:
-            trust.save()
+    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, caches.renders))
+    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, caches.renders))
+    caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(_entries_plan(opts, catalogue, home, remove, found))
     return plan.merge(parts)
 
 
-def _ledger(home: paths.Home) -> Ledger:
+def _ledger(home: paths.Scope) -> Ledger:
     from skilltool.entries.ledger import Ledger
 
-    return Ledger(home.state_dir)
+    return Ledger(home.ledger)
 
 
 def _entries_plan(
-    opts: Options, catalogue: Catalogue, home: paths.Home, remove: bool, found: list[Harness]
+    opts: Options, catalogue: Catalogue, home: paths.Scope, remove: bool, found: list[Harness]
 ) -> plan.Plan:
     """The MCP servers of the plugins as entries of each harness's config (SPEC §10)."""
     from skilltool.mcp import plan_entries
@@ -240,9 +234,9 @@ def uninstall(opts: Options) -> Result:
     return _change(opts, remove=True)
 
 
-def _added_states(home: paths.Home) -> list[dict[str, object]]:
+def _added_states(home: paths.Scope) -> list[dict[str, object]]:
     """The added sources as `status` shows them; nothing imported when there is no lockfile."""
-    if not os.path.lexists(paths.lockfile(home)):
+    if not os.path.lexists(home.lockfile):
         return []
     from skilltool import sources
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool import plan, report, slash
-from skilltool.commands.common import Options, find, harnesses
+from skilltool import discover, plan, report, slash
+from skilltool.commands.common import Options, harnesses
 from skilltool.errors import OK, SkilltoolError
 from skilltool.model import Agent, Catalogue
 from skilltool.report import Result
@@ -26,8 +26,7 @@ def _agent_for(
 ) -> tuple[Agent, Harness]:
     """The agent of that name on the search path and the harness asked for."""
     home = opts.where
-    skills_dir = opts.dir(home)
-    catalogue = find(home, warnings)
+    catalogue = discover.find(home, warnings)
     agent = find_agent(catalogue, agent_name)
     if agent is None:
         import difflib
@@ -39,7 +38,7 @@ def _agent_for(
             f"no agent {agent_name!r} on the search path; {hint}"
             "'skilltool plugins status' lists them"
         )
-    [harness] = harnesses(home, skills_dir, harness_name)
+    [harness] = harnesses(home, harness_name)
     return agent, harness
 
 
@@ -72,13 +71,13 @@ def render_command(name: str, harness_name: str, opts: Options) -> Result:
     """`render /NAME`: a slash command's file for a harness, or why that harness has none."""
     warnings: list[str] = []
     home = opts.where
-    catalogue = find(home, warnings)
+    catalogue = discover.find(home, warnings)
     found = {c.name: c for _, c in slash.winning_commands(catalogue)[0]}
     command = found.get(name)
     if command is None:
         listed = ", ".join(f"/{n}" for n in sorted(found)) or "none"
         raise SkilltoolError(f"no command /{name} on the search path (commands: {listed})")
-    [harness] = harnesses(home, opts.dir(home), harness_name)
+    [harness] = harnesses(home, harness_name)
     why = slash.refusal(harness, command)
     if why is not None:
         raise SkilltoolError(f"{harness.title} gets no file for /{name}: {why}")

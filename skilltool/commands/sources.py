@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome
-from skilltool.commands.common import Options, find
+from skilltool.commands.common import Options
 from skilltool.commands.install import carried_out, install_plan
 from skilltool.errors import FAILED, OK, SkilltoolError
 from skilltool.fs import locked
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 @contextlib.contextmanager
-def _held(home: paths.Home, dry_run: bool) -> Iterator[None]:
+def _held(home: paths.Scope, dry_run: bool) -> Iterator[None]:
     """The home's lock for a sources command (none for a dry run, which writes nothing)."""
     if dry_run:
         yield
@@ -76,22 +76,25 @@ def _said_removed(actions: plan.Plan, gone: Sequence[Gone]) -> plan.Plan:
 
 def _installed(
     opts: Options,
-    home: paths.Home,
+    home: paths.Scope,
     warnings: list[str],
     gone: Sequence[Gone] = (),
     adding: SearchEntry | None = None,
 ) -> tuple[list[Outcome], list[Problem]]:
     """An install, the lock already held, with the plugins of the entries `gone` dropped
     (and those of `adding`, a source a dry run would add, on the search path)."""
-    catalogue = _without(find(home, warnings, not opts.dry_run, adding), gone)
-    actions = _said_removed(install_plan(opts, catalogue, home, remove=False), gone)
+    found, caches = discover.found(home, warnings, not opts.dry_run, adding)
+    catalogue = _without(found, gone)
+    actions = _said_removed(
+        install_plan(opts, catalogue, home, False, caches, trust_links=False), gone
+    )
     outcomes, _ = carried_out(opts, home, actions.actions, None)
     return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
 
 
 def _sources_report(
     opts: Options,
-    home: paths.Home,
+    home: paths.Scope,
     done: list[Done],
     installed: tuple[list[Outcome], list[Problem]] | None,
     warnings: list[str],

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilltool import discover, paths, plan, report, slash
-from skilltool.commands.common import Options, find, harnesses
+from skilltool.commands.common import Options, harnesses
 from skilltool.errors import FAILED, OK
 from skilltool.model import Catalogue, Problem, SearchEntry
 from skilltool.parse import SKILL_FILE
@@ -25,7 +25,7 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         ]
         catalogue = discover.discover(entries)
     else:
-        catalogue = find(opts.where, warnings)
+        catalogue = discover.find(opts.where, warnings)
     problems = plan.all_problems(catalogue) + _cross_checks(catalogue)
     if strict:
         problems = [Problem(p.path, p.message, p.field, p.line, "error") for p in problems]
@@ -46,7 +46,7 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         where = ", ".join(targets) if targets else "the search path"
         summary += f"; no plugin found in {where}: nothing to check"
     home = opts.where
-    found = harnesses(home, home.skills_dir, None)
+    found = harnesses(home, None)
     verdicts = _verdicts(catalogue, found)
     data = {
         "plugins": [

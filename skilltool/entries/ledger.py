@@ -17,17 +17,14 @@ def _json_loads(data: bytes) -> Any:
     return json.loads(data)
 
 
-LEDGER = "mcp-entries.json"  # in the state dir: every entry skilltool wrote, and its digest
-
-
 class Ledger:
     """The entries skilltool wrote into config files it shares with the user, kept in the
     state dir: an entry is ours only when it is here and its value is still the one
     recorded. Saved before an entry is added and after one is removed, so that a crash
     never leaves an entry of ours unrecorded (a record of an entry not there is harmless)."""
 
-    def __init__(self, state_dir: Path | None) -> None:
-        self.path = state_dir / LEDGER if state_dir is not None else None
+    def __init__(self, path: Path | None) -> None:
+        self.path = path  # none: a ledger of this run alone, never saved
         self.entries: dict[tuple[str, tuple[str, ...], str], EntryRecord] = {}
         self.files: set[str] = set()  # config files skilltool created
         self.tables: set[tuple[str, tuple[str, ...]]] = set()  # tables skilltool created

@@ -23,7 +23,7 @@ from skilltool.model import (
     SlashCommand,
     field_references,
 )
-from skilltool.paths import Home, package_data
+from skilltool.paths import Scope, package_data
 from skilltool.placeholders import Translation
 from skilltool.record import NamedTuple
 
@@ -98,9 +98,9 @@ class Harness(abc.ABC):
     no_commands: ClassVar[str] = ""
     command_suffix: ClassVar[str] = ".md"
 
-    def __init__(self, home: Home, skills_dir: Path) -> None:
+    def __init__(self, home: Scope) -> None:
         self.home = home
-        self.skills_dir = skills_dir
+        self.skills_dir = home.skills_dir
         self._root: Path | None = None
 
     def root(self) -> Path:
@@ -498,14 +498,14 @@ ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
 NAMES = tuple(ROOTS)
 
 
-def root_of(name: str, home: Home) -> Path:
+def root_of(name: str, home: Scope) -> Path:
     """A harness's own directory in `home`, from its name alone."""
     base, place, variable = ROOTS[name]
     default = (home.config_home if base == "config" else home.path) / place
     return home.env(variable, default) if variable else default
 
 
-def not_set_up(home: Home, root: Path) -> str:
+def not_set_up(home: Scope, root: Path) -> str:
     return f"{home.show(root)} does not exist (the harness is not set up here)"
 
 
@@ -531,25 +531,25 @@ def registry() -> dict[str, type[Harness]]:
     return {name: load(name) for name in NAMES}
 
 
-def harnesses(home: Home, skills_dir: Path, only: str | None = None) -> list[Harness]:
+def harnesses(home: Scope, only: str | None = None) -> list[Harness]:
     """The harnesses a command acts for, in NAMES order: one not set up in `home` is a stand-in
     that imports its module only when asked more than its name, its root and `absent`."""
     found: list[Harness] = []
     for name in [only] if only else NAMES:
         if only or root_of(name, home).is_dir():
-            found.append(load(name)(home, skills_dir))
+            found.append(load(name)(home))
         else:  # it answers as the harness does: every other attribute is the real one's
-            found.append(cast(Harness, NotSetUp(name, home, skills_dir)))
+            found.append(cast(Harness, NotSetUp(name, home)))
     return found
 
 
 class NotSetUp:
     """A harness whose directory does not exist, in the place of its class."""
 
-    def __init__(self, name: str, home: Home, skills_dir: Path) -> None:
+    def __init__(self, name: str, home: Scope) -> None:
         self.name = name
         self.home = home
-        self.skills_dir = skills_dir
+        self.skills_dir = home.skills_dir
         self._root = root_of(name, home)  # asked for each agent, command and server
         self._real: Harness | None = None
 
@@ -563,7 +563,7 @@ class NotSetUp:
 
     def _harness(self) -> Harness:
         if self._real is None:
-            self._real = load(self.name)(self.home, self.skills_dir)
+            self._real = load(self.name)(self.home)
         return self._real
 
     def __getattr__(self, attribute: str) -> Any:

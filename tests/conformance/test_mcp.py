@@ -667,7 +667,7 @@ def written_as_is(harness: str, home: Path, plugin: Path, config: Path) -> None:
     from skilltool.harnesses import registry
     from skilltool.paths import Home
 
-    there = registry()[harness](Home(home, explicit=True), home / ".agents/skills")
+    there = registry()[harness](Home(home, explicit=True))
     place = there.mcp_place()
     assert place is not None
     text = config.read_text() if config.exists() else None

@@ -22,8 +22,8 @@ def test_every_harness_has_a_root_in_the_registry() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_a_harness_not_set_up_answers_as_its_class(name: str, home: Path) -> None:
     where = Home(home, explicit=True)
-    stand_in = harnesses(where, home / ".agents/skills")[NAMES.index(name)]
-    real = load(name)(where, home / ".agents/skills")
+    stand_in = harnesses(where)[NAMES.index(name)]
+    real = load(name)(where)
     assert isinstance(stand_in, NotSetUp)
     assert (stand_in.name, stand_in.root(), stand_in.absent(AGENT)) == (
         real.name,

@@ -51,7 +51,7 @@ def bundled_agent() -> Agent:
 
 
 def renderings(harness: str, agent: Agent, home: Path) -> dict[str, bytes]:
-    found = registry()[harness](Home(home, explicit=True), home / ".agents/skills").render(agent)
+    found = registry()[harness](Home(home, explicit=True)).render(agent)
     return {str(r.target.relative_to(home)): r.content for r in found}
 
 

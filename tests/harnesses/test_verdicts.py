@@ -52,7 +52,7 @@ def skills_tree(root: Path) -> Path:
 
 def harnesses(home: Path) -> list[object]:
     where = Home(home, explicit=True)
-    return [h(where, home / ".agents/skills") for h in registry().values()]
+    return [h(where) for h in registry().values()]
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

@@ -146,7 +146,7 @@ def harness_roots(home: Path) -> list[Path]:
     from skilltool.paths import Home
 
     where = Home(home, explicit=True)  # the home may not exist yet
-    return [harness(where, home / ".agents/skills").root() for harness in registry().values()]
+    return [harness(where).root() for harness in registry().values()]
 
 
 def component_ok(component: str) -> bool:
