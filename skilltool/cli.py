@@ -121,11 +121,12 @@ def _options(
     verbose: bool = False,
     quiet: bool = False,
     diff: bool = False,
+    prune: bool = False,
 ) -> "Options":
     from skilltool.commands.common import Options
 
     verbosity: Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
-    return Options(home, skills_dir, dry_run, json, namespace, force, only, verbosity, diff)
+    return Options(home, skills_dir, dry_run, json, namespace, force, only, verbosity, diff, prune)
 
 
 def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
@@ -187,6 +188,14 @@ def install_command(
         ),
     ] = False,
     diff: DiffOpt = False,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune",
+            help="Also remove what came from a plugin folder that holds nothing now or cannot "
+            "be read (kept otherwise: a disk not mounted is no evidence).",
+        ),
+    ] = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -194,7 +203,9 @@ def install_command(
     """Link every skill, then render every agent for every harness present."""
     from skilltool.commands import install as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet, diff)
+    opts = _options(
+        home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet, diff, prune
+    )
     _run("install", json, lambda: family.install(opts))
 
 

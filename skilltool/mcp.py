@@ -20,7 +20,7 @@ from skilltool.model import (
     Plugin,
     Problem,
 )
-from skilltool.plan import Action, Change, Plan, State, read_places, seen_gone
+from skilltool.plan import Action, Change, Evidence, Plan, State
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -136,6 +136,7 @@ def plan_entries(
     ledger: Ledger,
     remove: bool = False,
     force: bool = False,
+    evidence: Evidence | None = None,
 ) -> Plan:
     """Every MCP server of the active plugins as an entry of each harness's config, and the
     removal of our entries no server needs any more (all of them, for uninstall)."""
@@ -143,7 +144,7 @@ def plan_entries(
     owners = {
         s.name: p for p in catalogue.active for s in p.mcp_servers if servers.get(s.name) is s
     }
-    read = read_places(catalogue)
+    read = evidence or Evidence(catalogue)
     carried = Carried(servers, owners, ledger, remove, force, read)
     actions: list[Action] = []
     for harness in found:
@@ -159,7 +160,7 @@ class Carried(NamedTuple):
     ledger: Ledger
     remove: bool
     force: bool
-    read: tuple[str, ...]
+    read: Evidence
 
 
 def _note(harness: Harness, server: McpServer, target: Path, state: State, why: str) -> Action:
@@ -338,7 +339,7 @@ def _take_out(
     ledger: Ledger,
     remove: bool,
     force: bool,
-    read: tuple[str, ...],
+    read: Evidence,
 ) -> Action | None:
     """The removal of one entry of ours no server needs (or, uninstalling, any): only when
     its value is the one recorded, and, on install, only when its server is seen gone."""
@@ -350,12 +351,11 @@ def _take_out(
     current = config.current()
     if name not in current:
         return None  # already gone: a record of an entry not there is harmless
-    if not remove and not seen_gone(str(record.source), read):
-        why = (
-            f"mcp {name}: its server's file {record.source} is not in a plugin folder "
-            "read in this run; kept"
+    unknown = None if remove else read.unknown(str(record.source))
+    if unknown is not None:
+        return base._replace(
+            reason=f"mcp {name}: its server's file {record.source} {unknown}; kept"
         )
-        return base._replace(reason=why)
     edited = _value_digest(current[name]) != record.digest
     if edited and not force:
         verb = "uninstall" if remove else "its server is gone, but it"

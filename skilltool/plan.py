@@ -229,6 +229,7 @@ def plan_links(
     owner: str = "skill",
     trust: CatalogueCache | None = None,
     detail: bool = True,
+    evidence: Evidence | None = None,
 ) -> Plan:
     """The links of every winning skill in `skills_dir` (or their removal), and our stale links.
 
@@ -255,7 +256,7 @@ def plan_links(
         )
         return Plan((), tuple(problems))
     here = SkillsDir(skills_dir, catalogue)
-    actions = _link_actions(here, winners, remove, owner)
+    actions = _link_actions(here, winners, remove, owner, evidence or Evidence(catalogue))
     if trust is not None and not remove and _as_planned(here, winners, actions):
         trust.saw_links(skills_dir, stamp, taken, len(winners), problems)
     return Plan(tuple(actions), tuple(problems))
@@ -300,7 +301,7 @@ def _as_planned(here: SkillsDir, winners: dict[str, Skill], actions: list[Action
 
 
 def _link_actions(
-    here: SkillsDir, winners: dict[str, Skill], remove: bool, owner: str
+    here: SkillsDir, winners: dict[str, Skill], remove: bool, owner: str, evidence: Evidence
 ) -> list[Action]:
     skills_dir = here.path
     actions: list[Action] = []
@@ -332,6 +333,8 @@ def _link_actions(
         if name in winners or not here.entries[name].is_symlink():
             continue
         state, reason, dest = here.state(name, None)
+        if not remove and dest is not None and evidence.unknown(dest) is not None:
+            continue  # kept: a folder that holds no plugin now, or cannot be read, says so
         if state == "stale" and dest is not None:
             actions.append(
                 Action(
@@ -501,12 +504,13 @@ def plan_renderings(
     remove: bool = False,
     force: bool = False,
     renders: RenderCache | None = None,
+    evidence: Evidence | None = None,
 ) -> Plan:
     """Every rendering of every agent for every harness given, and our renderings no agent needs.
 
     With `renders`, a rendering that is on disk as it would be made again is read, not made."""
     agents, problems = winning_agents(catalogue)
-    read = read_places(catalogue)
+    read = evidence or Evidence(catalogue)
     actions: list[Action] = []
     for harness in harnesses:
         try:
@@ -523,20 +527,79 @@ def plan_renderings(
     return Plan(tuple(actions), tuple(problems))
 
 
-def read_places(catalogue: Catalogue) -> tuple[str, ...]:
-    """The directories this run listed whole: only what lived in one of them can be seen to
-    be gone. A folder that is missing (an unmounted disk) proves nothing."""
-    return tuple(os.path.normpath(str(path)) for path in sorted(catalogue.read))
+class Evidence:
+    """What this run can tell is gone (removal needs evidence): a source is gone only when it
+    lived in a search-path folder this run listed whole (a folder that is missing, such as an
+    unmounted disk, proves nothing), one that still holds a plugin, and in nothing that
+    could not be read. A folder that holds no plugin now (the mount point of a disk not
+    mounted) and a file or folder that cannot be read are evidence of nothing, unless the
+    user says what came from them is gone (`prune`: `install --prune`)."""
+
+    def __init__(self, catalogue: Catalogue, prune: bool = False) -> None:
+        self.catalogue = catalogue
+        self.prune = prune
+        self.read = tuple(_folder(str(path)) for path in sorted(catalogue.read))
+        self._held: tuple[tuple[str, str], ...] | None = None
+        self.kept: dict[str, str] = {}  # a place that held back a removal -> what it is
+
+    def unknown(self, source: str) -> str | None:
+        """Why the absence of `source` proves nothing (a clause: "is not on ..."), or None
+        when it is known to be gone."""
+        if BUNDLED_TAIL + os.sep in source:  # an installed skilltool's own plugin, as for links
+            return None
+        if not source.startswith(self.read):
+            return "is not on a plugin folder read in this run"
+        if self.prune:
+            return None
+        for place, what in self.held():
+            if source == place[:-1]:
+                self.kept[source] = what
+                return what
+            if source.startswith(place):
+                self.kept[place[:-1]] = what
+                return f"lies in {place[:-1]}, which {what}"
+        return None
+
+    def held(self) -> tuple[tuple[str, str], ...]:
+        """The places whose state holds back a removal, each with what it is: the folders
+        read that hold no plugin now, and what could not be read (said by a problem)."""
+        if self._held is None:
+            rooted = {_folder(str(p.root)) for p in self.catalogue.plugins}
+            # a source skilltool added holds what its commit holds: emptied, it is evidence
+            added = {_folder(str(e.path)) for e in self.catalogue.entries if e.origin == "added"}
+            empty = [
+                (place, "holds no plugin now")
+                for place in self.read
+                if place not in added and not any(root.startswith(place) for root in rooted)
+            ]
+            unread = [
+                (_folder(str(p.path)), "cannot be read")
+                for p in all_problems(self.catalogue)
+                if p.message.startswith(UNREADABLE)
+            ]
+            self._held = (*empty, *unread)
+        return self._held
+
+    def problems(self) -> list[Problem]:
+        """A folder holding no plugin now that kept something: one warning naming it."""
+        return [
+            Problem(
+                Path(place),
+                "holds no plugin now, so what came from it is kept (a disk not mounted?); "
+                "'skilltool plugins install --prune' removes it if it is gone for good",
+                severity="warning",
+            )
+            for place, what in sorted(self.kept.items())
+            if what == "holds no plugin now"
+        ]
 
 
-def _seen_gone(source: str, read: tuple[str, ...]) -> bool:
-    """Whether a rendering's source lived where this run looked (so its absence is known)."""
-    if BUNDLED_TAIL + os.sep in source:  # an installed skilltool's own plugin, as for links
-        return True
-    return any(source.startswith(place.rstrip(os.sep) + os.sep) for place in read)
+def _folder(path: str) -> str:
+    return os.path.normpath(path).rstrip(os.sep) + os.sep
 
 
-seen_gone = _seen_gone  # for the entries of shared files (mcp.py): the same evidence
+# how a problem says that a file or folder is there but was not read
+UNREADABLE = ("cannot be read", "cannot be listed")
 
 
 def _harness_actions(
@@ -544,7 +607,7 @@ def _harness_actions(
     agents: list[Agent],
     remove: bool,
     force: bool,
-    read: tuple[str, ...] = (),
+    read: Evidence,
     renders: RenderCache | None = None,
 ) -> list[Action]:
     actions: list[Action] = []
@@ -595,9 +658,7 @@ def replace_source(action: Action, source: Path) -> Action:
     return action._replace(source=source)
 
 
-def _orphans(
-    harness: Harness, wanted: set[Path], force: bool, read: tuple[str, ...]
-) -> list[Action]:
+def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -> list[Action]:
     """Our renderings that no agent on the search path needs any more: removed if unedited,
     and only when the place their agent lived in was read."""
     found = []
@@ -609,8 +670,9 @@ def _orphans(
         if data is None or marker is None:
             continue
         name = Path(marker.source).stem
-        if not _seen_gone(marker.source, read):
-            why = f"its agent {marker.source} is not on a plugin folder read in this run; kept"
+        unknown = read.unknown(marker.source)
+        if unknown is not None:
+            why = f"its agent {marker.source} {unknown}; kept"
             found.append(Action("file", harness.name, name, path, "stale", "none", reason=why))
             continue
         backup = path.with_name(path.name + BACKUP_SUFFIX)

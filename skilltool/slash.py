@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness, Verdict
     from skilltool.model import Rendering
-    from skilltool.plan import Action, Plan
+    from skilltool.plan import Action, Evidence, Plan
 
 NOT_CARRIED = " not carried: "  # between what a harness takes none of and why
 
@@ -92,15 +92,16 @@ def plan_commands(
     remove: bool = False,
     force: bool = False,
     renders: RenderCache | None = None,
+    evidence: Evidence | None = None,
 ) -> Plan:
     """Every command's file in every harness given that has commands, a line for each that
     has none, and our command files no command needs any more.
 
     With `renders`, a command file that is on disk as it would be made again is read, not made."""
-    from skilltool.plan import Plan, read_places
+    from skilltool.plan import Evidence, Plan
 
     commands, problems = winning_commands(catalogue)
-    read = read_places(catalogue)
+    read = evidence or Evidence(catalogue)
     actions: list[Action] = []
     for harness in harnesses:
         try:
@@ -117,7 +118,7 @@ def _harness_actions(
     commands: list[tuple[Plugin, SlashCommand]],
     remove: bool,
     force: bool,
-    read: tuple[str, ...],
+    read: Evidence,
     renders: RenderCache | None = None,
 ) -> list[Action]:
     from skilltool.plan import Action, _file_action
@@ -223,13 +224,11 @@ def _rival(harness: Harness, name: str) -> str | None:
     return None
 
 
-def _orphans(
-    harness: Harness, wanted: set[Path], force: bool, read: tuple[str, ...]
-) -> list[Action]:
+def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -> list[Action]:
     """Our command files that no command on the search path needs any more: removed if
     unedited, and only when the place their command lived in was read this run."""
     from skilltool.fs import TEMP_PREFIX, digest, read_regular
-    from skilltool.plan import Action, _edited_copy, _seen_gone
+    from skilltool.plan import Action, _edited_copy
 
     folder = harness.commands_dir()
     if folder is None or not os.path.isdir(folder):
@@ -245,8 +244,9 @@ def _orphans(
             continue
         name = ":".join(path.relative_to(folder).with_suffix("").parts)
         source = Path(marker.source)
-        if not _seen_gone(marker.source, read):
-            why = f"its command {marker.source} is not on a plugin folder read in this run; kept"
+        unknown = read.unknown(marker.source)
+        if unknown is not None:
+            why = f"its command {marker.source} {unknown}; kept"
             found.append(Action("command", harness.name, name, path, "stale", "none", reason=why))
         elif marker.intact or force:
             found.append(

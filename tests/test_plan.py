@@ -74,7 +74,7 @@ def test_read_places_are_the_entries_that_exist(tmp_path: Path) -> None:
     catalogue = discover.discover(
         [SearchEntry(tmp_path / "here", "user"), SearchEntry(tmp_path / "gone", "system")]
     )
-    assert plan.read_places(catalogue) == (str(tmp_path / "here"),)
+    assert plan.Evidence(catalogue).read == (str(tmp_path / "here") + os.sep,)
 
 
 @given(

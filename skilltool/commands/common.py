@@ -24,6 +24,7 @@ class Options(NamedTuple):
     only: str | None = None
     verbosity: report.Verbosity = "normal"
     diff: bool = False
+    prune: bool = False  # what came from a folder that holds nothing or cannot be read goes
 
     @property
     def where(self) -> paths.Scope:

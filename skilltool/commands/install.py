@@ -195,19 +195,26 @@ def install_plan(
     `plan.Settled`, not an Action each."""
     skills_dir = home.skills_dir
     trust = caches.trust if trust_links else None
+    evidence = plan.Evidence(catalogue, opts.prune)
     parts = []
     if not opts.only:
-        parts.append(plan.plan_links(catalogue, skills_dir, remove, trust=trust, detail=detail))
+        parts.append(
+            plan.plan_links(catalogue, skills_dir, remove, "skill", trust, detail, evidence)
+        )
     if found is None:
         found = harnesses(home, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
         own = harness.own_skills_dir() if harness.root().is_dir() else None
         if own is not None:
-            parts.append(plan.plan_links(catalogue, own, remove, harness.name, trust, detail))
-    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, caches.renders))
-    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, caches.renders))
+            parts.append(
+                plan.plan_links(catalogue, own, remove, harness.name, trust, detail, evidence)
+            )
+    renders = caches.renders
+    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders, evidence))
+    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders, evidence))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
-    parts.append(_entries_plan(opts, catalogue, home, remove, found))
+    parts.append(_entries_plan(opts, catalogue, home, remove, found, evidence))
+    parts.append(plan.Plan((), tuple(evidence.problems())))
     return plan.merge(parts)
 
 
@@ -218,12 +225,17 @@ def _ledger(home: paths.Scope) -> Ledger:
 
 
 def _entries_plan(
-    opts: Options, catalogue: Catalogue, home: paths.Scope, remove: bool, found: list[Harness]
+    opts: Options,
+    catalogue: Catalogue,
+    home: paths.Scope,
+    remove: bool,
+    found: list[Harness],
+    evidence: plan.Evidence,
 ) -> plan.Plan:
     """The MCP servers of the plugins as entries of each harness's config (SPEC §10)."""
     from skilltool.mcp import plan_entries
 
-    return plan_entries(catalogue, found, _ledger(home), remove=remove, force=opts.force)
+    return plan_entries(catalogue, found, _ledger(home), remove, opts.force, evidence)
 
 
 def install(opts: Options) -> Result:
