@@ -16,18 +16,18 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 # the directory each harness needs before skilltool renders for it ('helper': a Hermes profile)
-HARNESS_DIRS = {
-    "opencode": ".config/opencode",
-    "hermes": ".hermes/profiles/helper",
-    "codex": ".codex",
-    "pi": ".pi/agent",
-    "claude": ".claude",
-    "gemini": ".gemini",
-    "copilot": ".copilot",
-    "kilo": ".config/kilo",
-    "qwen": ".qwen",
-    "vibe": ".vibe",
-}
+def harness_roots() -> dict[str, str]:
+    """Each harness's own directory in a home, relative to it, as skilltool finds it."""
+    from skilltool.harnesses import NAMES, root_of
+    from skilltool.paths import Home
+
+    home = Home(Path("/home/user"), explicit=True)
+    return {name: str(root_of(name, home).relative_to(home.path)) for name in NAMES}
+
+
+# what makes each harness present in a test's home (Hermes renders into the profile of the
+# agent the tests use, which must exist)
+HARNESS_DIRS = {**harness_roots(), "hermes": ".hermes/profiles/helper"}
 
 
 def toml_loads(text: str) -> dict[str, Any]:

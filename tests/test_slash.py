@@ -16,7 +16,7 @@ from skilltool.harnesses import NAMES, Harness, registry
 from skilltool.model import SlashCommand
 from skilltool.paths import Home
 from skilltool.placeholders import Translation
-from tests.helpers import build_file_tree, run, scrub, toml_loads
+from tests.helpers import build_file_tree, harness_roots, run, scrub, toml_loads
 
 # where each harness that has user commands reads them, for a command named `review`
 TARGETS = {
@@ -27,11 +27,7 @@ TARGETS = {
     "kilo": ".config/kilo/command/review.md",
     "qwen": ".qwen/commands/review.toml",
 }
-ROOTS = {
-    "opencode": ".config/opencode", "hermes": ".hermes", "codex": ".codex", "pi": ".pi/agent",
-    "claude": ".claude", "gemini": ".gemini", "copilot": ".copilot", "kilo": ".config/kilo",
-    "qwen": ".qwen", "vibe": ".vibe",
-}  # fmt: skip
+ROOTS = harness_roots()
 REVIEW = (
     "---\n"
     "description: Review a file with care\n"

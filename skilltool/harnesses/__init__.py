@@ -1,7 +1,9 @@
-"""The harness registry: what each harness is, where it lives, what it renders for an agent.
+"""The harnesses: the base every harness module builds on (`Harness`: the defaults of every
+surface: agents, skills, commands, MCP entries, verdicts, launch), and the registry.
 
-A harness module defines one subclass of `Harness`; adding a harness is one module,
-one template folder under templates/, one snapshot test and one conformance row.
+A harness module defines one subclass of `Harness` holding everything specific to that
+harness; adding one is its module, one line of the registry (`ROOTS`), one template folder
+under templates/, its snapshots and its conformance file.
 """
 
 from __future__ import annotations
