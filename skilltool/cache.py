@@ -382,7 +382,7 @@ class RenderCache:
                 if read is None or digest(read) != want:
                     return None
                 data = read
-                if stamp is not None and max(stamp[3], stamp[4]) < taken - probe.RACY_NS:
+                if stamp is not None and probe.old_enough(stamp[3], stamp[4], taken):
                     self.seen[target] = stamp  # old enough that a later change moves it
             self.known[path] = want
             found.append(Rendering(path, data, mode, only_if_absent, frozenset(placeholders)))

@@ -9,7 +9,7 @@ What is remembered, and why it is enough:
 - a path resolved (is this link inside the plugin?): each component's identity, and each
   link's own stamp (a link cannot change in place: replacing it makes a new inode).
 A stamp is trusted only when what it stamps is older than the moment it was taken by more
-than `RACY_NS` (a change within the file system's timestamp granularity may not move it).
+than `racy_window` (a change within the file system's timestamp granularity may not move it).
 
 Discovery reaches the file system only through `now` (tests/test_trust.py checks the source).
 """
@@ -25,9 +25,28 @@ import time
 from collections.abc import Callable, Iterator
 
 Stamp = tuple[int, int, int, int, int]  # dev, ino, size, mtime_ns, ctime_ns
-# changes younger than this, relative to when they were seen, may hide (git's racy-index rule)
-RACY_NS = 2_000_000_000
+# how far the time the kernel stamps a change with may lag the clock (a tick: 10 ms at 100 Hz)
+TICK_NS = 20_000_000
 clock = time.time_ns  # tests patch this to make recorded stamps old enough
+
+
+def racy_window(ctime: int) -> int:
+    """How much younger than the moment it was looked at a thing may be and still hide a later
+    change (git's racy-index rule): its file system's timestamp granularity as its ctime shows
+    it, the largest power of ten that divides it up to a second, doubled (FAT keeps two
+    seconds), and a tick. A fixed 2 s kept every run within 2 s of a change on the slow path,
+    where ext4, XFS, Btrfs, APFS and tmpfs stamp to the nanosecond."""
+    grain = 1
+    while grain < 1_000_000_000 and not ctime % (grain * 10):
+        grain *= 10
+    return 2 * grain + TICK_NS
+
+
+def old_enough(mtime: int, ctime: int, taken: int) -> bool:
+    """Whether any change after `taken` (ns, before the stat) must move this mtime or ctime."""
+    return max(mtime, ctime) < taken - racy_window(ctime)
+
+
 LINK_HOPS = 40
 
 
@@ -204,12 +223,13 @@ class Probe:
         """Whether every stamp is old enough to be trusted (not racy), and nothing moved."""
         if self.unstable:
             return False
-        limit = self.since - RACY_NS
+        since = self.since
         for table in (self.follow, self.nofollow):
             for _, _, _, mtime, ctime in table.values():
-                if mtime >= limit or ctime >= limit:
+                if not old_enough(mtime, ctime, since):
                     return False
-        return all(ctime < limit for *_, ctime in self.identity.values())
+        # a link's ctime (0 for anything else: not kept)
+        return all(not ctime or old_enough(0, ctime, since) for *_, ctime in self.identity.values())
 
 
 # the paths of a table of stamps, and their stamps one after another in a string of bytes

@@ -305,7 +305,7 @@ class CatalogueCache:
         under a name no skill of it has, when its stamp was taken at `taken` (ns): trusted
         next time if the stamp is not racy."""
         kept = self.current
-        if kept is None or stamp is None or max(stamp[3], stamp[4]) >= taken - probe.RACY_NS:
+        if kept is None or stamp is None or not probe.old_enough(stamp[3], stamp[4], taken):
             return
         seen = (stamp, count, tuple(_encode(p, Problem) for p in clashes))
         if kept["links"].get(str(directory)) != seen:

@@ -240,7 +240,7 @@ def test_status_of_a_skills_dir_as_planned_says_which_of_two_skills_of_a_name_is
 @pytest.fixture
 def racy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stamp counts as taken within the racy window (whatever the machine's speed)."""
-    monkeypatch.setattr(probe, "RACY_NS", 10**12)
+    monkeypatch.setattr(probe, "racy_window", lambda ctime: 10**12)
 
 
 def test_a_racy_stamp_is_not_trusted(tmp_path: Path, racy: None) -> None:
@@ -250,6 +250,47 @@ def test_a_racy_stamp_is_not_trusted(tmp_path: Path, racy: None) -> None:
     assert not (home / CATALOGUE).exists()
     _, trusted = cached_catalogue(home)
     assert not trusted
+
+
+def test_the_racy_window_is_the_granularity_a_stamp_shows() -> None:
+    """A change may hide within the file system's timestamp granularity (FAT's 2 s, ext3's
+    and HFS+'s 1 s, exFAT's 10 ms) and the tick the kernel's stamps lag by."""
+    second = 1_700_000_000 * 10**9
+    assert probe.racy_window(second) > 2 * 10**9  # whole seconds: FAT may keep two
+    assert probe.racy_window(second + 120_000_000) > 10**7 + probe.TICK_NS  # hundredths
+    assert probe.racy_window(second + 123_456_789) < 10**8  # nanoseconds: a tick
+    assert probe.old_enough(second, second, second + 3 * 10**9)
+    assert not probe.old_enough(second, second, second + 10**9)
+    assert probe.old_enough(second + 1, second + 1, second + 10**8)
+
+
+def test_the_first_no_op_after_an_install_leaves_the_cache_the_next_one_trusts(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a user runs it (no --home, no --dir, the bundled plugin on the path), each run a
+    third of a second after the one before: the fresh install keeps the catalogue, the first
+    no-op the skills dir it found as planned, and the second reads neither again nor rewrites
+    the cache. (A racy window of 2 s kept every run within 2 s of a change on the slow path.)"""
+    if probe.racy_window(os.stat(home).st_ctime_ns) > 300_000_000:
+        pytest.skip("the temporary folder's file system stamps whole seconds")
+    monkeypatch.setattr(probe, "clock", lambda: time.time_ns() + 300_000_000)
+    plugin_tree(plugins_dir(home), "tools", skills=("alpha", "beta"))
+    assert run("plugins", "install").code == 0
+    assert (home / CATALOGUE).is_file()
+    assert run("plugins", "install").lines[-1].startswith("5 unchanged")
+    kept = marshal.loads((home / CATALOGUE).read_bytes())
+    assert str(home / ".agents/skills") in kept["links"]
+    cache = (home / CATALOGUE).stat()
+
+    def walked(*args: object) -> None:
+        raise AssertionError("walked the search path or read the skills dir link by link")
+
+    monkeypatch.setattr(discover, "read_entry", walked)
+    monkeypatch.setattr(plan, "SkillsDir", walked)
+    again = run("plugins", "install")
+    assert again.code == 0 and again.lines[-1].startswith("5 unchanged"), again.stdout
+    now = (home / CATALOGUE).stat()
+    assert (now.st_ino, now.st_mtime_ns) == (cache.st_ino, cache.st_mtime_ns)  # not rewritten
 
 
 def test_a_damaged_catalogue_cache_costs_only_time(tmp_path: Path, settled: None) -> None:
