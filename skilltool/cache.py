@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skilltool import __version__, parse
-from skilltool.fs import digest, ending_with, path_in, read_regular, write_file
+from skilltool.fs import digest, ending_with, path_in, read_regular, replace_regular
 from skilltool.model import (
     Agent,
     Marketplace,
@@ -26,6 +26,20 @@ from skilltool.model import (
     SearchEntry,
     Skill,
     SlashCommand,
+)
+from skilltool.trusted import (
+    DICT,
+    STRING,
+    TUPLE,
+    TYPES,
+    WRONG_SHAPE,
+    Types,
+    Unexpected,
+    load,
+    mapping_of,
+    shape,
+    shaped,
+    strings,
 )
 
 Thing = TypeVar("Thing")  # an agent or a command: what a harness makes files of
@@ -74,21 +88,88 @@ def _problems_out(problems: list[Problem]) -> list[tuple[Any, ...]]:
     return [(str(p.path), p.message, p.field, p.line, p.severity) for p in problems]
 
 
-def _problems_in(rows: list[tuple[Any, ...]]) -> list[Problem]:
-    return [Problem(Path(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+# the shape of what the parse cache keeps (`_keep`)
+LIST: Types = frozenset({list})
+ENTRY = shape(TUPLE, TUPLE)  # a file's stamp, and what was read of it: PARSED
+PARSED = shape(frozenset({tuple, type(None)}), LIST)  # the thing read, or None; its problems
+PROBLEM = shape(STRING, STRING, TYPES["s?"], TYPES["i?"], STRING)
+SKILL = shape(STRING, STRING, DICT, TYPES["b"])
+AGENT = shape(STRING, STRING, STRING, LIST, LIST, TYPES["s?"], DICT, DICT, DICT, TYPES["b"])
+COMMAND = shape(STRING, STRING, TYPES["s?"], LIST, TYPES["s?"], DICT, DICT)
+MANIFEST = shape(frozenset({dict, type(None)}), LIST)
+MARKETPLACE = shape(STRING, TYPES["s?"], LIST)
+LISTED = shape(STRING, TYPES["sm"], TYPES["b"], DICT, TYPES["i?"])
+
+
+def _problems_in(rows: list[Any]) -> list[Problem]:
+    if not rows:  # most files have none
+        return []
+    return [Problem(Path(r[0]), *r[1:]) for r in [shaped(row, PROBLEM) for row in rows]]
 
 
 def _entries(file: Path | None, format: str) -> dict[str, Any]:
-    """The entries a cache file of this format holds; none when it is missing or damaged."""
-    if file is None:
-        return {}
-    try:
-        data = marshal.loads(file.read_bytes())
-        if isinstance(data, dict) and data.get("format") == format:
-            return dict(data["entries"])
-    except (OSError, ValueError, EOFError, TypeError, KeyError):
-        pass
-    return {}
+    """The entries a cache file of this format holds; none when there is none, or it is
+    damaged or not a regular file."""
+    entries = None if file is None else load(file, format).get("entries")
+    return entries if type(entries) is dict else {}
+
+
+def _skill_in(kept: Any, directory: Path) -> tuple[Skill | None, list[Problem]]:
+    fields, rows = shaped(kept, PARSED)
+    if fields is None:
+        return None, _problems_in(rows)
+    name, description, frontmatter, repaired = shaped(fields, SKILL)
+    return Skill(name, directory, description, frontmatter, repaired), _problems_in(rows)
+
+
+def _agent_in(kept: Any, path: Path) -> tuple[Agent | None, list[Problem]]:
+    fields, rows = shaped(kept, PARSED)
+    if fields is None:
+        return None, _problems_in(rows)
+    name, description, body, tools, skills, model, overrides, lines, frontmatter, repaired = shaped(
+        fields, AGENT
+    )
+    agent = Agent(
+        name,
+        path,
+        description,
+        body,
+        tuple(strings(tools)),
+        tuple(strings(skills)),
+        model,
+        mapping_of(overrides, dict),
+        mapping_of(lines, int),
+        frontmatter,
+        repaired,
+    )
+    return agent, _problems_in(rows)
+
+
+def _command_in(kept: Any, path: Path, name: str) -> tuple[SlashCommand | None, list[Problem]]:
+    fields, rows = shaped(kept, PARSED)
+    if fields is None:
+        return None, _problems_in(rows)
+    description, body, hint, tools, model, lines, data = shaped(fields, COMMAND)
+    tools, lines = tuple(strings(tools)), mapping_of(lines, int)
+    command = SlashCommand(name, path, description, body, hint, tools, model, lines, data)
+    return command, _problems_in(rows)
+
+
+def _manifest_in(kept: Any) -> tuple[dict[str, Any] | None, list[Problem]]:
+    data, rows = shaped(kept, MANIFEST)
+    return data, _problems_in(rows)
+
+
+def _marketplace_in(kept: Any, path: Path) -> tuple[Marketplace | None, list[Problem]]:
+    fields, rows = shaped(kept, PARSED)
+    if fields is None:
+        return None, _problems_in(rows)
+    name, plugin_root, entries = shaped(fields, MARKETPLACE)
+    listed = tuple(MarketplaceEntry(*shaped(e, LISTED)) for e in entries)
+    return Marketplace(name, path.parent.parent, path, plugin_root, listed), _problems_in(rows)
+
+
+Found = TypeVar("Found")
 
 
 class ParseCache:
@@ -100,16 +181,25 @@ class ParseCache:
         # none, or a damaged cache: everything is parsed
         self.old: dict[str, Any] = _entries(file, FORMAT)
 
-    def _lookup(
-        self, path: Path | str, seen: os.stat_result | None = None
-    ) -> tuple[Stamp | None, Any]:
-        stamp = _probed(path, seen)
-        key = str(path)
-        hit = self.old.get(key)
-        if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
-            self.new[key] = hit
-            return stamp, hit[1]
-        return stamp, None
+    def _hit(
+        self, key: str, stamp: Stamp | None, make: Callable[..., Found], *args: Any
+    ) -> Found | None:
+        """What `make` makes of what is kept for `key` (and `args`), when it was kept for the
+        file as it is now (`stamp`). What `_keep` does not write sets the whole cache aside:
+        what this run has not read from it yet is parsed, and the next run has a new one."""
+        entry = self.old.get(key)
+        if stamp is None or entry is None:
+            return None
+        try:
+            kept, value = shaped(entry, ENTRY)
+            if kept != stamp:
+                return None  # the file changed since
+            found = make(value, *args)
+        except WRONG_SHAPE:
+            self.old = {}
+            return None
+        self.new[key] = entry
+        return found
 
     def read_skill(self, directory: Path) -> tuple[Skill | None, list[Problem]]:
         return self.read_skill_seen(directory, None)
@@ -121,11 +211,10 @@ class ParseCache:
         it already, and its `path` as a string: one system call per skill on a no-op, not two."""
         if path is None:  # a string: no Path per skill on a hit
             path = os.path.join(directory, parse.SKILL_FILE)
-        stamp, hit = self._lookup(path, seen)
+        stamp = _probed(path, seen)
+        hit = self._hit(path, stamp, _skill_in, directory)
         if hit is not None:
-            fields, rows = hit
-            skill = Skill(fields[0], directory, *fields[1:]) if fields is not None else None
-            return skill, _problems_in(rows)
+            return hit
         skill, problems = parse.read_skill(directory)
         if stamp is not None:
             row = None
@@ -143,25 +232,10 @@ class ParseCache:
         self.new[str(path)] = (stamp, value)
 
     def read_agent(self, path: Path) -> tuple[Agent | None, list[Problem]]:
-        stamp, hit = self._lookup(path)
+        stamp = _probed(path, None)
+        hit = self._hit(str(path), stamp, _agent_in, path)
         if hit is not None:
-            fields, rows = hit
-            agent = None
-            if fields is not None:
-                name, description, body, tools, skills, model, overrides, lines, *rest = fields
-                agent = Agent(
-                    name,
-                    path,
-                    description,
-                    body,
-                    tuple(tools),
-                    tuple(skills),
-                    model,
-                    overrides,
-                    lines,
-                    *rest,
-                )
-            return agent, _problems_in(rows)
+            return hit
         agent, problems = parse.read_agent(path)
         if stamp is not None:
             fields = None
@@ -187,17 +261,9 @@ class ParseCache:
         """A slash command, kept under its own key (one file may be listed as an agent too);
         `read` parses it when the file changed."""
         key, stamp = f"command:{name}:{path}", _probed(path, None)
-        hit = self.old.get(key)
-        if stamp is not None and hit is not None and tuple(hit[0]) == stamp:
-            self.new[key] = hit
-            fields, rows = hit[1]
-            found = None
-            if fields is not None:
-                description, body, hint, tools, model, lines, data = fields
-                found = SlashCommand(
-                    name, path, description, body, hint, tuple(tools), model, lines, data
-                )
-            return found, _problems_in(rows)
+        hit = self._hit(key, stamp, _command_in, path, name)
+        if hit is not None:
+            return hit
         command, problems = read(path, name)
         row = None
         if command is not None:
@@ -213,9 +279,10 @@ class ParseCache:
         return command, problems
 
     def read_manifest(self, path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
-        stamp, hit = self._lookup(path)
+        stamp = _probed(path, None)
+        hit = self._hit(str(path), stamp, _manifest_in)
         if hit is not None:
-            return hit[0], _problems_in(hit[1])
+            return hit
         data, problems = parse.read_manifest(path)
         if stamp is not None:
             self._keep(path, stamp, (data, _problems_out(problems)))
@@ -223,15 +290,10 @@ class ParseCache:
 
     def read_marketplace(self, path: Path) -> tuple[Marketplace | None, list[Problem]]:
         """A marketplace.json, read on every run that searches its root: kept like the rest."""
-        stamp, hit = self._lookup(path)
+        stamp = _probed(path, None)
+        hit = self._hit(str(path), stamp, _marketplace_in, path)
         if hit is not None:
-            fields, rows = hit
-            market = None
-            if fields is not None:
-                name, plugin_root, entries = fields
-                listed = tuple(MarketplaceEntry(*e) for e in entries)
-                market = Marketplace(name, path.parent.parent, path, plugin_root, listed)
-            return market, _problems_in(rows)
+            return hit
         market, problems = parse.read_marketplace(path)
         if stamp is not None:
             fields = None
@@ -258,7 +320,7 @@ class ParseCache:
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             data = marshal.dumps({"format": FORMAT, "entries": self.new})
-            write_file(self.file, data, 0o644, replace=True)
+            replace_regular(self.file, data, 0o644)
         except OSError:
             pass  # a cache that cannot be written costs time, not correctness
 
@@ -299,9 +361,13 @@ class RenderCache:
         # none, or a damaged cache: everything is rendered
         raw = _entries(file, RENDER_FORMAT)
         stamps = raw.pop(STAMPS, {})
+        try:
+            _renderings(raw, stamps)
+        except WRONG_SHAPE:  # not what `save` writes: no cache
+            raw, stamps = {}, {}
         self.old: dict[str, list[Kept]] = raw
         # target -> its stamp when last found, by digest, to be the rendering kept (not racy)
-        self.stamps: dict[str, Stamp] = stamps if isinstance(stamps, dict) else {}
+        self.stamps: dict[str, Stamp] = stamps
         self.seen: dict[str, Stamp] = {}  # the same, this run
         self.looked: set[str] = set()  # the targets this run looked at
         self.known: dict[Path, str] = {}  # target -> the digest of what is on disk, when known
@@ -403,9 +469,27 @@ class RenderCache:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             entries: dict[str, Any] = {**self.new, STAMPS: self.seen}
             data = marshal.dumps({"format": RENDER_FORMAT, "entries": entries})
-            write_file(self.file, data, 0o644, replace=True)
+            replace_regular(self.file, data, 0o644)
         except OSError:
             pass  # a cache that cannot be written costs time, not correctness
+
+
+KEPT = shape(STRING, frozenset({int}), TYPES["b"], TUPLE, STRING)  # what a `Kept` holds
+
+
+def _renderings(entries: dict[Any, Any], stamps: Any) -> None:
+    """Unexpected unless `entries` and `stamps` are what `RenderCache.save` writes (a stamp of
+    another type is never a file's: it only costs a read)."""
+    if type(stamps) is not dict:
+        raise Unexpected(stamps)
+    for key, kept in entries.items():
+        if type(key) is not str or type(kept) is not list:
+            raise Unexpected(key)
+        for one in kept:  # `shaped`, inlined: a no-op of the marketplaces checks 3,400
+            if type(one) is not tuple or tuple(map(type, one)) not in KEPT:
+                raise Unexpected(one)
+            if one[3]:
+                strings(one[3])
 
 
 def _stamped(content: bytes) -> bool:

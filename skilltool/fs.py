@@ -170,6 +170,21 @@ def write_file(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
     fsync_dir(path.parent)
 
 
+def replace_regular(path: Path, data: bytes, mode: int) -> None:
+    """`write_file` over the regular file at `path`, or where nothing is; anything else there
+    (a link, a FIFO, a folder) is not replaced: FileExistsError."""
+    import stat
+
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        pass
+    else:
+        if not stat.S_ISREG(found.st_mode):
+            raise FileExistsError(f"not a regular file: {path}")
+    write_file(path, data, mode, replace=True)
+
+
 @contextlib.contextmanager
 def locked(state_dir: Path) -> Iterator[None]:
     """Hold the home's lock: one run that changes files at a time."""

@@ -14,11 +14,12 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, overload
 
 from skilltool import __version__, probe
-from skilltool.fs import path_in, write_file
+from skilltool.fs import path_in, read_regular, replace_regular
 from skilltool.model import (
     Agent,
     Catalogue,
@@ -38,9 +39,11 @@ FORMAT = f"skilltool-catalogue-2-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = ("discover", "parse", "mcp", "slash", "model", "probe", "trusted", "cache")
 
-# how each field of each value type is kept: "v" as it is, "p" a Path, "o" a Path or None,
-# "t" a tuple of Paths, "m" a mapping (kept as a dict), "k" a plugin's skills (packed), "*" + a
-# class: a tuple of them
+# how each field of each value type is kept, and of what type it must be read back: "s" a
+# string, "s?" a string or None, "i?" an int or None, "b" a bool, "S" a tuple of strings, "sm" a
+# string or a mapping, "m" a mapping of data as read (kept as a dict), "mi" one of ints, "ms" one
+# of strings, "mm" one of mappings, "p" a Path, "o" a Path or None, "t" a tuple of Paths, "k" a
+# plugin's skills (packed), "*" + a class: a tuple of them
 SCHEMA: dict[type, tuple[Any, ...]] = {}
 
 
@@ -49,15 +52,15 @@ def _schema() -> dict[type, tuple[Any, ...]]:
         SCHEMA.update(
             (cls, tuple(kinds.split()))
             for cls, kinds in (
-                (Problem, "p v v v v"),
-                (SearchEntry, "p v v"),
-                (Skill, "v p v m v"),
-                (Agent, "v p v v v v v m m m v"),
-                (SlashCommand, "v p v v v v v m m"),
-                (McpServer, "v p v v v m v v m v"),
-                (MarketplaceEntry, "v v v m v"),
-                (Marketplace, "v p p v *MarketplaceEntry"),
-                (Plugin, "v p v o k *Agent *Problem o v v t t t *SlashCommand *McpServer t"),
+                (Problem, "p s s? i? s"),
+                (SearchEntry, "p s S"),
+                (Skill, "s p s m b"),
+                (Agent, "s p s s S S s? mm mi m b"),
+                (SlashCommand, "s p s s s? S s? mi m"),
+                (McpServer, "s p s s? S ms s? s? ms i?"),
+                (MarketplaceEntry, "s sm b m i?"),
+                (Marketplace, "s p p s? *MarketplaceEntry"),
+                (Plugin, "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t"),
             )
         )
     return SCHEMA
@@ -68,20 +71,20 @@ def _by_name() -> dict[str, type]:
 
 
 def _out(value: Any, kind: Any) -> Any:
-    if kind == "v":
-        return value
     if kind == "p":
         return str(value)
     if kind == "o":
         return None if value is None else str(value)
     if kind == "t":
         return tuple(str(p) for p in value)
-    if kind == "m":
+    if kind[0] == "m":
         return dict(value)
     if kind == "k":
         return _skills_out(value)
-    cls = _by_name()[kind[1:]]
-    return tuple(_encode(item, cls) for item in value)
+    if kind[0] == "*":
+        cls = _by_name()[kind[1:]]
+        return tuple(_encode(item, cls) for item in value)
+    return value
 
 
 def _encode(value: Any, cls: type) -> tuple[Any, ...]:
@@ -89,31 +92,90 @@ def _encode(value: Any, cls: type) -> tuple[Any, ...]:
 
 
 Decoder = Callable[[Any], Any]
-DECODERS: dict[type, tuple[Decoder | None, ...]] = {}  # per value type, made once a run
+Types = frozenset[type]  # the types one value may be
+Shape = frozenset[tuple[type, ...]]  # the types, one a field, a tuple kept may hold
+# per value type, made once a run: a function per field that makes its value from what is kept
+# (None: as it is), and the shape of what is kept
+DECODERS: dict[type, tuple[tuple[Decoder | None, ...], Shape]] = {}
+STRING: Types = frozenset({str})
+TUPLE: Types = frozenset({tuple})
+DICT: Types = frozenset({dict})
+TYPES: dict[str, Types] = {
+    "s": STRING,
+    "s?": frozenset({str, type(None)}),
+    "i?": frozenset({int, type(None)}),
+    "b": frozenset({bool}),
+    "sm": frozenset({str, dict}),
+    "p": STRING,
+    "o": frozenset({str, type(None)}),
+}
+INNER = {"mi": int, "ms": str, "mm": dict}  # the type of every value of such a mapping
+# what a value of another type than the one written raises where it is used
+WRONG_SHAPE = (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError)
 
 
-def _decoders(cls: type) -> tuple[Decoder | None, ...]:
-    """A function per field of `cls` that makes its value from what is kept (None: as it is)."""
+class Unexpected(ValueError):
+    """A value read back from a cache is not of the shape skilltool writes there."""
+
+
+def _decoders(cls: type) -> tuple[tuple[Decoder | None, ...], Shape]:
     found = DECODERS.get(cls)
     if found is None:
-        names = _by_name()
-        found = DECODERS[cls] = tuple(_decoder(kind, names) for kind in _schema()[cls])
+        names, kinds = _by_name(), _schema()[cls]
+        makers = tuple(_decoder(kind, names) for kind in kinds)
+        types = [TYPES.get(kind, DICT if kind[0] == "m" else TUPLE) for kind in kinds]
+        found = DECODERS[cls] = makers, shape(*types)
     return found
 
 
 def _decoder(kind: Any, names: dict[str, type]) -> Decoder | None:
-    if kind == "v" or kind == "m":
-        return None
     if kind == "p":
         return _path
     if kind == "o":
         return _optional_path
     if kind == "t":
-        return _paths
+        return _paths  # a value not a string raises in `path_in`
     if kind == "k":
         return PackedSkills
-    cls = names[kind[1:]]
-    return lambda rows: tuple([_decode(row, cls) for row in rows]) if rows else ()
+    if kind == "S":
+        return strings
+    if kind in INNER:
+        return partial(mapping_of, inner=INNER[kind])
+    if kind[0] == "*":
+        cls = names[kind[1:]]
+        return lambda rows: tuple([_decode(row, cls) for row in rows]) if rows else ()
+    return None  # as it is: its type is checked by `shaped`
+
+
+def strings(values: tuple[Any, ...]) -> tuple[str, ...]:
+    """`values`, when every one is a string (Unexpected otherwise)."""
+    for value in values:
+        if type(value) is not str:
+            raise Unexpected(value)
+    return values
+
+
+def mapping_of(values: dict[Any, Any], inner: type) -> dict[Any, Any]:
+    """`values`, a dict, when every value of it is of the type `inner` (Unexpected otherwise)."""
+    for value in values.values():
+        if type(value) is not inner:
+            raise Unexpected(value)
+    return values
+
+
+def shape(*fields: Types) -> Shape:
+    """The shape of a tuple of these fields: every tuple of types it may hold."""
+    from itertools import product
+
+    return frozenset(product(*fields))
+
+
+def shaped(row: Any, kept: Shape) -> tuple[Any, ...]:
+    """`row`, when it is a tuple of the shape `kept` (Unexpected otherwise): one look-up of
+    the types of its values, cheaper than a check per value."""
+    if type(row) is not tuple or tuple(map(type, row)) not in kept:
+        raise Unexpected(row)
+    return row
 
 
 # the Path of each folder of a path decoded: every Path of the catalogue is made from its
@@ -133,8 +195,11 @@ def _paths(values: tuple[str, ...]) -> tuple[Path, ...]:
     return tuple([path_in(value, FOLDERS) for value in values]) if values else ()
 
 
-def _decode(row: tuple[Any, ...], cls: type) -> Any:
-    fields = zip(_decoders(cls), row, strict=True)
+def _decode(row: Any, cls: type) -> Any:
+    makers, kept = _decoders(cls)
+    if type(row) is not tuple or tuple(map(type, row)) not in kept:  # `shaped`, inlined
+        raise Unexpected(row)
+    fields = zip(makers, row, strict=True)
     return cls(*[value if make is None else make(value) for make, value in fields])
 
 
@@ -225,14 +290,19 @@ def encode(catalogue: Catalogue) -> tuple[Any, ...]:
     )
 
 
-def decode(row: tuple[Any, ...]) -> Catalogue:
-    entries, plugins, problems, layouts, markets, read = row
+CATALOGUE = shape(TUPLE, TUPLE, TUPLE, DICT, TUPLE, frozenset({frozenset}))  # `encode` makes
+
+
+def decode(row: Any) -> Catalogue:
+    """The catalogue `encode` made; one of WRONG_SHAPE when `row` is not what it makes."""
+    entries, plugins, problems, layouts, markets, read = shaped(row, CATALOGUE)
+    mapping_of(layouts, str)
     return Catalogue(
-        tuple(_decode(e, SearchEntry) for e in entries),
-        tuple(_decode(p, Plugin) for p in plugins),
-        tuple(_decode(p, Problem) for p in problems),
+        tuple([_decode(e, SearchEntry) for e in entries]),
+        tuple([_decode(p, Plugin) for p in plugins]),
+        tuple([_decode(p, Problem) for p in problems]),
         {Path(k): v for k, v in layouts.items()},
-        tuple(_decode(m, Marketplace) for m in markets),
+        tuple([_decode(m, Marketplace) for m in markets]),
         frozenset(map(Path, read)),
     )
 
@@ -258,7 +328,7 @@ class CatalogueCache:
     def __init__(self, file: Path | None, entries: tuple[SearchEntry, ...]) -> None:
         self.file = file
         self.key = discovery_key(entries)
-        self.old: dict[str, Any] = _load(file) if file is not None and self.key else {}
+        self.old: dict[str, Any] = load(file, FORMAT) if file is not None and self.key else {}
         self.catalogue: Catalogue | None = None  # the trusted one, when there is one
         self.current: dict[str, Any] | None = None  # what is kept: the old one, or this run's
         self.new: dict[str, Any] | None = None  # set when there is something to write
@@ -267,9 +337,10 @@ class CatalogueCache:
             try:
                 # the skills are unpacked later, in the middle of a command: whole, or not used
                 if self.old["packed"] == _packed_check(self.old["catalogue"]):
+                    _links(self.old["links"])
                     self.catalogue = decode(self.old["catalogue"])
                     self.current = self.old
-            except (KeyError, TypeError, ValueError, IndexError):
+            except WRONG_SHAPE:  # not what `save` writes: no cache
                 self.catalogue = None
 
     def keep(self, catalogue: Catalogue, seen: probe.Probe) -> None:
@@ -344,7 +415,7 @@ class CatalogueCache:
             return  # a value marshal cannot store (an explicit !!timestamp): discovered each run
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            write_file(self.file, data, 0o644, replace=True)
+            replace_regular(self.file, data, 0o644)
         except OSError:
             pass  # a cache that cannot be written costs time, not correctness
 
@@ -357,22 +428,41 @@ def _packed_check(catalogue: tuple[Any, ...]) -> int:
     where = _schema()[Plugin].index("k")
     check = 0
     for plugin in catalogue[1]:
-        for packed in plugin[where]:
-            check = zlib.crc32(packed, check)
+        named, rest = plugin[where]
+        check = zlib.crc32(rest, zlib.crc32(named, check))
     return check
 
 
-def _load(file: Path) -> dict[str, Any]:
-    try:
-        data = marshal.loads(file.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+# a skills dir's stamp, how many links it held, the problems of the skills not linked
+SEEN = shape(TUPLE, frozenset({int}), TUPLE)
+
+
+def _links(links: Any) -> None:
+    """Unexpected unless `links` is what `saw_links` keeps: a skills dir -> `SEEN`."""
+    mapping_of(links, tuple)
+    for directory, seen in links.items():
+        if type(directory) is not str:
+            raise Unexpected(directory)
+        for row in shaped(seen, SEEN)[2]:
+            _decode(row, Problem)
+
+
+def load(file: Path, format: str) -> dict[str, Any]:
+    """What a cache file of this format holds: empty when there is none, or it is damaged, of
+    another format, or not a regular file (a FIFO would hang the run; a link is not ours)."""
+    data = read_regular(file)
+    if data is None:
         return {}
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else {}
+    try:
+        found = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return {}
+    return found if type(found) is dict and found.get("format") == format else {}
 
 
 def _still(old: dict[str, Any]) -> bool:
     """Whether every file-system answer the cached catalogue came from is the same now."""
     try:
         return probe.Probe.unchanged_as(old["follow"], old["nofollow"], old["identity"])
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except WRONG_SHAPE:
         return False
