@@ -7,6 +7,7 @@ parse_servers reads the servers, apply.py carries the edits out.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -122,6 +123,19 @@ def _value_digest(value: Any) -> str:
     return entries.entry_digest(value)
 
 
+def _digest_in(config: ConfigFile) -> Callable[[str], str | None]:
+    """The digest of the entry of a name in the file as read, None when there is none (the
+    file parsed again only when the ledger asks)."""
+    found: list[dict[str, Any]] = []
+
+    def digest_of(name: str) -> str | None:
+        if not found:
+            found.append(config.current())
+        return _value_digest(found[0][name]) if name in found[0] else None
+
+    return digest_of
+
+
 def _refused(err: EntryError, name: str) -> tuple[State, str]:
     """An edit the editor cannot make exactly: the file is left alone, said in one line."""
     at = f"line {err.line}: " if err.line else ""
@@ -171,7 +185,7 @@ def _note(harness: Harness, server: McpServer, target: Path, state: State, why: 
 
 def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
     servers, ledger = run.servers, run.ledger
-    if not servers and not ledger.of(harness.name):
+    if not servers and not ledger.every(harness.name):
         return []  # nothing to carry, nothing of ours: the user's files are not even read
     root = harness.root()
     if not os.path.isdir(root) or not harness.takes_mcp():
@@ -186,14 +200,22 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
     from skilltool.harnesses import McpPlace
 
     files: dict[Path, ConfigFile] = {}
-    actions: list[Action] = []
-    wanted: set[tuple[Path, str]] = set()
     for server in [] if run.remove else servers.values():
         plugin = run.owners[server.name]
         place = harness.mcp_place_of(plugin)
         assert place is not None
         if place.path not in files:
             files[place.path] = _config(harness, place, ledger, plugin)
+    for record in ledger.every(harness.name):  # an entry of ours in a file no longer the place
+        if record.file not in files and record.format in FORMATS:
+            fmt = cast("Format", record.format)
+            place = McpPlace(record.file, fmt, record.table)
+            files[record.file] = _config(harness, place, ledger)
+    actions: list[Action] = []
+    wanted: set[tuple[Path, str]] = set()
+    for server in [] if run.remove else servers.values():
+        place = harness.mcp_place_of(run.owners[server.name])
+        assert place is not None
         config = files[place.path]
         value = harness.mcp_refusal(server) or harness.mcp_value(server)
         if not isinstance(value, dict):
@@ -206,12 +228,7 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
             continue
         wanted.add((place.path, server.name))
         actions.append(_put(harness, config, server, value, ledger, run.force))
-    for record in ledger.of(harness.name):  # an entry of ours in a file no longer the place
-        if record.file not in files and record.format in FORMATS:
-            fmt = cast("Format", record.format)
-            place = McpPlace(record.file, fmt, record.table)
-            files[record.file] = _config(harness, place, ledger)
-    for record in ledger.of(harness.name):
+    for record in ledger.of(harness.name):  # settled when its file was read
         if (record.file, record.name) in wanted or record.file not in files:
             continue
         action = _take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
@@ -230,6 +247,9 @@ def _config(
     config.plugin = plugin
     if config.manifest is not None and config.problem is None:
         config.problem = _folder_problem(harness, config, ledger)
+    if config.problem is None:  # what the file holds settles the ledger's records of it
+        digest_of = _digest_in(config) if config.text is not None else None
+        ledger.settle(harness.name, place, digest_of)
     return config
 
 
@@ -349,7 +369,7 @@ def _take_out(
         return base._replace(state=state, reason=f"mcp {name}: {why}")
     current = config.current()
     if name not in current:
-        return None  # already gone: a record of an entry not there is harmless
+        return None  # already gone: its record was dropped when the file was read
     if not remove and not seen_gone(str(record.source), read):
         why = (
             f"mcp {name}: its server's file {record.source} is not in a plugin folder "

@@ -553,6 +553,60 @@ def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path
     assert calls.index("mcp-entries.json") < calls.index("config.toml")
     ledger = json.loads((home / ".local/state/skilltool/mcp-entries.json").read_text())
     assert [e["name"] for e in ledger["entries"]] == ["echo-srv"]
+    # written first as pending, which proves nothing; marked done once the entry is there
+    assert calls[calls.index("config.toml") + 1 :] == ["mcp-entries.json"]
+    assert ledger["pending"] == []
+
+
+LEDGER = ".local/state/skilltool/mcp-entries.json"
+
+
+def failing_write(name: str) -> Any:
+    """apply's atomic write, failing for the file called `name` as a full disk would."""
+    from skilltool import apply as applying
+
+    real_write = applying.write_file
+
+    def write(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
+        if path.name == name:
+            raise OSError(28, "No space left on device")
+        real_write(path, data, mode, replace=replace)
+
+    return write
+
+
+def test_an_update_that_failed_leaves_the_entry_ours(demo: dict[str, str], home: Path) -> None:
+    from skilltool import apply as applying
+
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    written = codex_config(home).read_text()
+    demo_root = Path(demo["SKILLTOOL_PLUGINS"]) / "demo"
+    (demo_root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"echo-srv": {**ECHO, "args": ["-q"]}}})
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(applying, "write_file", failing_write("config.toml"))
+        assert install(demo).code == 1
+    assert codex_config(home).read_text() == written
+    assert "updated   codex    mcp echo-srv in ~/.codex/config.toml" in install(demo).lines
+    run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert codex_config(home).read_text() == USER_CODEX
+
+
+def test_a_removal_that_failed_leaves_the_entry_ours(demo: dict[str, str], home: Path) -> None:
+    from skilltool import apply as applying
+
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    written = codex_config(home).read_text()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(applying, "write_file", failing_write("config.toml"))
+        assert run("plugins", "uninstall", "--only", "codex", env=demo).code == 1
+    assert codex_config(home).read_text() == written
+    result = run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert "removed   codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    assert codex_config(home).read_text() == USER_CODEX
 
 
 def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], home: Path) -> None:
