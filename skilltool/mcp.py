@@ -154,6 +154,8 @@ def plan_entries(
     """Every MCP server of the active plugins as an entry of each harness's config, and the
     removal of our entries no server needs any more (all of them, for uninstall)."""
     servers, problems = winning_servers(catalogue)
+    if ledger.problem is not None:  # not used: every entry is foreign, none is written
+        problems.append(ledger.problem)
     owners = {
         s.name: p for p in catalogue.active for s in p.mcp_servers if servers.get(s.name) is s
     }
@@ -333,6 +335,9 @@ def _put(
     change: Change = {"missing": "create", "stale": "replace"}.get(state, "none")  # type: ignore[assignment]
     if state == "edited" and force:
         change, why = "replace", "it was edited by hand; --force replaced it"
+    if change != "none" and ledger.problem is not None:
+        change, why = "none", f"mcp {name}: not written while the ledger cannot be used"
+        why += f" ({ledger.problem.path.name}: see the problem line)"
     action = Action(
         "entry", harness.name, name, config.path, state, change, server.path, reason=why
     )

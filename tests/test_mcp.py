@@ -609,6 +609,63 @@ def test_a_removal_that_failed_leaves_the_entry_ours(demo: dict[str, str], home:
     assert codex_config(home).read_text() == USER_CODEX
 
 
+@pytest.mark.parametrize(
+    ("damaged", "said"),
+    [
+        (b'{"version": 1, "entries": [', "does not parse as JSON (line 1: "),
+        (b"[]\n", "is not a JSON object"),
+        (b'{"version": 1, "entries": [{"harness": "codex"}]}\n', "entries[0].file: missing"),
+    ],
+)
+def test_a_ledger_that_cannot_be_read_is_named_and_left_as_it_is(
+    demo: dict[str, str], home: Path, damaged: bytes, said: str
+) -> None:
+    ledger = build_file_tree(home, {LEDGER: damaged}) / LEDGER
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    result = install(demo)
+    assert result.code == 0
+    [line] = [line for line in result.stderr.splitlines() if "mcp-entries.json" in line]
+    assert line.startswith(f"problem   {ledger}: {said}"), line
+    assert "no MCP entry is taken for skilltool's, written or removed" in line
+    assert line.endswith("(warning)") and "fix it, or move it away" in line
+    assert any("mcp echo-srv: not written while the ledger" in x for x in result.lines)
+    assert codex_config(home).read_text() == USER_CODEX
+    assert ledger.read_bytes() == damaged
+    run("plugins", "uninstall", "--only", "codex", "--force", env=demo)
+    assert ledger.read_bytes() == damaged
+    ledger.unlink()  # moved away: a new one is started, and what it held is the user's
+    assert "added     codex    mcp echo-srv in ~/.codex/config.toml" in install(demo).lines
+
+
+def test_a_ledger_of_a_newer_skilltool_is_refused_and_left_as_it_is(
+    demo: dict[str, str], home: Path
+) -> None:
+    from tests.helpers import skill_md
+
+    demo_root = Path(demo["SKILLTOOL_PLUGINS"]) / "demo"
+    build_file_tree(demo_root, {"skills/notes/SKILL.md": skill_md("notes")})
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    written = codex_config(home).read_text()
+    ledger = home / LEDGER
+    newer = ledger.read_text().replace('"version": 1', '"version": 2')
+    ledger.write_text(newer)
+    (demo_root / ".mcp.json").unlink()  # its entry would go: not while the ledger is refused
+    result = run("plugins", "install", env=demo)
+    assert result.code == 1
+    [line] = [line for line in result.stderr.splitlines() if "mcp-entries.json" in line]
+    assert line.startswith(f"problem   {ledger}: version: 2 is newer than this skilltool")
+    assert line.endswith("upgrade skilltool")
+    assert ledger.read_text() == newer
+    assert codex_config(home).read_text() == written
+    assert (home / ".agents/skills/notes").is_symlink()  # skills are still linked
+    result = run("plugins", "uninstall", env=demo)
+    assert result.code == 1
+    assert not (home / ".agents/skills/notes").exists()
+    assert ledger.read_text() == newer
+    assert codex_config(home).read_text() == written
+
+
 def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], home: Path) -> None:
     build_file_tree(home, {".codex/config.toml": USER_CODEX})
     result = install(demo, "--diff")

@@ -120,7 +120,9 @@ def _change(opts: Options, remove: bool) -> Result:
         # the directories skilltool had made and uninstall left empty, so removed
         "removed_dirs": [str(path) for path in emptied],
     }
-    failed = any(not o.done for o in outcomes)
+    # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
+    refused = ledger.problem is not None and ledger.problem.severity == "error"
+    failed = refused or any(not o.done for o in outcomes)
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
     invalid = not remove and any(p.severity == "error" for p in problems)
     return Result(

@@ -3,18 +3,20 @@ user, and the digest of its value (SPEC §5, "Entries of shared files")."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool.fs import read_regular, write_file
-from skilltool.model import EntryRecord
+from skilltool.model import EntryRecord, Problem, Severity
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.harnesses import McpPlace
 
 VERSION = 1  # the newest ledger this skilltool reads and writes
+AWAY = "move it away to start a new one (the entries it records are then taken for yours)"
 Key = tuple[str, tuple[str, ...], str]
 
 
@@ -25,6 +27,22 @@ class Pending(NamedTuple):
     record: EntryRecord  # adding: the entry as it is written; removing: as it was recorded
     removing: bool
     was: EntryRecord | None  # the record an add replaces (None: the entry was not ours)
+
+
+class Damaged(Exception):
+    """The ledger is not in the shape skilltool writes: `field`, and what is wrong there."""
+
+    def __init__(self, field: str, what: str) -> None:
+        super().__init__(f"{field}: {what}")
+        self.field, self.what = field, what
+
+
+class Newer(Exception):
+    """A ledger of a newer skilltool than this one."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
 
 
 def _json_loads(data: bytes) -> Any:
@@ -39,7 +57,11 @@ class Ledger:
     state dir: an entry is ours only when it is here and its value is still the one
     recorded. An edit is recorded as pending before the file is written and settled after,
     so that a crash never leaves an entry of ours unrecorded, nor a record of one that was
-    never written (a pending record is settled by what the file then holds, never acted on)."""
+    never written (a pending record is settled by what the file then holds, never acted on).
+
+    A ledger that cannot be read, or one of a newer skilltool, is not used at all
+    (`problem` says why): no entry of it is ours, none is written or removed, and the file
+    is left as it is."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path  # none: a ledger of this run alone, never saved
@@ -47,32 +69,67 @@ class Ledger:
         self.pending: dict[Key, Pending] = {}
         self.files: set[str] = set()  # config files skilltool created
         self.tables: set[tuple[str, tuple[str, ...]]] = set()  # tables skilltool created
+        self.problem: Problem | None = None  # why it is not used in this run
         self.changed = False  # settled since it was read: the next save records it
-        data = read_regular(self.path) if self.path is not None else None
-        try:
-            loaded = _json_loads(data) if data is not None else {}
-        except ValueError:
-            loaded = {}  # a damaged ledger proves nothing ours: every entry is then foreign
-        if not isinstance(loaded, dict):
+        if self.path is None or not os.path.lexists(self.path):
             return
-        for item in _listed(loaded, "entries"):
-            record = _record(item)
-            if record is not None:
-                self.entries[record.key] = _plain(record)
-        for item in _listed(loaded, "pending"):
-            record = _record(item)
-            if record is None:
-                continue
-            was = _record(item.get("was"))
-            removing = item.get("removing") is True
-            self.pending[record.key] = Pending(
-                record, removing, None if was is None else _plain(was)
-            )
+        data = read_regular(self.path)
+        if data is None:
+            self._refuse("", "is not a regular file (a link or a folder)", AWAY)
+            return
+        try:
+            loaded = _json_loads(data)
+        except ValueError as err:  # UnicodeDecodeError included
+            self._refuse("", f"does not parse as JSON ({_said(err)})", f"fix it, or {AWAY}")
+            return
+        try:
+            self._load(loaded)
+        except Damaged as err:
+            self._refuse(err.field, err.what, f"fix it, or {AWAY}")
+        except Newer as err:
+            why = f"{err.version} is newer than this skilltool reads ({VERSION})"
+            self._refuse("version", why, "upgrade skilltool", "error")
+
+    def _refuse(self, field: str, what: str, fix: str, severity: Severity = "warning") -> None:
+        """Not used: nothing of it is ours, and the file is never written."""
+        assert self.path is not None
+        self.entries, self.pending, self.files, self.tables = {}, {}, set(), set()
+        why = (
+            f"{what}; no MCP entry is taken for skilltool's, written or removed, and the file "
+            f"is left as it is: {fix}"
+        )
+        self.problem = Problem(self.path, why, field or None, severity=severity)
+
+    def _load(self, loaded: Any) -> None:
+        if not isinstance(loaded, dict):
+            raise Damaged("", "is not a JSON object")
+        version = loaded.get("version")
+        if type(version) is not int or version < 1:
+            raise Damaged("version", "missing, or not a whole number from 1")
+        if version > VERSION:
+            raise Newer(version)
+        for index, item in enumerate(_listed(loaded, "entries")):
+            record = _record(item, f"entries[{index}]")
+            self.entries[record.key] = _plain(record)
+        for index, item in enumerate(_listed(loaded, "pending")):
+            field = f"pending[{index}]"
+            record = _record(item, field)
+            removing = item.get("removing", False)
+            if not isinstance(removing, bool):
+                raise Damaged(f"{field}.removing", "not true or false")
+            was = item.get("was")
+            before = None if was is None else _plain(_record(was, f"{field}.was"))
+            self.pending[record.key] = Pending(record, removing, before)
             self.entries.pop(record.key, None)  # an edit under way: proves nothing until settled
-        self.files = {f for f in _listed(loaded, "created_files") if isinstance(f, str)}
-        self.tables = {
-            (t[0], tuple(t[1])) for t in _listed(loaded, "created_tables") if len(t) == 2
-        }
+        for index, file in enumerate(_listed(loaded, "created_files")):
+            if not isinstance(file, str):
+                raise Damaged(f"created_files[{index}]", "not a string")
+            self.files.add(file)
+        for index, pair in enumerate(_listed(loaded, "created_tables")):
+            field = f"created_tables[{index}]"
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                raise Damaged(field, "not a [file, table] pair")
+            self.tables.add((pair[0], _strings(pair[1], field)))
 
     # ----------------------------------------------------------------------- reading
 
@@ -145,6 +202,8 @@ class Ledger:
     def begin(self, record: EntryRecord, removing: bool = False) -> None:
         """An edit about to be made: recorded (and saved) as pending before the file is
         written, so that a crash leaves a record that proves nothing until settled."""
+        if self.problem is not None:
+            raise OSError(f"{self.path}: not used in this run")
         before = self.entries.pop(record.key, None)
         self.pending[record.key] = Pending(record, removing, None if removing else before)
         self.save()
@@ -176,7 +235,7 @@ class Ledger:
             self.tables.discard((str(record.file), record.table))
 
     def save(self) -> None:
-        if self.path is None:
+        if self.path is None or self.problem is not None:
             return
         data = {
             "version": VERSION,
@@ -202,27 +261,46 @@ class Ledger:
         self.changed = False
 
 
+def _said(err: ValueError) -> str:
+    line = getattr(err, "lineno", None)
+    message = getattr(err, "msg", None) or str(err)
+    return f"line {line}: {message}" if line else message
+
+
 def _listed(loaded: dict[str, Any], key: str) -> list[Any]:
     value = loaded.get(key, [])
-    return value if isinstance(value, list) else []
+    if not isinstance(value, list):
+        raise Damaged(key, "not a list")
+    return value
 
 
-def _record(item: Any) -> EntryRecord | None:
-    """One record as read, or None for one not as skilltool writes it."""
-    try:
-        return EntryRecord(
-            item["harness"],
-            Path(item["file"]),
-            item["format"],
-            tuple(item["table"]),
-            item["name"],
-            item["digest"],
-            Path(item["source"]),
-            item.get("created_file") is True,
-            item.get("created_table") is True,
-        )
-    except (KeyError, TypeError):
-        return None
+def _strings(value: Any, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Damaged(field, "not a list of strings")
+    return tuple(value)
+
+
+def _record(item: Any, field: str) -> EntryRecord:
+    """One record as read, or the field that is not as skilltool writes it."""
+    if not isinstance(item, dict):
+        raise Damaged(field, "not an object")
+    for key in ("harness", "file", "format", "name", "digest", "source"):
+        if not isinstance(item.get(key), str):
+            raise Damaged(f"{field}.{key}", "missing or not a string")
+    table = _strings(item.get("table"), f"{field}.table")
+    created = [item.get(key, False) for key in ("created_file", "created_table")]
+    if not all(isinstance(flag, bool) for flag in created):
+        raise Damaged(field, "created_file and created_table are true or false")
+    return EntryRecord(
+        item["harness"],
+        Path(item["file"]),
+        item["format"],
+        table,
+        item["name"],
+        item["digest"],
+        Path(item["source"]),
+        *created,
+    )
 
 
 def _fields(record: EntryRecord) -> dict[str, Any]:
