@@ -160,10 +160,15 @@ def plan_entries(
         s.name: p for p in catalogue.active for s in p.mcp_servers if servers.get(s.name) is s
     }
     read = read_places(catalogue)
-    carried = Carried(servers, owners, ledger, remove, force, read)
+    carried = Carried(servers, owners, ledger, remove, force, read, problems)
     actions: list[Action] = []
     for harness in found:
         actions += _harness_entries(harness, carried)
+    from skilltool.harnesses import NAMES
+
+    for record in ledger.records():
+        if record.harness not in NAMES:
+            problems.append(_stray(ledger, record, "names a harness skilltool does not know"))
     return Plan(tuple(actions), tuple(problems))
 
 
@@ -176,6 +181,15 @@ class Carried(NamedTuple):
     remove: bool
     force: bool
     read: tuple[str, ...]
+    problems: list[Problem]  # said once, for the whole plan
+
+
+def _stray(ledger: Ledger, record: EntryRecord, why: str) -> Problem:
+    """A record of the ledger that is never acted on, and why: kept as it is."""
+    assert ledger.path is not None
+    what = f"the record of {record.harness}'s MCP entry {record.name!r} {why}"
+    fix = "the record is kept and never acted on: remove it if skilltool did not write it"
+    return Problem(ledger.path, f"{what}; {fix}", "entries", severity="warning")
 
 
 def _note(harness: Harness, server: McpServer, target: Path, state: State, why: str) -> Action:
@@ -208,10 +222,15 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
         assert place is not None
         if place.path not in files:
             files[place.path] = _config(harness, place, ledger, plugin)
+    usable: set[tuple[str, tuple[str, ...], str]] = set()  # the records that may be acted on
     for record in ledger.every(harness.name):  # an entry of ours in a file no longer the place
-        if record.file not in files and record.format in FORMATS:
-            fmt = cast("Format", record.format)
-            place = McpPlace(record.file, fmt, record.table)
+        place = McpPlace(record.file, cast("Format", record.format), record.table)
+        if record.format not in FORMATS or not harness.mcp_file(place):
+            why = f"names {record.file}, which is not where {harness.name} keeps them here"
+            run.problems.append(_stray(ledger, record, why))
+            continue
+        usable.add(record.key)
+        if record.file not in files:
             files[record.file] = _config(harness, place, ledger)
     actions: list[Action] = []
     wanted: set[tuple[Path, str]] = set()
@@ -231,7 +250,7 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
         wanted.add((place.path, server.name))
         actions.append(_put(harness, config, server, value, ledger, run.force))
     for record in ledger.of(harness.name):  # settled when its file was read
-        if (record.file, record.name) in wanted or record.file not in files:
+        if record.key not in usable or (record.file, record.name) in wanted:
             continue
         action = _take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
         if action is not None:
@@ -308,6 +327,8 @@ def _put(
     place, name = config.place, server.name
     current = config.current()
     record = ledger.get(config.path, place.table, name)
+    if record is not None and (record.harness, record.format) != (harness.name, place.format):
+        record = None  # another harness's record, or one of another format: never ours here
     want = EntryRecord(
         harness.name,
         config.path,

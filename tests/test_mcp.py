@@ -666,6 +666,86 @@ def test_a_ledger_of_a_newer_skilltool_is_refused_and_left_as_it_is(
     assert codex_config(home).read_text() == written
 
 
+STRAY = '# my own\n[mcp_servers.x]\ncommand = "/bin/mine"\n'
+
+
+def users_part(text: str) -> dict[str, Any]:
+    """A config file's values without the plugin's own entry (nor the table made for it)."""
+    data = json.loads(text) if text.startswith("{") else toml_loads(text)
+    for table in ("mcp_servers", "mcpServers"):
+        data.get(table, {}).pop("echo-srv", None)
+        if data.get(table) == {}:
+            del data[table]
+    return data
+
+
+@pytest.mark.parametrize(
+    ("harness", "where", "fmt", "table", "text"),
+    [
+        ("codex", "home/.bashrc", "toml", ["mcp_servers"], STRAY),
+        ("codex", "etc/something.toml", "toml", ["mcp_servers"], STRAY),
+        ("codex", "home/.codex/config.toml", "toml", ["profiles"], '[profiles.x]\nm = "y"\n'),
+        ("codex", "home/.codex/config.toml", "toml", ["profiles"], STRAY),
+        ("codex", "home/.codex/config.toml", "json", ["mcp_servers"], STRAY),
+        ("gemini", "home/.codex/config.toml", "toml", ["mcp_servers"], STRAY),
+        ("codex", "home/.gemini/settings.json", "json", ["mcpServers"], '{"mcpServers": {"x": {}}}'),
+        ("claude", "home/.claude/settings.json", "json", ["mcpServers"], '{"mcpServers": {"x": {}}}'),
+        ("claude", "home/.claude/skills/x.mcp/../../.mcp.json", "json", ["mcpServers"], '{"mcpServers": {"x": {}}}'),
+    ],
+)  # fmt: skip
+def test_a_ledger_record_naming_a_file_not_a_harness_mcp_config_is_never_acted_on(
+    demo: dict[str, str],
+    home: Path,
+    tmp_path: Path,
+    harness: str,
+    where: str,
+    fmt: str,
+    table: list[str],
+    text: str,
+) -> None:
+    for directory in (".codex", ".claude", ".gemini"):
+        (home / directory).mkdir(exist_ok=True)
+    run("plugins", "install", env=demo)
+    target = tmp_path / where
+    build_file_tree(tmp_path, {os.path.normpath(where): text})
+    before = os.path.realpath(target)
+    ledger = home / LEDGER
+    data = json.loads(ledger.read_text())
+    record = {"harness": harness, "file": str(target), "format": fmt, "table": table}
+    record.update(name="x", digest="sha256:0", source=str(tmp_path / "gone/.mcp.json"))
+    data["entries"].append(record)
+    ledger.write_text(json.dumps(data))
+    for verb in ("uninstall", "install"):
+        result = run("plugins", verb, "--force", env=demo)
+        assert users_part(Path(before).read_text()) == users_part(text), verb  # never edited
+        [line] = [line for line in result.stderr.splitlines() if str(target) in line]
+        said = f"problem   {ledger}: entries: the record of {harness}'s MCP entry 'x' names "
+        assert line.startswith(said + str(target)), line
+        assert line.endswith("(warning)")
+    run("plugins", "uninstall", env=demo)
+    assert Path(before).read_text() == text  # byte for byte, once ours is gone
+    assert record in json.loads(ledger.read_text())["entries"]  # kept: it may be right elsewhere
+
+
+def test_a_ledger_record_of_a_harness_skilltool_does_not_know_is_never_acted_on(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".codex").mkdir()
+    install(demo)
+    bashrc = build_file_tree(home, {".bashrc": STRAY}) / ".bashrc"
+    ledger = home / LEDGER
+    data = json.loads(ledger.read_text())
+    record = {"harness": "evil", "file": str(bashrc), "format": "toml", "table": ["mcp_servers"]}
+    record.update(name="x", digest="sha256:0", source=str(home / "gone/.mcp.json"))
+    data["entries"].append(record)
+    ledger.write_text(json.dumps(data))
+    result = run("plugins", "uninstall", "--force", env=demo)
+    said = f"problem   {ledger}: entries: the record of evil's MCP entry 'x' names a harness"
+    assert any(line.startswith(said) for line in result.stderr.splitlines()), result.stderr
+    assert bashrc.read_text() == STRAY
+    assert record in json.loads(ledger.read_text())["entries"]
+
+
 def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], home: Path) -> None:
     build_file_tree(home, {".codex/config.toml": USER_CODEX})
     result = install(demo, "--diff")
