@@ -207,12 +207,14 @@ def _still(action: Action) -> bool:
 
 
 def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
-    """One entry of a shared config file: the ledger first when adding (a crash then leaves
-    a record of an entry not there, never an entry of ours unrecorded), last when removing.
+    """One entry of a shared config file, recorded as pending in the ledger before the file
+    is written and settled after: a crash in between leaves a record the next run settles by
+    what the file holds, never an entry of ours unrecorded nor a record of one never written.
     The file keeps its mode: it may hold a token."""
     assert action.entry is not None
     target = action.target
     if action.change == "remove":
+        ledger.begin(action.entry, removing=True)
         if action.content is None:
             os.unlink(target)
             fsync_dir(target.parent)
@@ -221,11 +223,12 @@ def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
         ledger.drop(action.entry)
         return
     assert action.content is not None
-    ledger.add(action.entry)
+    ledger.begin(action.entry)
     exists = os.path.lexists(target)
     if not exists:
         made.make(target.parent)
     write_file(target, action.content, _mode(target) if exists else 0o644, replace=exists)
+    ledger.add(action.entry)
 
 
 def _mode(path: Path) -> int:

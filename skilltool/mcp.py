@@ -7,6 +7,7 @@ parse_servers reads the servers, apply.py carries the edits out.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -122,6 +123,19 @@ def _value_digest(value: Any) -> str:
     return entries.entry_digest(value)
 
 
+def _digest_in(config: ConfigFile) -> Callable[[str], str | None]:
+    """The digest of the entry of a name in the file as read, None when there is none (the
+    file parsed again only when the ledger asks)."""
+    found: list[dict[str, Any]] = []
+
+    def digest_of(name: str) -> str | None:
+        if not found:
+            found.append(config.current())
+        return _value_digest(found[0][name]) if name in found[0] else None
+
+    return digest_of
+
+
 def _refused(err: EntryError, name: str) -> tuple[State, str]:
     """An edit the editor cannot make exactly: the file is left alone, said in one line."""
     at = f"line {err.line}: " if err.line else ""
@@ -141,14 +155,21 @@ def plan_entries(
     """Every MCP server of the active plugins as an entry of each harness's config, and the
     removal of our entries no server needs any more (all of them, for uninstall)."""
     servers, problems = winning_servers(catalogue)
+    if ledger.problem is not None:  # not used: every entry is foreign, none is written
+        problems.append(ledger.problem)
     owners = {
         s.name: p for p in catalogue.active for s in p.mcp_servers if servers.get(s.name) is s
     }
     read = evidence or Evidence(catalogue)
-    carried = Carried(servers, owners, ledger, remove, force, read)
+    carried = Carried(servers, owners, ledger, remove, force, read, problems)
     actions: list[Action] = []
     for harness in found:
         actions += _harness_entries(harness, carried)
+    from skilltool.harnesses import NAMES
+
+    for record in ledger.records():
+        if record.harness not in NAMES:
+            problems.append(_stray(ledger, record, "names a harness skilltool does not know"))
     return Plan(tuple(actions), tuple(problems))
 
 
@@ -161,6 +182,15 @@ class Carried(NamedTuple):
     remove: bool
     force: bool
     read: Evidence
+    problems: list[Problem]  # said once, for the whole plan
+
+
+def _stray(ledger: Ledger, record: EntryRecord, why: str) -> Problem:
+    """A record of the ledger that is never acted on, and why: kept as it is."""
+    assert ledger.path is not None
+    what = f"the record of {record.harness}'s MCP entry {record.name!r} {why}"
+    fix = "the record is kept and never acted on: remove it if skilltool did not write it"
+    return Problem(ledger.path, f"{what}; {fix}", "entries", severity="warning")
 
 
 def _note(harness: Harness, server: McpServer, target: Path, state: State, why: str) -> Action:
@@ -172,7 +202,7 @@ def _note(harness: Harness, server: McpServer, target: Path, state: State, why: 
 
 def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
     servers, ledger = run.servers, run.ledger
-    if not servers and not ledger.of(harness.name):
+    if not servers and not ledger.every(harness.name):
         return []  # nothing to carry, nothing of ours: the user's files are not even read
     root = harness.root()
     if not os.path.isdir(root) or not harness.takes_mcp():
@@ -187,14 +217,27 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
     from skilltool.harnesses import McpPlace
 
     files: dict[Path, ConfigFile] = {}
-    actions: list[Action] = []
-    wanted: set[tuple[Path, str]] = set()
     for server in [] if run.remove else servers.values():
         plugin = run.owners[server.name]
         place = harness.mcp_place_of(plugin)
         assert place is not None
         if place.path not in files:
             files[place.path] = _config(harness, place, ledger, plugin)
+    usable: set[tuple[str, tuple[str, ...], str]] = set()  # the records that may be acted on
+    for record in ledger.every(harness.name):  # an entry of ours in a file no longer the place
+        place = McpPlace(record.file, cast("Format", record.format), record.table)
+        if record.format not in FORMATS or not harness.mcp_file(place):
+            why = f"names {record.file}, which is not where {harness.name} keeps them here"
+            run.problems.append(_stray(ledger, record, why))
+            continue
+        usable.add(record.key)
+        if record.file not in files:
+            files[record.file] = _config(harness, place, ledger)
+    actions: list[Action] = []
+    wanted: set[tuple[Path, str]] = set()
+    for server in [] if run.remove else servers.values():
+        place = harness.mcp_place_of(run.owners[server.name])
+        assert place is not None
         config = files[place.path]
         value = harness.mcp_refusal(server) or harness.mcp_value(server)
         if not isinstance(value, dict):
@@ -207,13 +250,8 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
             continue
         wanted.add((place.path, server.name))
         actions.append(_put(harness, config, server, value, ledger, run.force))
-    for record in ledger.of(harness.name):  # an entry of ours in a file no longer the place
-        if record.file not in files and record.format in FORMATS:
-            fmt = cast("Format", record.format)
-            place = McpPlace(record.file, fmt, record.table)
-            files[record.file] = _config(harness, place, ledger)
-    for record in ledger.of(harness.name):
-        if (record.file, record.name) in wanted or record.file not in files:
+    for record in ledger.of(harness.name):  # settled when its file was read
+        if record.key not in usable or (record.file, record.name) in wanted:
             continue
         action = _take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
         if action is not None:
@@ -231,6 +269,9 @@ def _config(
     config.plugin = plugin
     if config.manifest is not None and config.problem is None:
         config.problem = _folder_problem(harness, config, ledger)
+    if config.problem is None:  # what the file holds settles the ledger's records of it
+        digest_of = _digest_in(config) if config.text is not None else None
+        ledger.settle(harness.name, place, digest_of)
     return config
 
 
@@ -287,6 +328,8 @@ def _put(
     place, name = config.place, server.name
     current = config.current()
     record = ledger.get(config.path, place.table, name)
+    if record is not None and (record.harness, record.format) != (harness.name, place.format):
+        record = None  # another harness's record, or one of another format: never ours here
     want = EntryRecord(
         harness.name,
         config.path,
@@ -314,6 +357,9 @@ def _put(
     change: Change = {"missing": "create", "stale": "replace"}.get(state, "none")  # type: ignore[assignment]
     if state == "edited" and force:
         change, why = "replace", "it was edited by hand; --force replaced it"
+    if change != "none" and ledger.problem is not None:
+        change, why = "none", f"mcp {name}: not written while the ledger cannot be used"
+        why += f" ({ledger.problem.path.name}: see the problem line)"
     action = Action(
         "entry", harness.name, name, config.path, state, change, server.path, reason=why
     )
@@ -350,7 +396,7 @@ def _take_out(
         return base._replace(state=state, reason=f"mcp {name}: {why}")
     current = config.current()
     if name not in current:
-        return None  # already gone: a record of an entry not there is harmless
+        return None  # already gone: its record was dropped when the file was read
     unknown = None if remove else read.unknown(str(record.source))
     if unknown is not None:
         return base._replace(

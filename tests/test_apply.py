@@ -108,3 +108,23 @@ def test_a_made_directory_that_holds_a_users_file_stays(home: Path, tmp_path: Pa
     assert result.code == 0
     assert (home / ".agents/skills/mine").is_dir()
     assert not (home / ".agents/skills/notes").exists()
+
+
+def test_a_killed_runs_old_temporary_file_in_the_state_dir_is_swept(
+    home: Path, tmp_path: Path
+) -> None:
+    import os
+    import time
+
+    from skilltool.fs import TEMP_PREFIX
+
+    build_file_tree(tmp_path / "plugins/docs", {"skills/notes/SKILL.md": skill_md("notes")})
+    state = home / ".local/state/skilltool"
+    old = build_file_tree(state, {f"{TEMP_PREFIX}ledger": "{"}) / f"{TEMP_PREFIX}ledger"
+    long_ago = time.time() - 24 * 3600  # a run killed yesterday
+    os.utime(old, (long_ago, long_ago))
+    fresh = build_file_tree(state, {f"{TEMP_PREFIX}other": "{"}) / f"{TEMP_PREFIX}other"
+    result = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")})
+    assert result.code == 0, result.stdout + result.stderr
+    assert not old.exists()
+    assert fresh.read_text() == "{"  # another run's, being written: not ours to remove

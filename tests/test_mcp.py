@@ -553,6 +553,197 @@ def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path
     assert calls.index("mcp-entries.json") < calls.index("config.toml")
     ledger = json.loads((home / ".local/state/skilltool/mcp-entries.json").read_text())
     assert [e["name"] for e in ledger["entries"]] == ["echo-srv"]
+    # written first as pending, which proves nothing; marked done once the entry is there
+    assert calls[calls.index("config.toml") + 1 :] == ["mcp-entries.json"]
+    assert ledger["pending"] == []
+
+
+LEDGER = ".local/state/skilltool/mcp-entries.json"
+
+
+def failing_write(name: str) -> Any:
+    """apply's atomic write, failing for the file called `name` as a full disk would."""
+    from skilltool import apply as applying
+
+    real_write = applying.write_file
+
+    def write(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
+        if path.name == name:
+            raise OSError(28, "No space left on device")
+        real_write(path, data, mode, replace=replace)
+
+    return write
+
+
+def test_an_update_that_failed_leaves_the_entry_ours(demo: dict[str, str], home: Path) -> None:
+    from skilltool import apply as applying
+
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    written = codex_config(home).read_text()
+    demo_root = Path(demo["SKILLTOOL_PLUGINS"]) / "demo"
+    (demo_root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"echo-srv": {**ECHO, "args": ["-q"]}}})
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(applying, "write_file", failing_write("config.toml"))
+        assert install(demo).code == 1
+    assert codex_config(home).read_text() == written
+    assert "updated   codex    mcp echo-srv in ~/.codex/config.toml" in install(demo).lines
+    run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert codex_config(home).read_text() == USER_CODEX
+
+
+def test_a_removal_that_failed_leaves_the_entry_ours(demo: dict[str, str], home: Path) -> None:
+    from skilltool import apply as applying
+
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    written = codex_config(home).read_text()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(applying, "write_file", failing_write("config.toml"))
+        assert run("plugins", "uninstall", "--only", "codex", env=demo).code == 1
+    assert codex_config(home).read_text() == written
+    result = run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert "removed   codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    assert codex_config(home).read_text() == USER_CODEX
+
+
+@pytest.mark.parametrize(
+    ("damaged", "said"),
+    [
+        (b'{"version": 1, "entries": [', "does not parse as JSON (line 1: "),
+        (b"[]\n", "is not a JSON object"),
+        (b'{"version": 1, "entries": [{"harness": "codex"}]}\n', "entries[0].file: missing"),
+    ],
+)
+def test_a_ledger_that_cannot_be_read_is_named_and_left_as_it_is(
+    demo: dict[str, str], home: Path, damaged: bytes, said: str
+) -> None:
+    ledger = build_file_tree(home, {LEDGER: damaged}) / LEDGER
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    result = install(demo)
+    assert result.code == 0
+    [line] = [line for line in result.stderr.splitlines() if "mcp-entries.json" in line]
+    assert line.startswith(f"problem   {ledger}: {said}"), line
+    assert "no MCP entry is taken for skilltool's, written or removed" in line
+    assert line.endswith("(warning)") and "fix it, or move it away" in line
+    assert any("mcp echo-srv: not written while the ledger" in x for x in result.lines)
+    assert codex_config(home).read_text() == USER_CODEX
+    assert ledger.read_bytes() == damaged
+    run("plugins", "uninstall", "--only", "codex", "--force", env=demo)
+    assert ledger.read_bytes() == damaged
+    ledger.unlink()  # moved away: a new one is started, and what it held is the user's
+    assert "added     codex    mcp echo-srv in ~/.codex/config.toml" in install(demo).lines
+
+
+def test_a_ledger_of_a_newer_skilltool_is_refused_and_left_as_it_is(
+    demo: dict[str, str], home: Path
+) -> None:
+    from tests.helpers import skill_md
+
+    demo_root = Path(demo["SKILLTOOL_PLUGINS"]) / "demo"
+    build_file_tree(demo_root, {"skills/notes/SKILL.md": skill_md("notes")})
+    build_file_tree(home, {".codex/config.toml": USER_CODEX})
+    install(demo)
+    written = codex_config(home).read_text()
+    ledger = home / LEDGER
+    newer = ledger.read_text().replace('"version": 1', '"version": 2')
+    ledger.write_text(newer)
+    (demo_root / ".mcp.json").unlink()  # its entry would go: not while the ledger is refused
+    result = run("plugins", "install", env=demo)
+    assert result.code == 1
+    [line] = [line for line in result.stderr.splitlines() if "mcp-entries.json" in line]
+    assert line.startswith(f"problem   {ledger}: version: 2 is newer than this skilltool")
+    assert line.endswith("upgrade skilltool")
+    assert ledger.read_text() == newer
+    assert codex_config(home).read_text() == written
+    assert (home / ".agents/skills/notes").is_symlink()  # skills are still linked
+    result = run("plugins", "uninstall", env=demo)
+    assert result.code == 1
+    assert not (home / ".agents/skills/notes").exists()
+    assert ledger.read_text() == newer
+    assert codex_config(home).read_text() == written
+
+
+STRAY = '# my own\n[mcp_servers.x]\ncommand = "/bin/mine"\n'
+
+
+def users_part(text: str) -> dict[str, Any]:
+    """A config file's values without the plugin's own entry (nor the table made for it)."""
+    data = json.loads(text) if text.startswith("{") else toml_loads(text)
+    for table in ("mcp_servers", "mcpServers"):
+        data.get(table, {}).pop("echo-srv", None)
+        if data.get(table) == {}:
+            del data[table]
+    return data
+
+
+@pytest.mark.parametrize(
+    ("harness", "where", "fmt", "table", "text"),
+    [
+        ("codex", "home/.bashrc", "toml", ["mcp_servers"], STRAY),
+        ("codex", "etc/something.toml", "toml", ["mcp_servers"], STRAY),
+        ("codex", "home/.codex/config.toml", "toml", ["profiles"], '[profiles.x]\nm = "y"\n'),
+        ("codex", "home/.codex/config.toml", "toml", ["profiles"], STRAY),
+        ("codex", "home/.codex/config.toml", "json", ["mcp_servers"], STRAY),
+        ("gemini", "home/.codex/config.toml", "toml", ["mcp_servers"], STRAY),
+        ("codex", "home/.gemini/settings.json", "json", ["mcpServers"], '{"mcpServers": {"x": {}}}'),
+        ("claude", "home/.claude/settings.json", "json", ["mcpServers"], '{"mcpServers": {"x": {}}}'),
+        ("claude", "home/.claude/skills/x.mcp/../../.mcp.json", "json", ["mcpServers"], '{"mcpServers": {"x": {}}}'),
+    ],
+)  # fmt: skip
+def test_a_ledger_record_naming_a_file_not_a_harness_mcp_config_is_never_acted_on(
+    demo: dict[str, str],
+    home: Path,
+    tmp_path: Path,
+    harness: str,
+    where: str,
+    fmt: str,
+    table: list[str],
+    text: str,
+) -> None:
+    for directory in (".codex", ".claude", ".gemini"):
+        (home / directory).mkdir(exist_ok=True)
+    run("plugins", "install", env=demo)
+    target = tmp_path / where
+    build_file_tree(tmp_path, {os.path.normpath(where): text})
+    before = os.path.realpath(target)
+    ledger = home / LEDGER
+    data = json.loads(ledger.read_text())
+    record = {"harness": harness, "file": str(target), "format": fmt, "table": table}
+    record.update(name="x", digest="sha256:0", source=str(tmp_path / "gone/.mcp.json"))
+    data["entries"].append(record)
+    ledger.write_text(json.dumps(data))
+    for verb in ("uninstall", "install"):
+        result = run("plugins", verb, "--force", env=demo)
+        assert users_part(Path(before).read_text()) == users_part(text), verb  # never edited
+        [line] = [line for line in result.stderr.splitlines() if str(target) in line]
+        said = f"problem   {ledger}: entries: the record of {harness}'s MCP entry 'x' names "
+        assert line.startswith(said + str(target)), line
+        assert line.endswith("(warning)")
+    run("plugins", "uninstall", env=demo)
+    assert Path(before).read_text() == text  # byte for byte, once ours is gone
+    assert record in json.loads(ledger.read_text())["entries"]  # kept: it may be right elsewhere
+
+
+def test_a_ledger_record_of_a_harness_skilltool_does_not_know_is_never_acted_on(
+    demo: dict[str, str], home: Path
+) -> None:
+    (home / ".codex").mkdir()
+    install(demo)
+    bashrc = build_file_tree(home, {".bashrc": STRAY}) / ".bashrc"
+    ledger = home / LEDGER
+    data = json.loads(ledger.read_text())
+    record = {"harness": "evil", "file": str(bashrc), "format": "toml", "table": ["mcp_servers"]}
+    record.update(name="x", digest="sha256:0", source=str(home / "gone/.mcp.json"))
+    data["entries"].append(record)
+    ledger.write_text(json.dumps(data))
+    result = run("plugins", "uninstall", "--force", env=demo)
+    said = f"problem   {ledger}: entries: the record of evil's MCP entry 'x' names a harness"
+    assert any(line.startswith(said) for line in result.stderr.splitlines()), result.stderr
+    assert bashrc.read_text() == STRAY
+    assert record in json.loads(ledger.read_text())["entries"]
 
 
 def test_diff_shows_the_edit_of_an_install_as_it_is_made(demo: dict[str, str], home: Path) -> None:

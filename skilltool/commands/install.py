@@ -94,12 +94,15 @@ def _change(opts: Options, remove: bool) -> Result:
         found = harnesses(home, opts.only)
         # each unchanged item is made only where it is shown: -v lists them, --json too
         detail = opts.json or opts.verbosity == "verbose"
-        actions = install_plan(opts, catalogue, home, remove, caches, found, detail)
+        ledger = open_ledger(home)  # one for the plan and its apply: what planning settled is saved
+        actions = install_plan(opts, catalogue, home, remove, caches, found, detail, ledger=ledger)
         # never a harness's own root, nor the home, whatever the record says
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
         # taken before anything is written: the diff of each file as it is made
         diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
-        outcomes, emptied = carried_out(opts, home, actions.actions, keep, caches.trust.clean)
+        outcomes, emptied = carried_out(
+            opts, home, actions.actions, keep, caches.trust.clean, ledger
+        )
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
     lines = home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
@@ -117,7 +120,9 @@ def _change(opts: Options, remove: bool) -> Result:
         # the directories skilltool had made and uninstall left empty, so removed
         "removed_dirs": [str(path) for path in emptied],
     }
-    failed = any(not o.done for o in outcomes)
+    # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
+    refused = ledger.problem is not None and ledger.problem.severity == "error"
+    failed = refused or any(not o.done for o in outcomes)
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
     invalid = not remove and any(p.severity == "error" for p in problems)
     return Result(
@@ -135,10 +140,12 @@ def carried_out(
     actions: tuple[plan.Action, ...],
     keep: frozenset[Path] | None,
     clean: Collection[str] = (),
+    ledger: Ledger | None = None,
 ) -> tuple[list[Outcome], list[Path]]:
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
     skilltool made that are empty now are removed, but for those in `keep`. `clean`: folders
-    known to hold no temporary file of a killed run (unchanged since seen so)."""
+    known to hold no temporary file of a killed run (unchanged since seen so). `ledger`: the
+    one the plan was made with, saved when planning settled a record of it."""
     if opts.dry_run:
         going = frozenset(a.target for a in actions if _goes(a))
         made = MadeDirs(home.state_dir)
@@ -149,7 +156,11 @@ def carried_out(
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []
     made = MadeDirs(home.state_dir)
-    outcomes = apply(actions, made, _ledger(home), clean)
+    ledger = ledger or open_ledger(home)
+    outcomes = apply(actions, made, ledger, clean)
+    if ledger.changed:  # a crashed run's pending record settled, with nothing else to write
+        with contextlib.suppress(OSError):  # kept pending: settled again by the next run
+            ledger.save()
     return outcomes, made.prune(keep) if keep is not None else []
 
 
@@ -186,6 +197,7 @@ def install_plan(
     found: list[Harness] | None = None,
     detail: bool = True,
     trust_links: bool = True,
+    ledger: Ledger | None = None,
 ) -> plan.Plan:
     """Links in the skills dir (unless --only), then each harness's own links and files.
 
@@ -213,12 +225,14 @@ def install_plan(
     parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders, evidence))
     parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders, evidence))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
-    parts.append(_entries_plan(opts, catalogue, home, remove, found, evidence))
+    parts.append(
+        _entries_plan(opts, catalogue, remove, found, ledger or open_ledger(home), evidence)
+    )
     parts.append(plan.Plan((), tuple(evidence.problems())))
     return plan.merge(parts)
 
 
-def _ledger(home: paths.Scope) -> Ledger:
+def open_ledger(home: paths.Scope) -> Ledger:
     from skilltool.entries.ledger import Ledger
 
     return Ledger(home.ledger)
@@ -227,15 +241,15 @@ def _ledger(home: paths.Scope) -> Ledger:
 def _entries_plan(
     opts: Options,
     catalogue: Catalogue,
-    home: paths.Scope,
     remove: bool,
     found: list[Harness],
+    ledger: Ledger,
     evidence: plan.Evidence,
 ) -> plan.Plan:
     """The MCP servers of the plugins as entries of each harness's config (SPEC §10)."""
     from skilltool.mcp import plan_entries
 
-    return plan_entries(catalogue, found, _ledger(home), remove, opts.force, evidence)
+    return plan_entries(catalogue, found, ledger, remove, opts.force, evidence)
 
 
 def install(opts: Options) -> Result:

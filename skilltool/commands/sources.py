@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from skilltool import discover, paths, plan, report
 from skilltool.apply import Outcome
 from skilltool.commands.common import Options
-from skilltool.commands.install import carried_out, install_plan
+from skilltool.commands.install import carried_out, install_plan, open_ledger
 from skilltool.errors import FAILED, OK, SkilltoolError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
@@ -85,10 +85,10 @@ def _installed(
     (and those of `adding`, a source a dry run would add, on the search path)."""
     found, caches = discover.found(home, warnings, not opts.dry_run, adding)
     catalogue = _without(found, gone)
-    actions = _said_removed(
-        install_plan(opts, catalogue, home, False, caches, trust_links=False), gone
-    )
-    outcomes, _ = carried_out(opts, home, actions.actions, None)
+    ledger = open_ledger(home)
+    planned = install_plan(opts, catalogue, home, False, caches, trust_links=False, ledger=ledger)
+    actions = _said_removed(planned, gone)
+    outcomes, _ = carried_out(opts, home, actions.actions, None, ledger=ledger)
     return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
 
 

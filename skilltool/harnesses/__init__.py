@@ -218,6 +218,11 @@ class Harness(abc.ABC):
         """Whether the harness has a place skilltool writes MCP servers to."""
         return self.mcp_place() is not None
 
+    def mcp_file(self, place: McpPlace) -> bool:
+        """Whether `place` (from a ledger record) is one `mcp_place_of` gives in this run: a
+        record naming any other file, table or format is never edited through."""
+        return place == self.mcp_place()
+
     def mcp_manifest(self, config: Path) -> Path | None:
         """A file the harness needs beside a config file of `mcp_place_of` to read it at all
         (the plugin.json of Claude Code's generated plugin), or None: it lives and goes

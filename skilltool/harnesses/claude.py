@@ -70,8 +70,18 @@ class Claude(Harness):
         return True
 
     def mcp_place_of(self, plugin: Plugin) -> McpPlace:
-        folder = self.own_skills_dir() / MCP_FOLDER.format(plugin=plugin.name)
+        return self._mcp_place_named(plugin.name)
+
+    def _mcp_place_named(self, plugin: str) -> McpPlace:
+        folder = self.own_skills_dir() / MCP_FOLDER.format(plugin=plugin)
         return McpPlace(folder / ".mcp.json", "json", ("mcpServers",))
+
+    def mcp_file(self, place: McpPlace) -> bool:
+        # the generated plugin of any plugin, one on the path or one gone since
+        plugin = place.path.parent.name.removesuffix(MCP_FOLDER.format(plugin=""))
+        if plugin in ("", ".", "..") or "/" in plugin:
+            return False
+        return place == self._mcp_place_named(plugin)
 
     def mcp_manifest(self, config: Path) -> Path:
         return config.parent / ".claude-plugin" / "plugin.json"
