@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from skilltool.harnesses import Harness, McpPlace
 
 FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
+# the largest config file skilltool edits: its parsers take a few seconds at this size (TOML
+# and YAML about 10 s a MB, and more than linearly), and a config file is a few kB
+MAX_CONFIG_BYTES = 256 * 1024
 
 
 def server_dict(server: McpServer) -> dict[str, Any]:
@@ -91,6 +94,10 @@ class ConfigFile:
         if data is None:
             self.problem = ("foreign", "not a regular file; nothing is changed in it")
             return
+        if len(data) > MAX_CONFIG_BYTES:
+            why = f"is {_size(len(data))}, above the {_size(MAX_CONFIG_BYTES)} skilltool edits"
+            self.problem = ("foreign", f"{why}; nothing is changed in it: {BY_HAND}")
+            return
         from skilltool.entries import EntryError
 
         try:
@@ -114,6 +121,16 @@ class ConfigFile:
 
     def seen(self) -> str | None:
         return digest(self.text.encode("utf-8")) if self.text is not None else None
+
+
+BY_HAND = "add or remove the entry by hand"
+
+
+def _size(size: int) -> str:
+    """A file's size in kB or MB, rounded up: a size above a limit never reads as the limit."""
+    if size < 1 << 20:
+        return f"{-(-size // 1024)} KB"
+    return f"{-(-size * 10 // (1 << 20)) / 10:.1f} MB"
 
 
 def _value_digest(value: Any) -> str:

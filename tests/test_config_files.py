@@ -1,0 +1,70 @@
+"""Config files as users keep them: very large, linked into a dotfiles folder, hard-linked,
+made read-only, on a full disk. Each is edited exactly, or left alone with one line that
+names it and says why; never a traceback, and the rest of the run goes on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltool.mcp import MAX_CONFIG_BYTES
+from tests.helpers import build_file_tree, run
+
+ECHO = {"command": "/opt/echo-srv", "args": ["--stdio"]}
+USER_CODEX = '# my own servers\n[mcp_servers.mine]\ncommand = "/bin/true"  # keep me\n'
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> dict[str, str]:
+    """A plugin with one stdio server on the search path; the env that selects it."""
+    build_file_tree(
+        tmp_path / "plugins/demo",
+        {
+            ".claude-plugin/plugin.json": json.dumps({"name": "demo"}),
+            ".mcp.json": json.dumps({"mcpServers": {"echo-srv": ECHO}}),
+        },
+    )
+    return {"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}
+
+
+def install(env: dict[str, str], *extra: str, only: str = "codex") -> Any:
+    return run("plugins", "install", "--only", only, *extra, env=env)
+
+
+def uninstall(env: dict[str, str], only: str = "codex") -> Any:
+    return run("plugins", "uninstall", "--only", only, env=env)
+
+
+def codex_config(home: Path) -> Path:
+    return home / ".codex/config.toml"
+
+
+# --------------------------------------------------------------------------- size
+
+
+@pytest.mark.parametrize(
+    ("only", "relative", "comment"),
+    [
+        ("codex", ".codex/config.toml", "# {}\n"),
+        ("gemini", ".gemini/settings.json", '{{"padding": "{}"}}\n'),
+        ("hermes", ".hermes/config.yaml", "# {}\n"),
+    ],
+)
+def test_a_config_file_above_the_size_skilltool_edits_is_left_alone_in_one_line(
+    demo: dict[str, str], home: Path, only: str, relative: str, comment: str
+) -> None:
+    padding = "x" * (MAX_CONFIG_BYTES + 1 - len(comment.format("")))
+    original = comment.format(padding).encode()
+    config = build_file_tree(home, {relative: original}) / relative
+    result = install(demo, only=only)
+    [line] = [line for line in result.lines if relative in line]
+    size, limit = -(-len(original) // 1024), MAX_CONFIG_BYTES // 1024  # in kB, rounded up
+    assert line == (
+        f"left      ~/{relative}: mcp echo-srv: is {size} KB, above the {limit} KB skilltool "
+        "edits; nothing is changed in it: add or remove the entry by hand"
+    )
+    assert config.read_bytes() == original
+    assert result.code == 0
