@@ -68,3 +68,19 @@ def test_a_config_file_above_the_size_skilltool_edits_is_left_alone_in_one_line(
     )
     assert config.read_bytes() == original
     assert result.code == 0
+
+
+# --------------------------------------------------------------------------- YAML anchors
+
+
+def test_hermes_servers_shared_through_an_anchor_are_left_alone_with_the_reason(
+    demo: dict[str, str], home: Path
+) -> None:
+    shared = "mcp_servers: &servers\n  mine:\n    command: /bin/true\nbackup_servers: *servers\n"
+    config = build_file_tree(home, {".hermes/config.yaml": shared}) / ".hermes/config.yaml"
+    result = install(demo, only="hermes")
+    [line] = [line for line in result.lines if "config.yaml" in line]
+    assert line.startswith("left      ~/.hermes/config.yaml: mcp echo-srv: cannot be edited")
+    assert "mcp_servers is shared through a YAML anchor and alias (lines 1 and 4)" in line
+    assert config.read_text() == shared
+    assert result.code == 0
