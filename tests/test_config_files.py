@@ -42,6 +42,11 @@ def codex_config(home: Path) -> Path:
     return home / ".codex/config.toml"
 
 
+def change_server(env: dict[str, str], **value: object) -> None:
+    mcp = Path(env["SKILLTOOL_PLUGINS"]) / "demo/.mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"echo-srv": {**ECHO, **value}}}))
+
+
 # --------------------------------------------------------------------------- size
 
 
@@ -84,3 +89,30 @@ def test_hermes_servers_shared_through_an_anchor_are_left_alone_with_the_reason(
     assert "mcp_servers is shared through a YAML anchor and alias (lines 1 and 4)" in line
     assert config.read_text() == shared
     assert result.code == 0
+
+
+# --------------------------------------------------------------------------- comments
+
+
+@pytest.mark.parametrize(
+    ("only", "relative", "before", "comment"),
+    [
+        ("codex", ".codex/config.toml", "[mcp_servers.echo-srv]\n", "# the echo server\n"),
+        ("opencode", ".config/opencode/opencode.json", '"echo-srv": {\n', "// the echo server\n"),
+        ("gemini", ".gemini/settings.json", '"echo-srv": {\n', "/* the echo server */\n"),
+    ],
+)
+def test_a_comment_put_inside_our_entry_survives_its_update(
+    demo: dict[str, str], home: Path, only: str, relative: str, before: str, comment: str
+) -> None:
+    config = home / relative
+    config.parent.mkdir(parents=True)
+    assert install(demo, only=only).code == 0
+    text = config.read_text()
+    assert before in text
+    config.write_text(text.replace(before, before + "      " + comment))
+    change_server(demo, args=["--quiet"])
+    result = install(demo, only=only)
+    assert f"updated   {only:<8} mcp echo-srv in ~/{relative}" in result.lines
+    assert comment in config.read_text()
+    assert '"--quiet"' in config.read_text()

@@ -296,3 +296,43 @@ def test_an_anchor_no_alias_repeats_is_edited_and_kept() -> None:
     assert put.text.startswith("mcp_servers: &s\n")
     assert yaml.safe_load(put.text)["mcp_servers"]["srv"] == {"command": "ours"}
     assert remove_entry(put.text, "yaml", ("mcp_servers",), "srv", drop_table=False) == text
+
+
+# --------------------------------------------------------------------------- comments kept
+
+NEW = {"command": "npx", "args": ["-y", "other-server"], "cwd": "/srv"}  # env gone, cwd new
+
+
+@pytest.mark.parametrize(
+    ("fmt", "table", "text", "comments"),
+    [
+        (*CODEX,
+         '[mcp_servers.some-server]  # from the demo plugin\n# runs the docs server\n'
+         'command = "npx"\nargs = ["-y", "some-server"]  # pinned\nenv = { API_KEY = "x" }\n'
+         "\n[other]\nk = 1\n",
+         ["  # from the demo plugin\n# runs the docs server\n", "  # pinned\n"]),
+        ("toml-array", ("mcp_servers",),
+         '[[mcp_servers]]  # from the demo plugin\nname = "some-server"\n# runs the docs server\n'
+         'command = "npx"\nargs = ["-y", "some-server"]  # pinned\nenv = { API_KEY = "x" }\n',
+         ["  # from the demo plugin\n", "# runs the docs server\n", "  # pinned\n"]),
+        (*OPENCODE,
+         '{\n  "mcp": {\n    "some-server": {\n      // runs the docs server\n'
+         '      "command": "npx",\n      "args": ["-y", "some-server"], // pinned\n'
+         '      "env": {"API_KEY": "x"}\n    }\n  }\n}\n',
+         ["      // runs the docs server\n", ", // pinned\n"]),
+        (*GEMINI,
+         '{\n  "mcpServers": {\n    "some-server": {\n      /* runs the docs server */\n'
+         '      "command": "npx",\n      "env": {\n        // the key\n        "API_KEY": "x"\n'
+         '      },\n      "args": ["-y", "some-server"]\n    }\n  }\n}\n',
+         ["      /* runs the docs server */\n"]),
+    ],
+)  # fmt: skip
+def test_a_comment_inside_an_entry_survives_its_update(
+    fmt: str, table: tuple[str, ...], text: str, comments: list[str]
+) -> None:
+    put = put_entry(text, fmt, table, "some-server", NEW)  # type: ignore[arg-type]
+
+    assert read_entries(put.text, fmt, table)["some-server"] == NEW  # type: ignore[arg-type,index]
+    for comment in comments:
+        assert comment in put.text
+    assert put_entry(put.text, fmt, table, "some-server", NEW).text == put.text  # type: ignore[arg-type]
