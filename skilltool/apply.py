@@ -305,4 +305,13 @@ def apply(
     entries written into shared config files. `clean`: folders not swept, known to hold no
     temporary file (a skills dir unchanged since every entry in it was a planned link)."""
     sweep(sorted(_folders(actions).difference(clean)))
-    return [carry_out(action, made, ledger) for action in actions]
+    outcomes = []
+    failed: dict[Path, str] = {}  # a config file whose edit failed, and why
+    for action in actions:
+        why = failed.get(action.target) if action.kind == "entry" and action.writes else None
+        # the next edit of that file chains on the one that failed: the same reason stops it
+        outcome = carry_out(action, made, ledger) if why is None else Outcome(action, False, why)
+        if not outcome.done and action.kind == "entry":
+            failed[action.target] = outcome.error
+        outcomes.append(outcome)
+    return outcomes

@@ -4,7 +4,9 @@ names it and says why; never a traceback, and the rest of the run goes on."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +118,35 @@ def test_a_comment_put_inside_our_entry_survives_its_update(
     assert f"updated   {only:<8} mcp echo-srv in ~/{relative}" in result.lines
     assert comment in config.read_text()
     assert '"--quiet"' in config.read_text()
+
+
+# --------------------------------------------------------------------------- a full disk
+
+
+def test_a_full_disk_is_said_as_a_full_disk_for_every_entry_of_the_file(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skilltool import fs
+
+    two = {"mcpServers": {"echo-srv": ECHO, "other-srv": ECHO}}
+    build_file_tree(
+        tmp_path / "plugins/demo",
+        {".claude-plugin/plugin.json": '{"name": "demo"}', ".mcp.json": json.dumps(two)},
+    )
+    config = build_file_tree(home, {".codex/config.toml": USER_CODEX}) / ".codex/config.toml"
+    real = fs._temporary
+
+    def full(directory: Path, data: bytes, mode: int) -> str:
+        if directory == config.parent:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(directory, data, mode)
+
+    monkeypatch.setattr(fs, "_temporary", full)
+    result = install({"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")})
+    failed = [line for line in result.lines if line.startswith("failed")]
+    full_disk = (
+        "failed    ~/.codex/config.toml: No space left on device; free some space, then run again"
+    )
+    assert failed == [full_disk, full_disk], result.stdout
+    assert config.read_text() == USER_CODEX
+    assert result.code == 1
