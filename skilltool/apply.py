@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING
 from skilltool.fs import (
     TEMP_PREFIX,
     digest,
+    edit_target,
     existing,
     fsync_dir,
+    read_config,
     read_link,
     read_regular,
     sweep,
     write_file,
+    write_in_place,
 )
 from skilltool.plan import Action
 from skilltool.record import NamedTuple
@@ -206,10 +209,13 @@ def _still(action: Action) -> bool:
     return data is not None and digest(data) == action.seen
 
 
+class _Changed(Exception):
+    """The file is no longer what the plan saw: nothing was written."""
+
+
 def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
     """One entry of a shared config file: the ledger first when adding (a crash then leaves
-    a record of an entry not there, never an entry of ours unrecorded), last when removing.
-    The file keeps its mode: it may hold a token."""
+    a record of an entry not there, never an entry of ours unrecorded), last when removing."""
     assert action.entry is not None
     target = action.target
     if action.change == "remove":
@@ -217,19 +223,31 @@ def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
             os.unlink(target)
             fsync_dir(target.parent)
         else:
-            write_file(target, action.content, _mode(target), replace=True)
+            _rewrite(target, action.content, action.seen)
         ledger.drop(action.entry)
         return
     assert action.content is not None
     ledger.add(action.entry)
-    exists = os.path.lexists(target)
-    if not exists:
+    if os.path.lexists(target):
+        _rewrite(target, action.content, action.seen)
+    else:
         made.make(target.parent)
-    write_file(target, action.content, _mode(target) if exists else 0o644, replace=exists)
+        write_file(target, action.content, 0o644, replace=False)
 
 
-def _mode(path: Path) -> int:
-    return os.lstat(path).st_mode & 0o7777
+def _rewrite(target: Path, content: bytes, seen: str | None) -> None:
+    """A config file rewritten with its mode (it may hold a token): through a link, the file
+    it resolves to, in that file's folder; a file with hard links in place, so that its
+    other names see the change too; any other atomically, by a rename."""
+    real, why = edit_target(target)
+    if why:
+        raise _Changed
+    info = os.stat(real)
+    if info.st_nlink > 1:
+        if not write_in_place(real, content, seen):
+            raise _Changed
+        return
+    write_file(real, content, info.st_mode & 0o7777, replace=True)
 
 
 def _entry_still(action: Action) -> bool:
@@ -237,7 +255,7 @@ def _entry_still(action: Action) -> bool:
     cannot be judged apart from the text it is edited in)."""
     if action.seen is None:
         return not os.path.lexists(action.target)
-    data = read_regular(action.target)
+    data = read_config(action.target)
     return data is not None and digest(data) == action.seen
 
 
@@ -273,8 +291,10 @@ def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> O
         ledger = Ledger(None)
     try:
         _entry(action, made, ledger)
-    except OSError as err:
-        return Outcome(action, False, _failure(err, action.target))
+    except _Changed:
+        return Outcome(action, False, "changed while skilltool was working; run again")
+    except OSError as err:  # said of the folder written in: a linked file's own
+        return Outcome(action, False, _failure(err, edit_target(action.target)[0]))
     return Outcome(action, True)
 
 
@@ -292,6 +312,8 @@ def _folders(actions: Iterable[Action]) -> set[str]:
                 continue
             linked.add(action.owner)
         found.add(os.path.dirname(action.target))
+        if action.kind == "entry" and action.writes:  # a linked config is written beside its file
+            found.add(os.path.dirname(os.path.realpath(action.target)))
     return found
 
 

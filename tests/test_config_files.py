@@ -1,5 +1,5 @@
 """Config files as users keep them: very large, linked into a dotfiles folder, hard-linked,
-made read-only, on a full disk. Each is edited exactly, or left alone with one line that
+on a full disk. Each is edited exactly, or left alone with one line that
 names it and says why; never a traceback, and the rest of the run goes on."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from skilltool.mcp import MAX_CONFIG_BYTES
-from tests.helpers import build_file_tree, run
+from tests.helpers import build_file_tree, run, toml_loads
 
 ECHO = {"command": "/opt/echo-srv", "args": ["--stdio"]}
 USER_CODEX = '# my own servers\n[mcp_servers.mine]\ncommand = "/bin/true"  # keep me\n'
@@ -150,3 +150,131 @@ def test_a_full_disk_is_said_as_a_full_disk_for_every_entry_of_the_file(
     assert failed == [full_disk, full_disk], result.stdout
     assert config.read_text() == USER_CODEX
     assert result.code == 1
+
+
+# --------------------------------------------------------------------------- links
+
+
+def dotfiles(tmp_path: Path, home: Path, text: str = USER_CODEX) -> Path:
+    """~/.codex/config.toml kept as stow or chezmoi keep it: a link into a dotfiles folder."""
+    real = build_file_tree(tmp_path / "dotfiles/codex", {"config.toml": text}) / "config.toml"
+    build_file_tree(home, {".codex/config.toml": Path("../../dotfiles/codex/config.toml")})
+    return real
+
+
+def test_a_linked_config_is_edited_through_its_link_and_given_back_exactly(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    real = dotfiles(tmp_path, home)
+    real.chmod(0o600)
+    link = os.readlink(codex_config(home))
+    result = install(demo)
+    assert "added     codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    assert os.readlink(codex_config(home)) == link  # the link stays, as it was
+    assert real.read_text().startswith(USER_CODEX)
+    assert toml_loads(real.read_text())["mcp_servers"]["echo-srv"]["command"] == "/opt/echo-srv"
+    assert real.stat().st_mode & 0o777 == 0o600  # it may hold a token: its mode is kept
+    assert install(demo).lines[-1] == "1 unchanged"
+    assert "removed   codex    mcp echo-srv in ~/.codex/config.toml" in uninstall(demo).lines
+    assert real.read_text() == USER_CODEX
+    assert os.readlink(codex_config(home)) == link
+
+
+def test_dry_run_shows_the_edit_of_a_linked_config_against_what_it_holds(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    dotfiles(tmp_path, home)
+    text = "\n".join(install(demo, "--dry-run").lines)
+    assert "--- ~/.codex/config.toml (on disk)" in text
+    assert "+[mcp_servers.echo-srv]" in text
+    assert "-# my own servers" not in text  # the file's own lines are context, not removed
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user needs root")
+def test_a_link_to_a_file_of_another_user_is_left_alone_naming_it(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    real = dotfiles(tmp_path, home)
+    os.chown(real, 65534, 65534)
+    result = install(demo)
+    [line] = [line for line in result.lines if "config.toml" in line]
+    assert line == (
+        f"left      ~/.codex/config.toml: mcp echo-srv: a link to {real}, a file of another "
+        "user; nothing is changed in it: change the entry as its owner, or put a file of "
+        "your own in place of the link"
+    )
+    assert real.read_text() == USER_CODEX
+
+
+def test_a_link_to_nothing_is_left_alone_naming_where_it_points(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    build_file_tree(home, {".codex/config.toml": tmp_path / "gone/config.toml"})
+    result = install(demo)
+    [line] = [line for line in result.lines if "config.toml" in line]
+    assert line == (
+        f"left      ~/.codex/config.toml: mcp echo-srv: a link to {tmp_path}/gone/config.toml, "
+        "which does not exist; nothing is changed in it: make the file, or remove the link"
+    )
+    assert not (tmp_path / "gone").exists()
+
+
+def test_a_linked_config_skilltool_emptied_stays_a_link_to_an_empty_file(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    (home / ".codex").mkdir()
+    install(demo)  # skilltool creates the file; then the user adopts it into their dotfiles
+    real = tmp_path / "dotfiles/config.toml"
+    real.parent.mkdir()
+    os.rename(codex_config(home), real)
+    codex_config(home).symlink_to(real)
+    uninstall(demo)
+    assert codex_config(home).is_symlink() and real.read_text() == ""
+
+
+# --------------------------------------------------------------------------- hard links
+
+
+def test_a_hard_linked_config_keeps_its_inode_so_its_other_names_see_the_edit(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    config = build_file_tree(home, {".codex/config.toml": USER_CODEX}) / ".codex/config.toml"
+    other = tmp_path / "backup-config.toml"
+    os.link(config, other)
+    inode = config.stat().st_ino
+    assert install(demo).code == 0
+    assert config.stat().st_ino == inode
+    assert "echo-srv" in toml_loads(other.read_text())["mcp_servers"]
+    assert uninstall(demo).code == 0
+    assert config.stat().st_ino == inode
+    assert other.read_text() == USER_CODEX
+
+
+def test_a_hard_linked_config_on_a_full_disk_keeps_its_bytes(
+    demo: dict[str, str], home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = build_file_tree(home, {".codex/config.toml": USER_CODEX}) / ".codex/config.toml"
+    os.link(config, tmp_path / "backup-config.toml")
+    real_pwrite = os.pwrite
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        if len(data) > len(USER_CODEX):  # the edit: half of it fits
+            real_pwrite(fd, data[: len(data) // 2], offset)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_pwrite(fd, data, offset)
+
+    monkeypatch.setattr(os, "pwrite", full)
+    result = install(demo)
+    assert (
+        "failed    ~/.codex/config.toml: No space left on device; free some space, then run again"
+    ) in result.lines
+    assert config.read_text() == USER_CODEX
+
+
+def test_a_config_skilltool_rewrites_keeps_its_mode(demo: dict[str, str], home: Path) -> None:
+    config = build_file_tree(home, {".codex/config.toml": USER_CODEX}) / ".codex/config.toml"
+    config.chmod(0o600)
+    install(demo)
+    assert config.stat().st_mode & 0o777 == 0o600
+    uninstall(demo)
+    assert config.stat().st_mode & 0o777 == 0o600
