@@ -139,6 +139,7 @@ Unwritable = Literal[
     "read-only-fs",
     "not-yours",
     "unwritable-folder",
+    "read-only",
 ]
 
 
@@ -147,7 +148,8 @@ def edit_target(path: Path) -> tuple[Path, Unwritable]:
     can). A link (stow, chezmoi and home-manager keep dotfiles so) is followed to the end:
     the file it resolves to is edited, and the link stays; that file must be a regular file
     of this user's, in a folder this user can write in, on a file system that can be
-    written. Nothing there: `path`."""
+    written. A file without its owner's write bit is read-only: the user made it so, and
+    it is not replaced. Nothing there: `path`."""
     import stat
 
     try:
@@ -178,6 +180,8 @@ def edit_target(path: Path) -> tuple[Path, Unwritable]:
             return real, "not-yours"
         if not os.access(real.parent, os.W_OK | os.X_OK):  # the new file is made beside it
             return real, "unwritable-folder"
+    if not info.st_mode & stat.S_IWUSR:
+        return real, "read-only"
     return real, ""
 
 

@@ -153,6 +153,15 @@ def _unwritable(why: Unwritable, shown: str, linked: bool) -> str:
             f"{link}in a folder skilltool cannot write in; {KEPT}: make {folder} writable, "
             f"{ELSEWHERE}"
         )
+    if why == "read-only" and linked:
+        return (
+            f"{link}which is read-only; {KEPT}: make it writable (chmod u+w {shown}), or change "
+            "the entry where that file is made"
+        )
+    if why == "read-only":
+        return (
+            f"is read-only; {KEPT}: make it writable (chmod u+w {shown}) to have skilltool edit it"
+        )
     if why == "not-regular":
         return (
             f"{link}which is not a regular file; {KEPT}"

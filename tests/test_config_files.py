@@ -1,5 +1,5 @@
 """Config files as users keep them: very large, linked into a dotfiles folder, hard-linked,
-on a full disk. Each is edited exactly, or left alone with one line that
+made read-only, on a full disk. Each is edited exactly, or left alone with one line that
 names it and says why; never a traceback, and the rest of the run goes on."""
 
 from __future__ import annotations
@@ -190,6 +190,22 @@ def test_dry_run_shows_the_edit_of_a_linked_config_against_what_it_holds(
     assert "-# my own servers" not in text  # the file's own lines are context, not removed
 
 
+def test_a_link_to_a_read_only_file_is_left_alone_naming_it(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
+    real = dotfiles(tmp_path, home)
+    real.chmod(0o444)  # a file of a store such as Nix's is so
+    result = install(demo)
+    [line] = [line for line in result.lines if "config.toml" in line]
+    assert line == (
+        f"left      ~/.codex/config.toml: mcp echo-srv: a link to {real}, which is read-only; "
+        f"nothing is changed in it: make it writable (chmod u+w {real}), or change the entry "
+        "where that file is made"
+    )
+    assert real.read_text() == USER_CODEX and codex_config(home).is_symlink()
+    assert result.code == 0
+
+
 @pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user needs root")
 def test_a_link_to_a_file_of_another_user_is_left_alone_naming_it(
     demo: dict[str, str], home: Path, tmp_path: Path
@@ -269,6 +285,25 @@ def test_a_hard_linked_config_on_a_full_disk_keeps_its_bytes(
         "failed    ~/.codex/config.toml: No space left on device; free some space, then run again"
     ) in result.lines
     assert config.read_text() == USER_CODEX
+
+
+# --------------------------------------------------------------------------- read-only
+
+
+def test_a_read_only_config_is_left_alone_saying_how_to_allow_it(
+    demo: dict[str, str], home: Path
+) -> None:
+    config = build_file_tree(home, {".codex/config.toml": USER_CODEX}) / ".codex/config.toml"
+    config.chmod(0o444)
+    result = install(demo)
+    [line] = [line for line in result.lines if "config.toml" in line]
+    assert line == (
+        "left      ~/.codex/config.toml: mcp echo-srv: is read-only; nothing is changed in it: "
+        "make it writable (chmod u+w ~/.codex/config.toml) to have skilltool edit it"
+    )
+    assert config.read_text() == USER_CODEX
+    assert config.stat().st_mode & 0o777 == 0o444
+    assert result.code == 0
 
 
 def test_a_config_skilltool_rewrites_keeps_its_mode(demo: dict[str, str], home: Path) -> None:
