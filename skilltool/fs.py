@@ -1,5 +1,6 @@
 """The file-system primitives everyone uses: reading a regular file or a link safely,
-digests, atomic writes, the home's lock, and sweeping what a killed run left behind.
+digests, atomic writes, the home's lock, sweeping what a killed run left behind, and
+where an edit of a user's config file writes (through a link, or in place).
 
 Nothing here knows about plugins or harnesses; every other module may import it.
 """

@@ -172,7 +172,7 @@ def _unwritable(why: Unwritable, shown: str, linked: bool) -> str:
 
 
 def _size(size: int) -> str:
-    """A file's size in kB or MB, rounded up: a size above a limit never reads as the limit."""
+    """A file's size in KB or MB, rounded up: a size above a limit never reads as the limit."""
     if size < 1 << 20:
         return f"{-(-size // 1024)} KB"
     return f"{-(-size * 10 // (1 << 20)) / 10:.1f} MB"
