@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING
 from skilltool.fs import (
     TEMP_PREFIX,
     digest,
+    edit_target,
     existing,
     fsync_dir,
+    read_config,
     read_link,
     read_regular,
     sweep,
     write_file,
+    write_in_place,
 )
 from skilltool.plan import Action
 from skilltool.record import NamedTuple
@@ -206,6 +209,10 @@ def _still(action: Action) -> bool:
     return data is not None and digest(data) == action.seen
 
 
+class _Changed(Exception):
+    """The file is no longer what the plan saw: nothing was written."""
+
+
 def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
     """One entry of a shared config file, recorded as pending in the ledger before the file
     is written and settled after: a crash in between leaves a record the next run settles by
@@ -219,20 +226,32 @@ def _entry(action: Action, made: MadeDirs, ledger: Ledger) -> None:
             os.unlink(target)
             fsync_dir(target.parent)
         else:
-            write_file(target, action.content, _mode(target), replace=True)
+            _rewrite(target, action.content, action.seen)
         ledger.drop(action.entry)
         return
     assert action.content is not None
     ledger.begin(action.entry)
-    exists = os.path.lexists(target)
-    if not exists:
+    if os.path.lexists(target):
+        _rewrite(target, action.content, action.seen)
+    else:
         made.make(target.parent)
-    write_file(target, action.content, _mode(target) if exists else 0o644, replace=exists)
+        write_file(target, action.content, 0o644, replace=False)
     ledger.add(action.entry)
 
 
-def _mode(path: Path) -> int:
-    return os.lstat(path).st_mode & 0o7777
+def _rewrite(target: Path, content: bytes, seen: str | None) -> None:
+    """A config file rewritten with its mode (it may hold a token): through a link, the file
+    it resolves to, in that file's folder; a file with hard links in place, so that its
+    other names see the change too; any other atomically, by a rename."""
+    real, why = edit_target(target)
+    if why:
+        raise _Changed
+    info = os.stat(real)
+    if info.st_nlink > 1:
+        if not write_in_place(real, content, seen):
+            raise _Changed
+        return
+    write_file(real, content, info.st_mode & 0o7777, replace=True)
 
 
 def _entry_still(action: Action) -> bool:
@@ -240,7 +259,7 @@ def _entry_still(action: Action) -> bool:
     cannot be judged apart from the text it is edited in)."""
     if action.seen is None:
         return not os.path.lexists(action.target)
-    data = read_regular(action.target)
+    data = read_config(action.target)
     return data is not None and digest(data) == action.seen
 
 
@@ -276,8 +295,10 @@ def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> O
         ledger = Ledger(None)
     try:
         _entry(action, made, ledger)
-    except OSError as err:
-        return Outcome(action, False, _failure(err, action.target))
+    except _Changed:
+        return Outcome(action, False, "changed while skilltool was working; run again")
+    except OSError as err:  # said of the folder written in: a linked file's own
+        return Outcome(action, False, _failure(err, edit_target(action.target)[0]))
     return Outcome(action, True)
 
 
@@ -295,6 +316,8 @@ def _folders(actions: Iterable[Action]) -> set[str]:
                 continue
             linked.add(action.owner)
         found.add(os.path.dirname(action.target))
+        if action.kind == "entry" and action.writes:  # a linked config is written beside its file
+            found.add(os.path.dirname(os.path.realpath(action.target)))
     return found
 
 
@@ -308,4 +331,13 @@ def apply(
     entries written into shared config files. `clean`: folders not swept, known to hold no
     temporary file (a skills dir unchanged since every entry in it was a planned link)."""
     sweep(sorted(_folders(actions).difference(clean)))
-    return [carry_out(action, made, ledger) for action in actions]
+    outcomes = []
+    failed: dict[Path, str] = {}  # a config file whose edit failed, and why
+    for action in actions:
+        why = failed.get(action.target) if action.kind == "entry" and action.writes else None
+        # the next edit of that file chains on the one that failed: the same reason stops it
+        outcome = carry_out(action, made, ledger) if why is None else Outcome(action, False, why)
+        if not outcome.done and action.kind == "entry":
+            failed[action.target] = outcome.error
+        outcomes.append(outcome)
+    return outcomes

@@ -1,5 +1,6 @@
 """The file-system primitives everyone uses: reading a regular file or a link safely,
-digests, atomic writes, the home's lock, and sweeping what a killed run left behind.
+digests, atomic writes, the home's lock, sweeping what a killed run left behind, and
+where an edit of a user's config file writes (through a link, or in place).
 
 Nothing here knows about plugins or harnesses; every other module may import it.
 """
@@ -10,7 +11,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 # every temporary file or link skilltool makes starts so; one a killed run left behind is
 # not a rendering: `sweep` removes it before the next run writes in that directory
@@ -131,6 +132,106 @@ def read_regular(path: Path) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+# why a config file cannot be edited where it is (see `edit_target`); "" when it can
+Unwritable = Literal[
+    "",
+    "unreadable",
+    "dangling",
+    "not-regular",
+    "read-only-fs",
+    "not-yours",
+    "unwritable-folder",
+    "read-only",
+]
+
+
+def edit_target(path: Path) -> tuple[Path, Unwritable]:
+    """The file an edit of the config file at `path` writes, and why it cannot ("" when it
+    can). A link (stow, chezmoi and home-manager keep dotfiles so) is followed to the end:
+    the file it resolves to is edited, and the link stays; that file must be a regular file
+    of this user's, in a folder this user can write in, on a file system that can be
+    written. A file without its owner's write bit is read-only: the user made it so, and
+    it is not replaced. Nothing there: `path`."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path, ""
+    except OSError:
+        return path, "unreadable"
+    real = path
+    if stat.S_ISLNK(info.st_mode):
+        real = Path(os.path.realpath(path))
+        try:
+            info = os.lstat(real)
+        except FileNotFoundError:
+            return real, "dangling"
+        except OSError:
+            return real, "unreadable"
+    if not stat.S_ISREG(info.st_mode):  # a link still: one in a loop
+        return real, "not-regular"
+    if real != path:
+        try:
+            read_only = bool(os.statvfs(real.parent).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only = False
+        if read_only:
+            return real, "read-only-fs"
+        if info.st_uid != os.getuid():
+            return real, "not-yours"
+        if not os.access(real.parent, os.W_OK | os.X_OK):  # the new file is made beside it
+            return real, "unwritable-folder"
+    if not info.st_mode & stat.S_IWUSR:
+        return real, "read-only"
+    return real, ""
+
+
+def read_config(path: Path) -> bytes | None:
+    """The bytes of the config file at `path`, through a link as `edit_target` follows it."""
+    return read_regular(edit_target(path)[0])
+
+
+def write_in_place(path: Path, data: bytes, seen: str | None) -> bool:
+    """Rewrite the regular file at `path` in place, keeping its inode, so that its other
+    names (hard links) see the change; False, writing nothing, when it is no longer what
+    `seen` (its digest) says. Not atomic: what can fail for want of room is checked before
+    the first byte changes, and a write that fails all the same puts the old bytes back."""
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        old = b"".join(chunks)
+        if seen is not None and digest(old) != seen:
+            return False
+        room = os.fstatvfs(fd)
+        if len(data) > len(old) and room.f_bavail * room.f_frsize < len(data) - len(old):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        try:
+            _write_at_start(fd, data)
+        except OSError:
+            with contextlib.suppress(OSError):  # the old bytes fit where they were
+                _write_at_start(fd, old)
+            raise
+    finally:
+        os.close(fd)
+    return True
+
+
+def _write_at_start(fd: int, data: bytes) -> None:
+    written = 0
+    while written < len(data):
+        written += os.pwrite(fd, data[written:], written)
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
 
 
 def _temporary(directory: Path, data: bytes, mode: int) -> str:

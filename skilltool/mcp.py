@@ -6,6 +6,7 @@ parse_servers reads the servers, apply.py carries the edits out.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from skilltool import markers
 from skilltool.entries.ledger import Ledger
-from skilltool.fs import digest, read_regular
+from skilltool.fs import Unwritable, digest, edit_target, read_regular
 from skilltool.model import (
     Catalogue,
     EntryRecord,
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from skilltool.harnesses import Harness, McpPlace
 
 FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
+# the largest config file skilltool edits: its parsers take a few seconds at this size (TOML
+# and YAML about 10 s a MB, and more than linearly), and a config file is a few kB
+MAX_CONFIG_BYTES = 256 * 1024
 
 
 def server_dict(server: McpServer) -> dict[str, Any]:
@@ -74,7 +78,7 @@ class ConfigFile:
     """One harness config file as planning sees it: its text, edited in memory action after
     action, so that several entries of one file chain into one final text."""
 
-    def __init__(self, place: McpPlace) -> None:
+    def __init__(self, place: McpPlace, show: Callable[[Path], str] = str) -> None:
         self.place = place
         self.path = place.path
         self.format: Format = place.format
@@ -82,15 +86,23 @@ class ConfigFile:
         self.problem: tuple[State, str] | None = None
         self.manifest: Path | None = None  # a file the harness needs beside it (mcp_manifest)
         self.plugin: Plugin | None = None  # the plugin whose servers it holds, when one does
-        if os.path.islink(self.path):
-            why = "a link; skilltool edits only a regular file, so nothing is changed in it"
-            self.problem = ("foreign", why)
-            return
+        # the file has other names (a link to it, hard links): emptied, never removed
+        self.tied = False
         if not os.path.lexists(self.path):
             return
-        data = read_regular(self.path)
+        real, unwritable = edit_target(self.path)
+        if unwritable:
+            self.problem = ("foreign", _unwritable(unwritable, show(real), real != self.path))
+            return
+        data = read_regular(real)
         if data is None:
             self.problem = ("foreign", "not a regular file; nothing is changed in it")
+            return
+        with contextlib.suppress(OSError):
+            self.tied = real != self.path or os.stat(real).st_nlink > 1
+        if len(data) > MAX_CONFIG_BYTES:
+            why = f"is {_size(len(data))}, above the {_size(MAX_CONFIG_BYTES)} skilltool edits"
+            self.problem = ("foreign", f"{why}; nothing is changed in it: {BY_HAND}")
             return
         from skilltool.entries import EntryError
 
@@ -115,6 +127,55 @@ class ConfigFile:
 
     def seen(self) -> str | None:
         return digest(self.text.encode("utf-8")) if self.text is not None else None
+
+
+BY_HAND = "add or remove the entry by hand"
+KEPT = "nothing is changed in it"
+# what to do about a link to a file skilltool cannot write, whoever made it
+ELSEWHERE = "or put a file of your own in place of the link"
+
+
+def _unwritable(why: Unwritable, shown: str, linked: bool) -> str:
+    """Why a config file (or the file its link resolves to, `shown`) is left alone."""
+    link = f"a link to {shown}, " if linked else ""
+    if why == "dangling":
+        return f"{link}which does not exist; {KEPT}: make the file, or remove the link"
+    if why == "read-only-fs":
+        return (
+            f"{link}on a read-only file system; {KEPT}: change the entry where that file is "
+            f"made (home-manager makes a Nix store's), {ELSEWHERE}"
+        )
+    if why == "not-yours":
+        return f"{link}a file of another user; {KEPT}: change the entry as its owner, {ELSEWHERE}"
+    if why == "unwritable-folder":
+        folder = os.path.dirname(shown)
+        return (
+            f"{link}in a folder skilltool cannot write in; {KEPT}: make {folder} writable, "
+            f"{ELSEWHERE}"
+        )
+    if why == "read-only" and linked:
+        return (
+            f"{link}which is read-only; {KEPT}: make it writable (chmod u+w {shown}), or change "
+            "the entry where that file is made"
+        )
+    if why == "read-only":
+        return (
+            f"is read-only; {KEPT}: make it writable (chmod u+w {shown}) to have skilltool edit it"
+        )
+    if why == "not-regular":
+        return (
+            f"{link}which is not a regular file; {KEPT}"
+            if linked
+            else f"not a regular file; {KEPT}"
+        )
+    return f"{link}which cannot be read; {KEPT}" if linked else f"cannot be read; {KEPT}"
+
+
+def _size(size: int) -> str:
+    """A file's size in KB or MB, rounded up: a size above a limit never reads as the limit."""
+    if size < 1 << 20:
+        return f"{-(-size // 1024)} KB"
+    return f"{-(-size * 10 // (1 << 20)) / 10:.1f} MB"
 
 
 def _value_digest(value: Any) -> str:
@@ -264,7 +325,7 @@ def _config(
 ) -> ConfigFile:
     """A config file as planning sees it; for a harness that needs a manifest beside it
     (Claude Code's generated plugin), a folder that is not skilltool's is left alone."""
-    config = ConfigFile(place)
+    config = ConfigFile(place, harness.home.show)
     config.manifest = harness.mcp_manifest(place.path)
     config.plugin = plugin
     if config.manifest is not None and config.problem is None:
@@ -419,7 +480,7 @@ def _take_out(
     except EntryError as err:
         state, why = _refused(err, name)
         return base._replace(state=state, reason=why)
-    gone = ledger.created_file(record.file) and _blank(after, config.format)
+    gone = ledger.created_file(record.file) and _blank(after, config.format) and not config.tied
     config.text = None if gone else after
     return base._replace(
         state="edited" if edited else ("current" if remove else "stale"),

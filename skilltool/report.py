@@ -395,7 +395,7 @@ def entry_diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
     against its text after every edit planned in it (an edit chains on the one before)."""
     import difflib
 
-    from skilltool.fs import read_regular
+    from skilltool.fs import read_config
 
     final: dict[Path, bytes | None] = {}
     for action in actions:
@@ -403,7 +403,7 @@ def entry_diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
             final[action.target] = action.content
     lines: list[str] = []
     for target, after in final.items():
-        old = read_regular(target) if os.path.lexists(target) else None
+        old = read_config(target) if os.path.lexists(target) else None
         where = home.show(target)
         lines += difflib.unified_diff(
             (old or b"").decode("utf-8", "replace").splitlines(),

@@ -246,3 +246,93 @@ def test_a_file_that_parses_but_holds_no_value_is_an_error_with_its_line(
         put_entry(text, fmt, table, "web", {"command": "x"})  # type: ignore[arg-type]
     assert raised.value.line == line
     assert said in raised.value.message and raised.value.message.endswith("fix the file")
+
+
+# --------------------------------------------------------------------------- YAML anchors
+
+OURS = "mcp_servers:\n  mine:\n    command: x\n  srv:\n    command: ours\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "text", "line", "said"),
+    [
+        # the table is an anchor another key repeats: our entry would appear under both
+        (("mcp_servers",), "mcp_servers: &s\n  mine:\n    command: x\nbackup: *s\n", 1,
+         "mcp_servers is shared through a YAML anchor and alias (lines 1 and 4)"),
+        # the table is itself an alias: the edit would land in the anchored mapping
+        (("mcp_servers",), "base: &b\n  mine:\n    command: x\nmcp_servers: *b\n", 4,
+         "mcp_servers is shared through a YAML anchor and alias (lines 1 and 4)"),
+        # a mapping on the way to the table is shared
+        (("tools", "mcp"), "tools: &t\n  mcp:\n    mine: {command: x}\nold: *t\n", 1,
+         "tools is shared through a YAML anchor and alias (lines 1 and 4)"),
+        # an empty table that is an anchor: the alias would gain the entry too
+        (("mcp_servers",), "mcp_servers: &s {}\nbackup: *s\n", 1,
+         "mcp_servers is shared through a YAML anchor and alias (lines 1 and 2)"),
+        # the table takes keys from another mapping: which one holds an entry is not clear
+        (("mcp_servers",), "base: &b\n  mine:\n    command: x\nmcp_servers:\n  <<: *b\n", 5,
+         "mcp_servers takes entries from another mapping with a merge key (<<)"),
+    ],
+)  # fmt: skip
+def test_a_yaml_mapping_shared_through_an_anchor_is_not_edited(
+    table: tuple[str, ...], text: str, line: int, said: str
+) -> None:
+    with pytest.raises(EntryError) as raised:
+        put_entry(text, "yaml", table, "srv", {"command": "ours"})
+    assert raised.value.line == line
+    assert raised.value.message.startswith(said)
+    assert raised.value.message.endswith("edit the file by hand")
+
+
+def test_an_entry_in_a_shared_yaml_mapping_is_not_removed() -> None:
+    text = OURS.replace("mcp_servers:", "mcp_servers: &s") + "backup: *s\n"
+    with pytest.raises(EntryError) as raised:
+        remove_entry(text, "yaml", ("mcp_servers",), "srv", drop_table=False)
+    assert "shared through a YAML anchor and alias" in raised.value.message
+
+
+def test_an_anchor_no_alias_repeats_is_edited_and_kept() -> None:
+    text = "mcp_servers: &s\n  mine:\n    command: x\nother: &o 1\nagain: *o\n"
+    put = put_entry(text, "yaml", ("mcp_servers",), "srv", {"command": "ours"})
+    assert put.text.startswith("mcp_servers: &s\n")
+    assert yaml.safe_load(put.text)["mcp_servers"]["srv"] == {"command": "ours"}
+    assert remove_entry(put.text, "yaml", ("mcp_servers",), "srv", drop_table=False) == text
+
+
+# --------------------------------------------------------------------------- comments kept
+
+NEW = {"command": "npx", "args": ["-y", "other-server"], "cwd": "/srv"}  # env gone, cwd new
+
+
+@pytest.mark.parametrize(
+    ("fmt", "table", "text", "comments"),
+    [
+        (*CODEX,
+         '[mcp_servers.some-server]  # from the demo plugin\n# runs the docs server\n'
+         'command = "npx"\nargs = ["-y", "some-server"]  # pinned\nenv = { API_KEY = "x" }\n'
+         "\n[other]\nk = 1\n",
+         ["  # from the demo plugin\n# runs the docs server\n", "  # pinned\n"]),
+        ("toml-array", ("mcp_servers",),
+         '[[mcp_servers]]  # from the demo plugin\nname = "some-server"\n# runs the docs server\n'
+         'command = "npx"\nargs = ["-y", "some-server"]  # pinned\nenv = { API_KEY = "x" }\n',
+         ["  # from the demo plugin\n", "# runs the docs server\n", "  # pinned\n"]),
+        (*OPENCODE,
+         '{\n  "mcp": {\n    "some-server": {\n      // runs the docs server\n'
+         '      "command": "npx",\n      "args": ["-y", "some-server"], // pinned\n'
+         '      "env": {"API_KEY": "x"}\n    }\n  }\n}\n',
+         ["      // runs the docs server\n", ", // pinned\n"]),
+        (*GEMINI,
+         '{\n  "mcpServers": {\n    "some-server": {\n      /* runs the docs server */\n'
+         '      "command": "npx",\n      "env": {\n        // the key\n        "API_KEY": "x"\n'
+         '      },\n      "args": ["-y", "some-server"]\n    }\n  }\n}\n',
+         ["      /* runs the docs server */\n"]),
+    ],
+)  # fmt: skip
+def test_a_comment_inside_an_entry_survives_its_update(
+    fmt: str, table: tuple[str, ...], text: str, comments: list[str]
+) -> None:
+    put = put_entry(text, fmt, table, "some-server", NEW)  # type: ignore[arg-type]
+
+    assert read_entries(put.text, fmt, table)["some-server"] == NEW  # type: ignore[arg-type,index]
+    for comment in comments:
+        assert comment in put.text
+    assert put_entry(put.text, fmt, table, "some-server", NEW).text == put.text  # type: ignore[arg-type]

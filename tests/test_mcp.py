@@ -473,15 +473,17 @@ def test_an_entry_is_kept_when_its_plugin_folder_was_not_read(home: Path, tmp_pa
     assert any("mcp s: its server's file" in line and "kept" in line for line in result.lines)
 
 
-def test_a_symlinked_config_is_left_alone(demo: dict[str, str], home: Path, tmp_path: Path) -> None:
+def test_a_symlinked_config_is_edited_through_the_link(
+    demo: dict[str, str], home: Path, tmp_path: Path
+) -> None:
     real = build_file_tree(tmp_path / "dotfiles", {"config.toml": USER_CODEX}) / "config.toml"
     build_file_tree(home, {".codex/config.toml": real})
     result = install(demo)
-    assert any(
-        "mcp echo-srv: a link; skilltool edits only a regular file" in line for line in result.lines
-    )
-    assert real.read_text() == USER_CODEX
+    assert "added     codex    mcp echo-srv in ~/.codex/config.toml" in result.lines
+    assert "echo-srv" in toml_loads(real.read_text())["mcp_servers"]
     assert codex_config(home).is_symlink()
+    run("plugins", "uninstall", "--only", "codex", env=demo)
+    assert real.read_text() == USER_CODEX
 
 
 def test_dry_run_shows_the_edit_as_a_diff_and_writes_nothing(

@@ -2,7 +2,8 @@
 
 Both formats take `//` and `/* */` comments (Gemini reads comments in its strict
 `settings.json`); only `jsonc` takes trailing commas, and no edit ever adds one.
-Strings, numbers and literals are decoded by the stdlib `json` module.
+Strings, numbers and literals are decoded by the stdlib `json` module. An entry that
+exists is updated member by member, so the comments inside it stay.
 """
 
 from __future__ import annotations
@@ -278,10 +279,82 @@ def put(
     member = _find(text, found, name)
     if member is None:
         return _insert(text, found, name, plain, style), False
-    multiline = "\n" in text[found.start : found.end]
-    indent = line_indent(text, member.key_start)
-    new = style.render(plain, indent, multiline)
-    return splice(text, member.node.start, member.node.end, new), False
+    return _update(text, fmt, (*table, name), plain, style), False
+
+
+def _member(text: str, fmt: str, path: tuple[str, ...]) -> tuple[Obj, Member]:
+    """The object holding the member at `path`, and the member."""
+    _, _, found = _table(text, parse(text, fmt), path[:-1])
+    assert found is not None
+    member = _find(text, found, path[-1])
+    assert member is not None
+    return found, member
+
+
+def _update(text: str, fmt: str, path: tuple[str, ...], value: Any, style: _Style) -> str:
+    """`text` with the member at `path` set to `value`; an object that stays an object is set
+    member by member (a member no longer there goes, a new one goes last, one whose value
+    changes gets it in place), so the comments inside it stay, and so do the members that
+    stay the same."""
+    holder, member = _member(text, fmt, path)
+    if not (isinstance(member.node, Obj) and member.node.members and isinstance(value, dict)):
+        multiline = "\n" in text[holder.start : holder.end]
+        new = style.render(value, line_indent(text, member.key_start), multiline)
+        return splice(text, member.node.start, member.node.end, new)
+    for key in [key for key in member.node.value if key not in value]:
+        obj = _member(text, fmt, path)[1].node
+        assert isinstance(obj, Obj)
+        gone = _find(text, obj, key)
+        assert gone is not None
+        text = _drop(text, obj, gone)
+    for key, item in value.items():
+        obj = _member(text, fmt, path)[1].node
+        assert isinstance(obj, Obj)
+        inner = _find(text, obj, key)
+        if inner is None:
+            text = _append(text, obj, key, item, style)
+        elif not _same(inner.node.value, item):
+            text = _update(text, fmt, (*path, key), item, style)
+    return text
+
+
+def _line_rest(text: str, index: int) -> tuple[int, str]:
+    """Where the line holding `index` ends (-1: the text does), and what is on it after."""
+    end = text.find("\n", index)
+    return end, text[index : len(text) if end < 0 else end].strip(" \t\r")
+
+
+def _drop(text: str, obj: Obj, member: Member) -> str:
+    """`text` without a member an update takes out: the last member, on lines of its own,
+    goes with its lines, so a comment that ends the line before stays where it was."""
+    index = obj.members.index(member)
+    end, rest = _line_rest(text, member.node.end)
+    own_lines = end >= 0 and not rest and starts_line(text, member.key_start)
+    if member.comma is None and index > 0 and own_lines:
+        before = obj.members[index - 1]
+        assert before.comma is not None
+        text = splice(text, line_start(text, member.key_start), end + 1, "")
+        return splice(text, before.comma, before.comma + 1, "")
+    return _delete_member(text, obj, member)
+
+
+def _append(text: str, obj: Obj, key: str, value: Any, style: _Style) -> str:
+    """Member `key` added last to an object being updated: after a line comment that ends the
+    last member's line, so that the comment stays with its member."""
+    last = obj.members[-1] if obj.members else None
+    if last is not None and last.comma is None and starts_line(text, last.key_start):
+        end, rest = _line_rest(text, last.node.end)
+        if end >= 0 and rest.startswith("//"):
+            indent = line_indent(text, last.key_start)
+            member = json.dumps(key, ensure_ascii=False) + ": " + style.render(value, indent, True)
+            text = splice(text, end + 1, end + 1, indent + member + style.eol)
+            return splice(text, last.node.end, last.node.end, ",")
+    return _insert(text, obj, key, value, style)
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal values of equal types (`1` is not `true`, nor `1.0`)."""
+    return json.dumps(one, sort_keys=True) == json.dumps(other, sort_keys=True)
 
 
 def _delete_member(text: str, obj: Obj, member: Member) -> str:

@@ -3,8 +3,8 @@
 tomlkit validates the file and gives its values; a small lexer finds where each
 header and key/value statement sits (tomlkit keeps no positions). An entry is
 written as one `[table.<name>]` section with its nested tables inline, the shape
-`codex` reads; an existing entry in dotted keys or inside an inline table is an
-EntryError rather than a guess.
+`codex` reads, and updated key by key, so the comments in it stay; an existing entry
+in dotted keys or inside an inline table is an EntryError rather than a guess.
 """
 
 from __future__ import annotations
@@ -363,12 +363,57 @@ def put(text: str, table: tuple[str, ...], name: str, value: Mapping[str, Any]) 
     if entry.sections:
         first, last = sections[entry.sections[0]], sections[entry.sections[-1]]
         assert first.header is not None
+        old = (read(text, table) or {}).get(name)
+        if len(entry.sections) == 1 and isinstance(old, dict) and plain_keys(first):
+            return update(text, first, old, value, eol), False
         return splice(text, first.header.start, last.end, block), False
     under = [s for s in sections if s.path[: len(table)] == table and s.header is not None]
     position = under[-1].end if under else content_end(text, len(text))
     if position == 0:
         return splice(text, 0, 0, block + eol), created
     return splice(text, position, position, eol + eol + block), created
+
+
+def plain_keys(section: Section) -> bool:
+    """Every statement of the section sets one plain key (none is dotted)."""
+    return all(len(statement.path) == 1 for statement in section.body)
+
+
+def same(one: Any, other: Any) -> bool:
+    """Equal values of equal types (`1` is not `true`, nor `1.0`)."""
+    return json.dumps(one, sort_keys=True, default=str) == json.dumps(
+        other, sort_keys=True, default=str
+    )
+
+
+def update(
+    text: str, section: Section, old: Mapping[str, Any], new: Mapping[str, Any], eol: str
+) -> str:
+    """`text` with the section's keys set to `new` one by one: a key whose value changes gets
+    its new value in place, one no longer there loses its line, a new one goes after the
+    last; so the comments in the section stay, and so do the keys that stay the same."""
+    assert section.header is not None
+    edits: list[tuple[int, int, str]] = []
+    last = section.header.end
+    for statement in section.body:
+        key = statement.path[0]
+        if key not in new:
+            end = text.find("\n", statement.end)
+            start = line_start(text, statement.start)
+            if end < 0:  # the file's last line: the line break before it goes instead
+                end, start = len(text), start - (2 if text[start - 2 : start] == "\r\n" else 1)
+            edits.append((max(start, 0), end + 1 if end < len(text) else end, ""))
+            continue
+        last = statement.end
+        if not same(old.get(key), new[key]):
+            edits.append((statement.value_start, statement.value_end, render(new[key])))
+    there = {statement.path[0] for statement in section.body}
+    added = "".join(f"{eol}{quote_key(k)} = {render(v)}" for k, v in new.items() if k not in there)
+    if added:
+        edits.append((last, last, added))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = splice(text, start, end, replacement)
+    return text
 
 
 def remove(text: str, table: tuple[str, ...], name: str) -> str:

@@ -60,8 +60,22 @@ def document(text: str, table: tuple[str, ...]) -> dict[str, Any]:
         raise EntryError(error.message, error.line or toml._line_of_key(text, table) or 1) from None
 
 
-def _spans(text: str, table: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+def _spans(
+    sections: list[toml.Section], blocks: dict[str, tuple[int, int]]
+) -> dict[str, tuple[int, int]]:
     """Each element's block, by name: its header's line start to its last statement's end."""
+    spans = {}
+    for name, (head, last) in blocks.items():
+        header = sections[head].header
+        assert header is not None
+        spans[name] = (header.start, sections[last].end)
+    return spans
+
+
+def _blocks(
+    text: str, table: tuple[str, ...]
+) -> tuple[list[toml.Section], dict[str, tuple[int, int]]]:
+    """The file's sections, and each element's by name: the first and last of its block."""
     sections = toml._Lexer(text).sections()
     raw = toml.document(text)
     node: Any = raw
@@ -79,7 +93,7 @@ def _spans(text: str, table: tuple[str, ...]) -> dict[str, tuple[int, int]]:
             f"{where} is written inline, not as [[{where}]] blocks: edit it by hand",
             toml._line_of_key(text, table),
         )
-    spans = {}
+    blocks = {}
     for item, head in zip(items, heads, strict=True):
         last = head
         while (
@@ -92,10 +106,8 @@ def _spans(text: str, table: tuple[str, ...]) -> dict[str, tuple[int, int]]:
             )
         ):
             last += 1  # a `[table.env]` section belongs to the element above it
-        header = sections[head].header
-        assert header is not None
-        spans[item[KEY]] = (header.start, sections[last].end)
-    return spans
+        blocks[item[KEY]] = (head, last)
+    return sections, blocks
 
 
 def _block(table: tuple[str, ...], name: str, value: Mapping[str, Any], eol: str) -> str:
@@ -108,21 +120,29 @@ def _block(table: tuple[str, ...], name: str, value: Mapping[str, Any], eol: str
 def put(text: str, table: tuple[str, ...], name: str, value: Mapping[str, Any]) -> tuple[str, bool]:
     if KEY in value:
         raise EntryError(f"the entry's value holds {KEY!r}, which is its name here")
-    spans = _spans(text, table)
+    sections, blocks = _blocks(text, table)
+    spans = _spans(sections, blocks)
     created = not spans
-    block = _block(table, name, value, eol_of(text))
+    eol = eol_of(text)
     if name in spans:
+        head, last = blocks[name]
+        if head == last and toml.plain_keys(sections[head]):  # key by key: its comments stay
+            old: Any = document(text, table)
+            for key in table:
+                old = old[key]
+            new = {KEY: name, **value}
+            return toml.update(text, sections[head], {KEY: name, **old[name]}, new, eol), False
         start, end = spans[name]
-        return splice(text, start, end, block), False
+        return splice(text, start, end, _block(table, name, value, eol)), False
+    block = _block(table, name, value, eol)
     position = max(end for _, end in spans.values()) if spans else content_end(text, len(text))
     if position == 0:
-        return splice(text, 0, 0, block + eol_of(text)), created
-    eol = eol_of(text)
+        return splice(text, 0, 0, block + eol), created
     return splice(text, position, position, eol + eol + block), created
 
 
 def remove(text: str, table: tuple[str, ...], name: str) -> str:
-    spans = _spans(text, table)
+    spans = _spans(*_blocks(text, table))
     if name not in spans:
         return text
     start, end = spans[name]

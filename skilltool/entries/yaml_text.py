@@ -5,7 +5,8 @@ taken exactly when Hermes would take it, with the same values. Its composer give
 every node's start and end in the text; comments are never parsed, only kept,
 because nothing outside the edited span is rewritten. A table written as a flow
 mapping (`mcp_servers: {}`) gets flow entries; a flow mapping with a comment
-inside, an explicit `null`, or more than one document is an EntryError.
+inside, an explicit `null`, more than one document, a mapping on the way that an
+anchor and an alias share, or the edited mapping taking keys with `<<` is an EntryError.
 """
 
 from __future__ import annotations
@@ -152,6 +153,62 @@ def _walk(
             line_of(text, node.start_mark.index),
         )
     return node, len(table), pair
+
+
+MERGE = "tag:yaml.org,2002:merge"
+
+
+def _reached(root: yaml.Node) -> dict[int, list[int]]:
+    """Where each node of the document is reached (by id): the start of the key or item that
+    holds it, once for each time; an alias reaches its anchor's node again."""
+    places: dict[int, list[int]] = {}
+    stack = [(root, root.start_mark.index)]
+    while stack:
+        node, at = stack.pop()
+        seen = places.setdefault(id(node), [])
+        seen.append(at)
+        if len(seen) > 1:
+            continue  # its members were walked the first time it was reached
+        if isinstance(node, yaml.MappingNode):
+            stack += [(value, key.start_mark.index) for key, value in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(item, item.start_mark.index) for item in node.value]
+    return places
+
+
+def _unshared(text: str, root: yaml.Node | None, table: tuple[str, ...]) -> None:
+    """Raise when an edit of `table` would change what another key holds too: a mapping on
+    the way that an anchor and an alias share, or a mapping edited that takes keys with `<<`."""
+    if root is None or not isinstance(root, yaml.MappingNode):
+        return
+    places = _reached(root)
+    mapping, depth = root, 0
+    for depth, key in enumerate(table, 1):
+        found = _find(text, mapping, key)
+        if found is None:
+            depth -= 1
+            break
+        node = found[1]
+        if len(places.get(id(node), ())) > 1:
+            lines = sorted({line_of(text, at) for at in places[id(node)]})
+            said = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
+            raise EntryError(
+                f"{'.'.join(table[:depth])} is shared through a YAML anchor and alias (lines "
+                f"{said}): an entry put in it or taken out would change both; edit the file "
+                "by hand",
+                line_of(text, found[0].start_mark.index),
+            )
+        if not isinstance(node, yaml.MappingNode):
+            return
+        mapping = node
+    merged = [k for k, _ in mapping.value if isinstance(k, yaml.ScalarNode) and k.tag == MERGE]
+    if merged:
+        raise EntryError(
+            f"{'.'.join(table[:depth]) or 'the top level'} takes entries from another mapping "
+            "with a merge key (<<): which mapping holds an entry is not clear; edit the file "
+            "by hand",
+            line_of(text, merged[0].start_mark.index),
+        )
 
 
 def _scalar(value: Any) -> str:
@@ -324,6 +381,7 @@ def put(text: str, table: tuple[str, ...], name: str, value: Mapping[str, Any]) 
     document(text)
     root = _compose(text)
     style = _Style(text)
+    _unshared(text, root, table)
     node, depth, pair = _walk(text, root, table)
     if depth < len(table):
         nested: Any = dict(value)
@@ -391,6 +449,7 @@ def remove(
     node, depth, _ = _walk(text, _compose(text), table)
     if depth < len(table) or not isinstance(node, yaml.MappingNode):
         return text
+    _unshared(text, _compose(text), table)
     found = _find(text, node, name)
     if found is None:
         return text

@@ -319,3 +319,25 @@ def test_unreadable_harness_directory_is_one_problem_and_the_rest_is_installed(
     assert (home / ".agents/skills/s00").is_symlink()
     written = {line.split()[1] for line in result.lines if line.startswith("wrote")}
     assert len(written) == 3
+
+
+@needs_namespaces
+def test_a_config_linked_into_a_read_only_store_is_one_line_naming_it(
+    tmp_path: Path, home: Path, plugins: Path
+) -> None:
+    """home-manager links ~/.codex/config.toml into the Nix store, mounted read-only."""
+    store = build_file_tree(tmp_path / "store/abc-home-files", {"config.toml": "[mcp_servers]\n"})
+    build_file_tree(home, {".codex/config.toml": store / "config.toml"})
+    build_file_tree(plugins / "kit", {".mcp.json": json.dumps({"mcpServers": {"s": {"command": "/s"}}})})  # fmt: skip
+    read_only = f'mount --bind "{store}" "{store}"\nmount -o remount,bind,ro "{store}"'
+    command = skilltool("install", "--only", "codex", "--home", home)
+    result = in_namespace(read_only, home, *command, env=environment(home, plugins))
+    clean(result)
+    [line] = [line for line in result.lines if line.startswith("left")]
+    assert line == (
+        f"left      ~/.codex/config.toml: mcp s: a link to {store}/config.toml, on a read-only "
+        "file system; nothing is changed in it: change the entry where that file is made "
+        "(home-manager makes a Nix store's), or put a file of your own in place of the link"
+    )
+    assert (store / "config.toml").read_text() == "[mcp_servers]\n"
+    assert result.code == 0
