@@ -32,7 +32,7 @@ from skilltool.plan import Action
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
-    from skilltool.entries.ledger import Ledger
+    from skilltool.ledger import Ledger
 
 MADE_DIRS = "made-dirs"  # in the state dir: each directory an apply made, one a line
 
@@ -290,7 +290,7 @@ def _carry_out_entry(action: Action, made: MadeDirs, ledger: Ledger | None) -> O
     if not _entry_still(action):
         return Outcome(action, False, "changed while skilltool was working; run again")
     if ledger is None:
-        from skilltool.entries.ledger import Ledger
+        from skilltool.ledger import Ledger
 
         ledger = Ledger(None)
     try:

@@ -1,5 +1,5 @@
 """A plugin's MCP servers planned as entries of each harness's own config file, under the
-entry rule of SPEC §5: only an entry the ledger (entries.ledger) records as ours, unchanged
+entry rule of SPEC §5: only an entry the ledger (ledger.py) records as ours, unchanged
 since, is changed or removed. Each harness says where its entries go and what they hold;
 parse_servers reads the servers, apply.py carries the edits out.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from skilltool import markers
-from skilltool.entries.ledger import Ledger
 from skilltool.fs import Unwritable, digest, edit_target, read_regular
+from skilltool.ledger import Ledger
 from skilltool.model import (
     Catalogue,
     EntryRecord,
@@ -27,7 +27,8 @@ from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.entries import EntryError, Format
-    from skilltool.harnesses import Harness, McpPlace
+    from skilltool.harnesses import Harness
+    from skilltool.model import McpPlace
 
 FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
 # the largest config file skilltool edits: its parsers take a few seconds at this size (TOML
@@ -275,7 +276,7 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
         # the same words as an agent's: the line is said once per harness
         why = f"{harness.home.show(root)} does not exist (the harness is not set up here)"
         return [_note(harness, s, root, "absent", why) for s in servers.values()]
-    from skilltool.harnesses import McpPlace
+    from skilltool.model import McpPlace
 
     files: dict[Path, ConfigFile] = {}
     for server in [] if run.remove else servers.values():

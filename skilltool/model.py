@@ -199,6 +199,18 @@ class Rendering(NamedTuple):
     placeholders: frozenset[str] = frozenset()  # digests of seeds the harness wrote itself
 
 
+# the formats of the config files entries are written in (skilltool.entries edits each)
+Format = Literal["toml", "toml-array", "json", "jsonc", "yaml"]
+
+
+class McpPlace(NamedTuple):
+    """Where a harness keeps its user MCP servers: the file, its format, the table in it."""
+
+    path: Path
+    format: Format
+    table: tuple[str, ...]
+
+
 class EntryRecord(NamedTuple):
     """One entry skilltool wrote into a harness's config file (SPEC §5, "Entries of shared
     files"): what the ledger in the state dir keeps, and what an entry action carries."""

@@ -538,7 +538,7 @@ def test_the_ledger_is_written_before_the_entry(demo: dict[str, str], home: Path
     """A crash between the two leaves a record of an entry not there (harmless), never an
     entry of ours unrecorded (which would be foreign for ever)."""
     from skilltool import apply as applying
-    from skilltool.entries import ledger
+    from skilltool import ledger
 
     (home / ".codex").mkdir()
     calls: list[str] = []

@@ -18,8 +18,8 @@ from skilltool.report import Result
 
 if TYPE_CHECKING:
     from skilltool.cache import Caches
-    from skilltool.entries.ledger import Ledger
     from skilltool.harnesses import Harness
+    from skilltool.ledger import Ledger
 
 
 def status(opts: Options) -> Result:
@@ -233,7 +233,7 @@ def install_plan(
 
 
 def open_ledger(home: paths.Scope) -> Ledger:
-    from skilltool.entries.ledger import Ledger
+    from skilltool.ledger import Ledger
 
     return Ledger(home.ledger)
 

@@ -39,13 +39,13 @@ import copy
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from skilltool.entries import jsonc, toml, toml_array, yaml_text
 from skilltool.entries.base import BOM, EntryError, line_of
+from skilltool.model import Format as Format
 
 # toml-array: a TOML array of tables whose elements are keyed by `name` (Mistral Vibe)
-Format = Literal["toml", "toml-array", "json", "jsonc", "yaml"]
 T = TypeVar("T")
 
 __all__ = [

@@ -18,6 +18,7 @@ from skilltool.model import (
     BARE_REFERENCE,
     EMPTY,
     Agent,
+    McpPlace,
     McpServer,
     Plugin,
     Rendering,
@@ -32,7 +33,6 @@ from skilltool.record import NamedTuple
 if TYPE_CHECKING:
     import jinja2
 
-    from skilltool.entries import Format
 
 # the model aliases Claude Code 2.1.332 resolves ('default' is sent as it is, and fails)
 CLAUDE_ALIASES = frozenset({"haiku", "sonnet", "opus", "fable", "best", "inherit", "opusplan"})
@@ -62,14 +62,6 @@ class Launch(NamedTuple):
     command: list[str]
     env: Mapping[str, str] = EMPTY
     notes: Sequence[str] = ()
-
-
-class McpPlace(NamedTuple):
-    """Where a harness keeps its user MCP servers: the file, its format, the table in it."""
-
-    path: Path
-    format: Format
-    table: tuple[str, ...]
 
 
 McpValue = dict[str, Any]

@@ -14,13 +14,12 @@ from skilltool.harnesses import (
     CLAUDE_LONG_CONTEXT,
     Harness,
     Launch,
-    McpPlace,
     McpValue,
     Verdict,
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Plugin, Rendering
+from skilltool.model import Agent, McpPlace, McpServer, Plugin, Rendering
 
 # the folder of the plugin skilltool generates in ~/.claude/skills for a plugin's MCP servers:
 # a '.' no skill name has, so it never takes the place of a skill's link

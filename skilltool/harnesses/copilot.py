@@ -11,14 +11,13 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
-    McpPlace,
     McpValue,
     Verdict,
     named,
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Rendering, Skill
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 

@@ -13,7 +13,6 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
-    McpPlace,
     McpValue,
     Verdict,
     named_or_skipped,
@@ -21,7 +20,7 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.model import Agent, McpServer, Rendering, Skill, SlashCommand
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
 # Claude Code tool names -> Gemini CLI's

@@ -11,7 +11,6 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
-    McpPlace,
     McpValue,
     Note,
     Verdict,
@@ -19,7 +18,7 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpServer, Rendering, Skill
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
 # (Hermes 0.19's hermes_cli.default_soul: DEFAULT_SOUL_MD, which `hermes profile create` writes,

@@ -12,16 +12,8 @@ from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
-from skilltool.harnesses import (
-    Harness,
-    Launch,
-    McpPlace,
-    McpValue,
-    Verdict,
-    named_or_skipped,
-    remote_entry,
-)
-from skilltool.model import Agent, McpServer, Rendering, Skill, env_references
+from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named_or_skipped, remote_entry
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill, env_references
 from skilltool.placeholders import Translation
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use

@@ -6,17 +6,8 @@ from pathlib import Path
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
-from skilltool.harnesses import (
-    Harness,
-    Launch,
-    McpPlace,
-    McpValue,
-    Verdict,
-    named,
-    remote_entry,
-    stdio_entry,
-)
-from skilltool.model import Agent, McpServer, Rendering, Skill
+from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named, remote_entry, stdio_entry
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
 from skilltool.placeholders import Translation
 

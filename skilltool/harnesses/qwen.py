@@ -13,14 +13,13 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
-    McpPlace,
     McpValue,
     Verdict,
     gemini,
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.model import Agent, McpServer, Rendering, Skill, SlashCommand
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
 # Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)

@@ -10,7 +10,6 @@ from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
-    McpPlace,
     McpValue,
     Verdict,
     named,
@@ -18,7 +17,7 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.model import Agent, McpServer, Rendering, Skill
+from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 # Vibe 3.0.3's own agents (BUILTIN_AGENTS): a file of that name would replace the built-in one

@@ -13,7 +13,7 @@ from skilltool.model import EntryRecord, Problem, Severity
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
-    from skilltool.harnesses import McpPlace
+    from skilltool.model import McpPlace
 
 VERSION = 1  # the newest ledger this skilltool reads and writes
 AWAY = "move it away to start a new one (the entries it records are then taken for yours)"
