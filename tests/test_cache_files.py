@@ -92,7 +92,7 @@ def settle(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def unsettle(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stamp counts as racy: no catalogue is kept, so every run reads the parse cache."""
-    monkeypatch.setattr(probe, "RACY_NS", 10**12)
+    monkeypatch.setattr(probe, "racy_window", lambda ctime: 10**12)
 
 
 def clock_for(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
