@@ -18,7 +18,6 @@ from typing import Any, Literal
 TEMP_PREFIX = ".skilltool-tmp-"
 # a temporary file untouched this long was left by a killed run: a live one renames its own
 # within moments, so a place more than one run may write in at once sweeps only these
-STALE_SECONDS = 60 * 60
 
 
 # hashlib loads OpenSSL: 4 ms, a twentieth of a no-op. Python's own SHA-256 costs nothing
@@ -298,41 +297,29 @@ def locked(state_dir: Path) -> Iterator[None]:
     fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        # what a killed run left while saving the ledger or the made-dirs record
-        sweep([state_dir], older_than=STALE_SECONDS)
+        # what a killed run left while saving the ledger or the made-dirs record: every run
+        # that writes in the state folder holds this lock, so none of them is being written
+        sweep([state_dir])
         yield
     finally:
         os.close(fd)
 
 
-def sweep(directories: Iterable[str | Path], older_than: float | None = None) -> None:
-    """Remove the temporary files and links a killed run left in these directories; with
-    `older_than`, only those last changed that many seconds ago or more."""
-    import time
-
-    since = time.time() - older_than if older_than is not None else None
+def sweep(directories: Iterable[str | Path]) -> None:
+    """Remove the temporary files and links a killed run left in these directories."""
     for directory in directories:
         try:
             with os.scandir(directory) as it:
                 left = [
                     e.path
                     for e in it
-                    if e.name.startswith(TEMP_PREFIX)
-                    and not e.is_dir(follow_symlinks=False)
-                    and (since is None or _changed_before(e, since))
+                    if e.name.startswith(TEMP_PREFIX) and not e.is_dir(follow_symlinks=False)
                 ]
         except OSError:
             continue
         for path in left:
             with contextlib.suppress(OSError):
                 os.unlink(path)
-
-
-def _changed_before(entry: os.DirEntry[str], since: float) -> bool:
-    try:
-        return entry.stat(follow_symlinks=False).st_mtime < since
-    except OSError:
-        return False
 
 
 def existing(directory: Path) -> Path:
