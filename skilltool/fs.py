@@ -16,9 +16,6 @@ from typing import Any, Literal
 # every temporary file or link skilltool makes starts so; one a killed run left behind is
 # not a rendering: `sweep` removes it before the next run writes in that directory
 TEMP_PREFIX = ".skilltool-tmp-"
-# a temporary file untouched this long was left by a killed run: a live one renames its own
-# within moments, so a place more than one run may write in at once sweeps only these
-
 
 # hashlib loads OpenSSL: 4 ms, a twentieth of a no-op. Python's own SHA-256 costs nothing
 # to import and is four times slower, so it digests the first bytes of a run and OpenSSL's
