@@ -139,11 +139,11 @@ class SkillsDir:
     Plain strings rather than Path objects: at ten thousand links that is most of the time.
     """
 
-    def __init__(self, path: Path, catalogue: Catalogue) -> None:
+    def __init__(self, path: Path, catalogue: Catalogue, evidence: Evidence) -> None:
         self.path = path
         self.root = str(path)
         # the search-path entries read whole this run: a skill gone from one is gone
-        self.read = tuple(os.path.abspath(e).rstrip(os.sep) + os.sep for e in catalogue.read)
+        self.read = evidence.read
         self.places: set[str] = set()  # folders whose subfolders were read as skills
         self.paths: set[str] = set()  # skill folders read one by one
         for plugin in catalogue.plugins:
@@ -255,8 +255,9 @@ def plan_links(
             )
         )
         return Plan((), tuple(problems))
-    here = SkillsDir(skills_dir, catalogue)
-    actions = _link_actions(here, winners, remove, owner, evidence or Evidence(catalogue))
+    evidence = evidence or Evidence(catalogue)
+    here = SkillsDir(skills_dir, catalogue, evidence)
+    actions = _link_actions(here, winners, remove, owner, evidence)
     if trust is not None and not remove and _as_planned(here, winners, actions):
         trust.saw_links(skills_dir, stamp, taken, len(winners), problems)
     return Plan(tuple(actions), tuple(problems))
@@ -595,7 +596,7 @@ class Evidence:
 
 
 def _folder(path: str) -> str:
-    return os.path.normpath(path).rstrip(os.sep) + os.sep
+    return os.path.abspath(path).rstrip(os.sep) + os.sep
 
 
 # how a problem says that a file or folder is there but was not read

@@ -96,6 +96,7 @@ class Harness(abc.ABC):
         self.home = home
         self.skills_dir = home.skills_dir
         self._root: Path | None = None
+        self._places: tuple[str, ...] | None = None
 
     def root(self) -> Path:
         """The harness's own directory: rendering happens only when it exists."""
@@ -126,9 +127,12 @@ class Harness(abc.ABC):
 
     def places(self) -> tuple[str, ...]:
         """Where this harness is: what makes its files for the same agent differ from one
-        home (or skills dir) to another."""
-        home = self.home
-        return (str(self.root()), str(self.skills_dir), str(home.path), str(home.config_home))
+        home (or skills dir) to another. Asked for each agent and command: made once."""
+        if self._places is None:
+            home = self.home
+            where = (self.root(), self.skills_dir, home.path, home.config_home)
+            self._places = tuple(map(str, where))
+        return self._places
 
     @abc.abstractmethod
     def render(self, agent: Agent) -> list[Rendering]:
