@@ -114,21 +114,30 @@ class Outcome(NamedTuple):
     error: str = ""
 
 
-def _link(action: Action, made: MadeDirs) -> None:
+def _link(action: Action, made: MadeDirs, within: Path | None) -> None:
     assert action.source is not None
     link = action.target
-    if action.change == "create":
-        made.make(link.parent)
-        os.symlink(action.source, link)
-        return
     if action.change == "remove":
         os.unlink(link)
+        return
+    made.make(link.parent)
+    to = link_text(action.source, link, within)
+    if action.change == "create":
+        os.symlink(to, link)
         return
     tmp = link.parent / f"{TEMP_PREFIX}{os.getpid()}-{link.name}"
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
-    os.symlink(action.source, tmp)
+    os.symlink(to, tmp)
     os.replace(tmp, link)
+
+
+def link_text(source: Path, link: Path, within: Path | None) -> str:
+    """What a link holds: its source's absolute path; in a project (`within`), a source
+    inside it as a path relative to the link, the same in every checkout."""
+    if within is not None and source.is_relative_to(within) and link.is_relative_to(within):
+        return os.path.relpath(source, link.parent)
+    return str(source)
 
 
 def _file(action: Action, made: MadeDirs) -> None:
@@ -264,8 +273,12 @@ def _entry_still(action: Action) -> bool:
 
 
 def carry_out(
-    action: Action, made: MadeDirs | None = None, ledger: Ledger | None = None
+    action: Action,
+    made: MadeDirs | None = None,
+    ledger: Ledger | None = None,
+    within: Path | None = None,
 ) -> Outcome:
+    """Carry out one action; `within`: the project whose links are written relative."""
     if not action.writes:
         return Outcome(action, True)
     if action.kind == "entry":
@@ -275,7 +288,7 @@ def carry_out(
     try:
         made = made or MadeDirs(None)
         if action.kind == "link":
-            _link(action, made)
+            _link(action, made, within)
         else:
             _file(action, made)
     except OSError as err:
@@ -326,17 +339,21 @@ def apply(
     made: MadeDirs | None = None,
     ledger: Ledger | None = None,
     clean: Collection[str] = (),
+    within: Path | None = None,
 ) -> list[Outcome]:
     """Carry out each action; `made` records the directories made on the way, `ledger` the
     entries written into shared config files. `clean`: folders not swept, known to hold no
-    temporary file (a skills dir unchanged since every entry in it was a planned link)."""
+    temporary file (a skills dir unchanged since every entry in it was a planned link).
+    `within`: a project, whose links into itself are written relative."""
     sweep(sorted(_folders(actions).difference(clean)))
     outcomes = []
     failed: dict[Path, str] = {}  # a config file whose edit failed, and why
     for action in actions:
         why = failed.get(action.target) if action.kind == "entry" and action.writes else None
         # the next edit of that file chains on the one that failed: the same reason stops it
-        outcome = carry_out(action, made, ledger) if why is None else Outcome(action, False, why)
+        outcome = (
+            carry_out(action, made, ledger, within) if why is None else Outcome(action, False, why)
+        )
         if not outcome.done and action.kind == "entry":
             failed[action.target] = outcome.error
         outcomes.append(outcome)

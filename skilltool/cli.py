@@ -34,6 +34,10 @@ class Commands(typer.core.TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
+    def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        return super().main(project_value(argv), *rest, **options)
+
 
 app = typer.Typer(
     cls=Commands,
@@ -56,6 +60,17 @@ HomeOpt = Annotated[
         show_default=False,
     ),
 ]
+ProjectOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--project",
+        metavar="[DIR]",
+        help="Act on a project: the repository of the working directory, or DIR "
+        "(default: the project the working directory is in, else the home).",
+        show_default=False,
+    ),
+]
+UserOpt = Annotated[bool, typer.Option("--user", help="Act on the home, even inside a project.")]
 DirOpt = Annotated[
     str | None,
     typer.Option("--dir", metavar="PATH", help="Skills directory (default: ~/.agents/skills)."),
@@ -122,11 +137,26 @@ def _options(
     quiet: bool = False,
     diff: bool = False,
     prune: bool = False,
+    project: str | None = None,
+    user: bool = False,
 ) -> "Options":
     from skilltool.commands.common import Options
 
     verbosity: Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
-    return Options(home, skills_dir, dry_run, json, namespace, force, only, verbosity, diff, prune)
+    return Options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        force,
+        only,
+        verbosity,
+        diff,
+        prune,
+        project,
+        user,
+    )
 
 
 def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
@@ -160,6 +190,8 @@ def plugins_options(version: VersionOpt = False) -> None:
 
 def status_command(
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
@@ -170,12 +202,14 @@ def status_command(
     'install' would do."""
     from skilltool.commands import install as family
 
-    opts = _options(home, skills_dir, False, json, namespace, only=only)
+    opts = _options(home, skills_dir, False, json, namespace, only=only, project=project, user=user)
     _run("status", json, lambda: family.status(opts))
 
 
 def install_command(
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
@@ -204,9 +238,39 @@ def install_command(
     from skilltool.commands import install as family
 
     opts = _options(
-        home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet, diff, prune
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        force,
+        only,
+        verbose,
+        quiet,
+        diff,
+        prune,
+        project=project,
+        user=user,
     )
     _run("install", json, lambda: family.install(opts))
+
+
+def check_command(
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    skills_dir: DirOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    only: OnlyOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Exit 1 with the diff of what 'install' would change; 0 when everything is current
+    (for CI and pre-commit)."""
+    from skilltool.commands import install as family
+
+    opts = _options(home, skills_dir, False, json, namespace, only=only, project=project, user=user)
+    _run("check", json, lambda: family.check(opts))
 
 
 HarnessOpt = Annotated[
@@ -218,6 +282,8 @@ AgentArg = Annotated[str, typer.Argument(metavar="AGENT", help="The agent's name
 
 def uninstall_command(
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
@@ -236,7 +302,19 @@ def uninstall_command(
     """Remove only what skilltool made: its links and its unedited renderings."""
     from skilltool.commands import install as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, only, verbose, quiet)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        force,
+        only,
+        verbose,
+        quiet,
+        project=project,
+        user=user,
+    )
     _run("uninstall", json, lambda: family.uninstall(opts))
 
 
@@ -251,6 +329,8 @@ def validate_command(
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
     version: VersionOpt = False,
@@ -258,7 +338,7 @@ def validate_command(
     """Check plugins against the rules; exit 1 on any error."""
     from skilltool.commands import validate as family
 
-    opts = _options(home, None, False, json, namespace)
+    opts = _options(home, None, False, json, namespace, project=project, user=user)
     _run("validate", json, lambda: family.validate(list(targets or []), strict, opts))
 
 
@@ -266,6 +346,8 @@ def render_command(
     agent: AgentArg,
     harness: HarnessOpt,
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
@@ -274,7 +356,7 @@ def render_command(
     """Print an agent's rendering for a harness (a slash command's with /NAME); write nothing."""
     from skilltool.commands import render as family
 
-    opts = _options(home, skills_dir, json=json, namespace=namespace)
+    opts = _options(home, skills_dir, json=json, namespace=namespace, project=project, user=user)
     _run("render", json, lambda: family.render(agent, harness, opts))
 
 
@@ -282,6 +364,8 @@ def launch_command(
     agent: AgentArg,
     harness: HarnessOpt,
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
@@ -290,7 +374,7 @@ def launch_command(
     """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
     from skilltool.commands import render as family
 
-    opts = _options(home, skills_dir, json=json, namespace=namespace)
+    opts = _options(home, skills_dir, json=json, namespace=namespace, project=project, user=user)
     _run("launch", json, lambda: family.launch(agent, harness, opts))
 
 
@@ -318,6 +402,8 @@ def add_command(
         bool, typer.Option("--no-install", help="Record the source; do not install.")
     ] = False,
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
@@ -329,7 +415,17 @@ def add_command(
     """Bring plugins in from git, a marketplace or a local path, pin them, then install."""
     from skilltool.commands import sources as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        verbose=verbose,
+        quiet=quiet,
+        project=project,
+        user=user,
+    )
     plugins = list(plugin or [])
     _run("add", json, lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install))
 
@@ -345,6 +441,8 @@ def update_command(
         bool, typer.Option("--check", help="Write nothing; exit 1 when a source is outdated.")
     ] = False,
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
@@ -359,13 +457,26 @@ def update_command(
     """Move added sources to the newest commit of their ref, then install."""
     from skilltool.commands import sources as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        force,
+        verbose=verbose,
+        quiet=quiet,
+        project=project,
+        user=user,
+    )
     _run("update", json, lambda: family.plugins_update(opts, list(names or []), check))
 
 
 def remove_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A source (or plugin) added.")],
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
@@ -380,7 +491,18 @@ def remove_command(
     """Remove a source skilltool added, and prune what came from it."""
     from skilltool.commands import sources as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, force, verbose=verbose, quiet=quiet)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        force,
+        verbose=verbose,
+        quiet=quiet,
+        project=project,
+        user=user,
+    )
     _run("remove", json, lambda: family.plugins_remove(opts, name))
 
 
@@ -389,6 +511,8 @@ def sync_command(
         bool, typer.Option("--frozen", help="Resolve nothing anew: fail instead.")
     ] = False,
     home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
     skills_dir: DirOpt = None,
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
@@ -400,7 +524,17 @@ def sync_command(
     """Make this home match the lockfile: the same sources at the same commits."""
     from skilltool.commands import sources as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, verbose=verbose, quiet=quiet)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        verbose=verbose,
+        quiet=quiet,
+        project=project,
+        user=user,
+    )
     _run("sync", json, lambda: family.plugins_sync(opts, frozen))
 
 
@@ -452,6 +586,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "status", status_command),
     (plugins_app, "install", install_command),
     (plugins_app, "uninstall", uninstall_command),
+    (plugins_app, "check", check_command),
     (plugins_app, "validate", validate_command),
     (plugins_app, "render", render_command),
     (plugins_app, "launch", launch_command),
@@ -495,6 +630,30 @@ def main() -> None:
         _main()
     finally:
         gc.freeze()
+
+
+def project_value(argv: list[str]) -> list[str]:
+    """`--project` takes a value only when one is there: the next word, when it names a
+    folder (`--project DIR`); alone, it names the repository of the working directory."""
+    if "--project" not in argv:
+        return argv
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            out += [word, *words]
+            break
+        if word != "--project":
+            out.append(word)
+            continue
+        following = next(words, None)
+        if following is not None and not following.startswith("-") and os.path.isdir(following):
+            out.append(f"--project={following}")
+            continue
+        out.append("--project=")
+        if following is not None:
+            out.append(following)
+    return out
 
 
 def _main() -> NoReturn:

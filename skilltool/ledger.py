@@ -14,6 +14,7 @@ from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool.model import McpPlace
+    from skilltool.paths import Scope
 
 VERSION = 1  # the newest ledger this skilltool reads and writes
 AWAY = "move it away to start a new one (the entries it records are then taken for yours)"
@@ -63,8 +64,11 @@ class Ledger:
     (`problem` says why): no entry of it is ours, none is written or removed, and the file
     is left as it is."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, scope: Scope | None = None) -> None:
         self.path = path  # none: a ledger of this run alone, never saved
+        # the paths it records, as the scope records them (a project's: relative to it)
+        self._stored: Callable[[Path], str] = scope.stored if scope is not None else str
+        self._restored: Callable[[str], Path] = scope.restored if scope is not None else Path
         self.entries: dict[Key, EntryRecord] = {}
         self.pending: dict[Key, Pending] = {}
         self.files: set[str] = set()  # config files skilltool created
@@ -109,27 +113,43 @@ class Ledger:
         if version > VERSION:
             raise Newer(version)
         for index, item in enumerate(_listed(loaded, "entries")):
-            record = _record(item, f"entries[{index}]")
+            record = self._here(_record(item, f"entries[{index}]"))
             self.entries[record.key] = _plain(record)
         for index, item in enumerate(_listed(loaded, "pending")):
             field = f"pending[{index}]"
-            record = _record(item, field)
+            record = self._here(_record(item, field))
             removing = item.get("removing", False)
             if not isinstance(removing, bool):
                 raise Damaged(f"{field}.removing", "not true or false")
             was = item.get("was")
-            before = None if was is None else _plain(_record(was, f"{field}.was"))
+            before = None if was is None else _plain(self._here(_record(was, f"{field}.was")))
             self.pending[record.key] = Pending(record, removing, before)
             self.entries.pop(record.key, None)  # an edit under way: proves nothing until settled
         for index, file in enumerate(_listed(loaded, "created_files")):
             if not isinstance(file, str):
                 raise Damaged(f"created_files[{index}]", "not a string")
-            self.files.add(file)
+            self.files.add(str(self._restored(file)))
         for index, pair in enumerate(_listed(loaded, "created_tables")):
             field = f"created_tables[{index}]"
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
                 raise Damaged(field, "not a [file, table] pair")
-            self.tables.add((pair[0], _strings(pair[1], field)))
+            self.tables.add((str(self._restored(pair[0])), _strings(pair[1], field)))
+
+    def _here(self, record: EntryRecord) -> EntryRecord:
+        """A record as read, its paths those of this machine."""
+        restore = self._restored
+        return record._replace(file=restore(str(record.file)), source=restore(str(record.source)))
+
+    def _fields(self, record: EntryRecord) -> dict[str, Any]:
+        return {
+            "harness": record.harness,
+            "file": self._stored(record.file),
+            "format": record.format,
+            "table": list(record.table),
+            "name": record.name,
+            "digest": record.digest,
+            "source": self._stored(record.source),
+        }
 
     # ----------------------------------------------------------------------- reading
 
@@ -237,21 +257,22 @@ class Ledger:
     def save(self) -> None:
         if self.path is None or self.problem is not None:
             return
+        fields, stored = self._fields, self._stored
         data = {
             "version": VERSION,
-            "entries": [_fields(r) for r in sorted(self.entries.values(), key=_order)],
+            "entries": [fields(r) for r in sorted(self.entries.values(), key=_order)],
             "pending": [
                 {
-                    **_fields(p.record),
+                    **fields(p.record),
                     "created_file": p.record.created_file,
                     "created_table": p.record.created_table,
                     "removing": p.removing,
-                    "was": _fields(p.was) if p.was is not None else None,
+                    "was": fields(p.was) if p.was is not None else None,
                 }
                 for p in sorted(self.pending.values(), key=lambda p: p.record.key)
             ],
-            "created_files": sorted(self.files),
-            "created_tables": [[f, list(t)] for f, t in sorted(self.tables)],
+            "created_files": sorted(stored(Path(f)) for f in self.files),
+            "created_tables": sorted([stored(Path(f)), list(t)] for f, t in self.tables),
         }
         import json
 
@@ -301,18 +322,6 @@ def _record(item: Any, field: str) -> EntryRecord:
         Path(item["source"]),
         *created,
     )
-
-
-def _fields(record: EntryRecord) -> dict[str, Any]:
-    return {
-        "harness": record.harness,
-        "file": str(record.file),
-        "format": record.format,
-        "table": list(record.table),
-        "name": record.name,
-        "digest": record.digest,
-        "source": str(record.source),
-    }
 
 
 def _plain(record: EntryRecord) -> EntryRecord:

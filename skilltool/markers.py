@@ -34,8 +34,9 @@ def _without_line(data: bytes, start: int, end: int) -> bytes:
     return data[:line_start] + data[line_end:]
 
 
-def stamp(rendered: str, source: Path, escape: bool = False) -> bytes:
-    """Put the marker in the slot a template left for it (a line of its own)."""
+def stamp(rendered: str, source: Path | str, escape: bool = False) -> bytes:
+    """Put the marker in the slot a template left for it (a line of its own); `source` as
+    the scope records it (in a project, relative to its folder)."""
     data = rendered.encode("utf-8")
     slot = SLOT.encode("utf-8")
     start = data.index(slot)

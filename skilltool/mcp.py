@@ -267,14 +267,17 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
     if not servers and not ledger.every(harness.name):
         return []  # nothing to carry, nothing of ours: the user's files are not even read
     root = harness.root()
-    if not os.path.isdir(root) or not harness.takes_mcp():
+    here = harness.present()
+    if not here or not harness.takes_mcp():
         if run.remove:
             return []
-        if os.path.isdir(root):  # one line for the harness, whatever the number of servers
+        if here:  # one line for the harness, whatever the number of servers
             why = f"MCP servers: {harness.mcp_unsupported}"
             return [_note(harness, s, root, "unsupported", why) for s in servers.values()]
         # the same words as an agent's: the line is said once per harness
-        why = f"{harness.home.show(root)} does not exist (the harness is not set up here)"
+        from skilltool.harnesses import not_set_up
+
+        why = not_set_up(harness.home, root, harness.name)
         return [_note(harness, s, root, "absent", why) for s in servers.values()]
     from skilltool.model import McpPlace
 

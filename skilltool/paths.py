@@ -1,8 +1,9 @@
 """Every location skilltool reads or writes: the search path, the skills dir, the state dir.
 
-All of them derive from one value, the scope a run acts on (`Scope`): today a `Home`, the
-real one (honouring the XDG variables) or the directory given with `--home`, where the XDG
-variables of the real home are ignored and every default is taken under that directory.
+All of them derive from one value, the scope a run acts on (`Scope`): a `Home`, the real one
+(honouring the XDG variables) or the directory given with `--home`, where the XDG variables
+of the real home are ignored and every default is taken under that directory; or a
+`Project`, a folder with a manifest (`skilltool.toml`) whose files live in the folder itself.
 A harness asks the scope where it is (`harnesses.root_of`); the planner, the ledger, the
 caches and the sources commands take every path they use from it.
 """
@@ -54,6 +55,10 @@ class Home(NamedTuple):
         if skills_dir is None:
             return found
         return found._replace(dir=named_directory(skills_dir, "--dir"))
+
+    @property
+    def kind(self) -> str:
+        return "home"
 
     @property
     def is_real(self) -> bool:
@@ -139,9 +144,136 @@ class Home(NamedTuple):
         inside = root.rstrip(os.sep) + os.sep
         return f"~/{text[len(inside) :]}" if text.startswith(inside) else text
 
+    def stored(self, path: Path) -> str:
+        """A path as the lockfile, a marker or the ledger records it: as it is."""
+        return str(path)
 
-# the value every location comes from; a project scope will be a second value of this shape
-Scope = Home
+    def restored(self, text: str) -> Path:
+        """A recorded path back as a path."""
+        return Path(text)
+
+    def line(self) -> str:
+        """The first line of every report: which scope the run acts on."""
+        return f"home      {'~' if self.is_real else self.path}"
+
+
+MANIFEST = "skilltool.toml"
+PROJECT_LOCK = "skilltool.lock"
+PROJECT_DATA = ".skilltool"  # skilltool's own folder in a project
+
+
+class Project(NamedTuple):
+    """A folder with a manifest (`skilltool.toml`): a repository's scope. Everything
+    skilltool writes for it is inside the folder, and every path it records there is
+    relative to it, so that what is committed is the same whoever wrote it, wherever."""
+
+    path: Path  # the folder of the manifest
+    namespace: str = DEFAULT_NAMESPACE
+    harnesses: tuple[str, ...] = ()  # the harnesses the manifest names
+
+    @property
+    def kind(self) -> str:
+        return "project"
+
+    @property
+    def explicit(self) -> bool:
+        return True
+
+    @property
+    def dir(self) -> None:
+        return None
+
+    @property
+    def is_real(self) -> bool:
+        return False
+
+    @property
+    def manifest(self) -> Path:
+        return self.path / MANIFEST
+
+    @property
+    def lockfile(self) -> Path:
+        return self.path / PROJECT_LOCK
+
+    @property
+    def skills_dir(self) -> Path:
+        return self.path / ".agents" / "skills"
+
+    @property
+    def data_dir(self) -> Path:
+        """skilltool's own folder: the entry ledger (committed) and, ignored by git, the
+        checkouts, the caches and the lock of this checkout."""
+        return self.path / PROJECT_DATA
+
+    @property
+    def sources_dir(self) -> Path:
+        return self.data_dir / "sources"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.data_dir / "state"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+    @property
+    def ledger(self) -> Path:
+        return self.data_dir / "entries.json"
+
+    @property
+    def config_home(self) -> Path:
+        return self.path
+
+    def env(self, variable: str, default: Path) -> Path:
+        """A harness's location variable moves its home folder, never a project's."""
+        return default
+
+    def show(self, path: Path) -> str:
+        """A path as a person reads it: inside the project, relative to its folder."""
+        text, root = str(path), str(self.path)
+        if text == root:
+            return "."
+        inside = root.rstrip(os.sep) + os.sep
+        return text[len(inside) :] if text.startswith(inside) else text
+
+    def stored(self, path: Path) -> str:
+        """A path as the project's files record it: inside the project, relative to its
+        folder with '/' (the same on every checkout); outside it, as it is."""
+        shown = self.show(path)
+        return shown.replace(os.sep, "/") if shown != str(path) else shown
+
+    def restored(self, text: str) -> Path:
+        return self.path / text if not os.path.isabs(text) else Path(text)
+
+    def line(self) -> str:
+        return f"project   {self.path}"
+
+
+# the value every location comes from: the user's home, or a project
+Scope = Home | Project
+
+
+def find_project(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds a manifest, as git finds its own."""
+    here = start
+    while True:
+        if os.path.isfile(here / MANIFEST):
+            return here
+        if here.parent == here:
+            return None
+        here = here.parent
+
+
+def repository_of(start: Path) -> Path | None:
+    """The top of the git repository `start` is in (a folder holding `.git`), or None."""
+    here = start
+    while True:
+        if os.path.lexists(here / ".git"):
+            return here
+        if here.parent == here:
+            return None
+        here = here.parent
 
 
 def named_path(text: str, what: str) -> Path:
@@ -206,14 +338,14 @@ def load_toml(raw: bytes) -> dict[str, object]:
 
 
 def source_entry(
-    home: Home, name: str, path: Path | None, plugins: tuple[str, ...] = ()
+    home: Scope, name: str, path: Path | None, plugins: tuple[str, ...] = ()
 ) -> SearchEntry:
     """The search-path entry of an added source: its local path, or its current checkout."""
     where = path if path is not None else home.sources_dir / name / "current" / name
     return SearchEntry(where, "added", plugins)
 
 
-def added_entries(home: Home) -> list[SearchEntry]:
+def added_entries(home: Scope) -> list[SearchEntry]:
     """The entries of the sources in the lockfile, in its order.
 
     A lockfile that cannot be read adds nothing here; the `plugins` commands say why.
@@ -231,13 +363,16 @@ def added_entries(home: Home) -> list[SearchEntry]:
             continue
         path, plugins = table.get("path"), table.get("plugins", [])
         only = tuple(p for p in plugins if isinstance(p, str)) if isinstance(plugins, list) else ()
-        local = Path(path) if isinstance(path, str) else None
+        local = home.restored(path) if isinstance(path, str) else None
         entries.append(source_entry(home, name, local, only))
     return entries
 
 
-def search_path(home: Home) -> list[SearchEntry]:
-    """The ordered search path of SPEC §2 (first plugin of a name wins), the added first."""
+def search_path(home: Scope) -> list[SearchEntry]:
+    """The ordered search path of SPEC §2 (first plugin of a name wins), the added first; a
+    project's is its own sources alone: what its manifest names, and nothing of a home's."""
+    if isinstance(home, Project):
+        return added_entries(home)
     override = override_entries()
     if override is not None:
         return override

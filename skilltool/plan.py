@@ -616,7 +616,7 @@ def _harness_actions(
     for agent in agents:
         why = harness.absent(agent)
         if why is not None:
-            state: State = "absent" if not os.path.isdir(harness.root()) else "unready"
+            state: State = "absent" if not harness.present() else "unready"
             actions.append(
                 Action("file", harness.name, agent.name, harness.root(), state, "none", reason=why)
             )
@@ -670,8 +670,9 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -
         marker = markers.find(data) if data is not None else None
         if data is None or marker is None:
             continue
-        name = Path(marker.source).stem
-        unknown = read.unknown(marker.source)
+        source = harness.home.restored(marker.source)
+        name = source.stem
+        unknown = read.unknown(str(source))
         if unknown is not None:
             why = f"its agent {marker.source} {unknown}; kept"
             found.append(Action("file", harness.name, name, path, "stale", "none", reason=why))
@@ -687,7 +688,7 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -
                     path,
                     "stale" if marker.intact else "edited",
                     "remove",
-                    Path(marker.source),
+                    source,
                     reason="its agent is gone",
                     backup=keep,
                     seen=digest(data),
@@ -703,7 +704,7 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -
                     path,
                     "edited",
                     "none",
-                    Path(marker.source),
+                    source,
                     reason="its agent is gone, but it was edited by hand "
                     "(--force removes it, keeping a copy)",
                 )

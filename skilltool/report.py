@@ -390,6 +390,34 @@ def diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
     return lines + entry_diff_lines(actions, home)
 
 
+def new_file_lines(actions: Iterable[Action], home: Scope) -> list[str]:
+    """A unified diff of every rendering that would be made or removed, and a line for
+    every link that would be made, changed or removed: what `check` shows beside
+    `diff_lines`."""
+    import difflib
+
+    from skilltool.fs import read_regular
+
+    lines: list[str] = []
+    for action in actions:
+        if not action.writes or action.kind == "entry":
+            continue
+        where = home.show(action.target)
+        if action.kind == "link":
+            to = home.show(action.source) if action.source is not None else ""
+            said = {"create": "new link", "replace": "link now", "remove": "link removed"}
+            lines.append(f"{said.get(action.change, action.change)}: {where} -> {to}")
+            continue
+        if action.change == "create" and action.content is not None:
+            new = action.content.decode("utf-8", "replace").splitlines()
+            lines += difflib.unified_diff([], new, "/dev/null", where, lineterm="")
+        elif action.change == "remove":
+            old = read_regular(action.target) or b""
+            gone = old.decode("utf-8", "replace").splitlines()
+            lines += difflib.unified_diff(gone, [], where, "/dev/null", lineterm="")
+    return lines
+
+
 def entry_diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
     """A unified diff of each config file whose entries would change: the file on disk
     against its text after every edit planned in it (an edit chains on the one before)."""

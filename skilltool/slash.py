@@ -124,8 +124,10 @@ def _harness_actions(
     from skilltool.plan import Action, _file_action
 
     root = harness.root()
-    if not os.path.isdir(root):
-        absent = f"{harness.home.show(root)} does not exist (the harness is not set up here)"
+    if not harness.present():
+        from skilltool.harnesses import not_set_up
+
+        absent = not_set_up(harness.home, root, harness.name)
         return [
             Action("command", harness.name, c.name, root, "absent", "none", c.path, reason=absent)
             for _, c in commands
@@ -243,8 +245,8 @@ def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -
         if data is None or marker is None:
             continue
         name = ":".join(path.relative_to(folder).with_suffix("").parts)
-        source = Path(marker.source)
-        unknown = read.unknown(marker.source)
+        source = harness.home.restored(marker.source)
+        unknown = read.unknown(str(source))
         if unknown is not None:
             why = f"its command {marker.source} {unknown}; kept"
             found.append(Action("command", harness.name, name, path, "stale", "none", reason=why))

@@ -182,6 +182,12 @@ LOCK_HEADER = (
 )
 
 
+PROJECT_LOCK_HEADER = (
+    "skilltool lockfile: each source of skilltool.toml and the commit and tree it resolved\n"
+    "to. `skilltool plugins sync --frozen` gives a checkout exactly these; commit it."
+)
+
+
 def _header_line(text: str, name: str) -> int | None:
     """The line of a source's `[sources.<name>]` header, for pointing at it."""
     for number, line in enumerate(text.splitlines(), 1):
@@ -190,7 +196,7 @@ def _header_line(text: str, name: str) -> int | None:
     return None
 
 
-def _source_from(name: str, table: object, where: str) -> Source:
+def source_from(name: str, table: object, where: str) -> Source:
     """One `[sources.<name>]` table -> a Source; a SourceError naming the field and the fix."""
     if not is_safe_name(name) or not isinstance(table, dict):
         raise SourceError(
@@ -252,16 +258,19 @@ def read_lock(home: paths.Scope) -> list[Source]:
     found = []
     for name, table in tables.items():
         line = _header_line(text, name)
-        found.append(_source_from(name, table, f"{where}:{line}" if line else str(where)))
+        source = source_from(name, table, f"{where}:{line}" if line else str(where))
+        if source.path is not None:  # a project's are relative to its folder
+            source = source._replace(path=home.restored(str(source.path)))
+        found.append(source)
     return found
 
 
-def _table(source: Source) -> Any:
+def table_of(home: paths.Scope, source: Source) -> Any:
     import tomlkit
 
     table = tomlkit.table()
     if source.path is not None:
-        table["path"] = str(source.path)
+        table["path"] = home.stored(source.path)
     else:
         table["url"] = source.url
     for key in ("ref", "subdir", "marketplace"):
@@ -291,12 +300,13 @@ def write_lock(home: paths.Scope, sources: Iterable[Source]) -> None:
         document = tomlkit.parse(where.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         document = tomlkit.document()
-        for line in LOCK_HEADER.splitlines():
+        header = PROJECT_LOCK_HEADER if isinstance(home, paths.Project) else LOCK_HEADER
+        for line in header.splitlines():
             document.add(tomlkit.comment(line))
     document["version"] = 1
     tables = tomlkit.table(is_super_table=True)
     for source in sources:
-        tables[source.name] = _table(source)
+        tables[source.name] = table_of(home, source)
     document["sources"] = tables
     where.parent.mkdir(parents=True, exist_ok=True)
     write_file(where, tomlkit.dumps(document).encode(), 0o644, replace=True)
@@ -468,13 +478,14 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     return source._replace(commit=commit, tree=tree), skipped
 
 
-def _same_ask(a: Source, b: Source) -> bool:
-    return (a.url, a.path, a.ref, a.subdir, a.plugins) == (
+def same_ask(a: Source, b: Source) -> bool:
+    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.marketplace) == (
         b.url,
         b.path,
         b.ref,
         b.subdir,
         b.plugins,
+        b.marketplace,
     )
 
 
@@ -541,7 +552,7 @@ def _add_source(
 ) -> Done:
     known = next((s for s in sources if s.name == wanted.name), None)
     if known is not None:
-        if _same_ask(known, wanted):
+        if same_ask(known, wanted):
             missing = known.path is None and not _in_use(home, known, known.commit)
             why = "; not checked out here: 'skilltool plugins sync' does it" if missing else ""
             return Done("unchanged", known, detail=f"already added{why}")
@@ -922,6 +933,36 @@ def drop(place: Path) -> None:
     aside = place.parent / f"{TEMP_PREFIX}gone-{place.name}-{os.getpid()}"
     os.rename(place, aside)
     shutil.rmtree(aside, ignore_errors=True)
+
+
+def reconcile(
+    home: paths.Project, asked: Sequence[Source], frozen: bool, dry_run: bool
+) -> list[Source]:
+    """A project's lockfile brought to its manifest (`asked`): a source asked as it was
+    keeps its pin, one new or asked otherwise is to be resolved, one no longer asked goes.
+    With `frozen` any difference stops the run, naming it. Returns the local sources that
+    went, whose plugins are then pruned."""
+    locked = read_lock(home)
+    by_name = {s.name: s for s in locked}
+    wanted = [s.name for s in asked]
+    said, kept = [], []
+    for source in asked:
+        pinned = by_name.get(source.name)
+        if pinned is not None and same_ask(pinned, source):
+            kept.append(pinned)
+            continue
+        said.append(f"sources.{source.name} is {'asked otherwise' if pinned else 'not locked'}")
+        kept.append(source)
+    gone = [s for s in locked if s.name not in wanted]
+    said += [f"sources.{s.name} is locked but not asked" for s in gone]
+    if frozen and said:
+        raise SourceError(
+            f"{home.lockfile}: does not match skilltool.toml ({'; '.join(said)}), and --frozen "
+            "resolves nothing; run 'skilltool plugins sync' and commit skilltool.lock"
+        )
+    if said and not dry_run:
+        write_lock(home, kept)
+    return [s for s in gone if s.path is not None]
 
 
 def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:

@@ -87,8 +87,16 @@ class Result:
         self.code, self.stdout, self.stderr = code, stdout, stderr
 
     @property
+    def scope(self) -> str | None:
+        """The first line, naming the scope the run acted on (a home or a project)."""
+        first = self.stdout.split("\n", 1)[0]
+        return first if SCOPE.fullmatch(first) else None
+
+    @property
     def lines(self) -> list[str]:
-        return self.stdout.splitlines()
+        """The report's lines after its scope line."""
+        every = self.stdout.splitlines()
+        return every[1:] if self.scope is not None else every
 
     @property
     def decided(self) -> list[str]:
@@ -98,6 +106,8 @@ class Result:
         return lines
 
 
+# the first line of a report: `home      ~`, `home      /some/home`, `project   /a/repo`
+SCOPE = re.compile(r"(home      |project   )\S.*")
 # the closing line of install and uninstall: `12 linked, 3 rendered: 2 harnesses absent`
 SUMMARY = re.compile(
     r"(dry-run: )?(nothing to do|[0-9,]+ [a-z ]+(, [0-9,]+ [a-z ]+)*)(: [0-9]+ harness(es)? absent)?"

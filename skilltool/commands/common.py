@@ -25,16 +25,25 @@ class Options(NamedTuple):
     verbosity: report.Verbosity = "normal"
     diff: bool = False
     prune: bool = False  # what came from a folder that holds nothing or cannot be read goes
+    project: str | None = None  # --project: "" the current repository's, else a folder
+    user: bool = False  # --user: the home, even inside a project
 
     @property
     def where(self) -> paths.Scope:
         """The scope the run acts on; a path named that is not there stops it here."""
-        return paths.Home.resolve(self.home, self.namespace, self.skills_dir)
+        from skilltool import project
+
+        return project.scope(self.home, self.namespace, self.skills_dir, self.project, self.user)
+
+    @property
+    def user_home(self) -> paths.Home:
+        """The home of the person running it (`--home`, else theirs), whatever the scope."""
+        return paths.Home.resolve(self.home, self.namespace)
 
 
 def home_lines(home: paths.Scope) -> list[str]:
-    """A first line naming the home, when it is not the real one."""
-    return [] if home.is_real else [f"home      {home.path}"]
+    """The first line of a report: the scope the run acts on."""
+    return [home.line()]
 
 
 def harnesses(home: paths.Scope, only: str | None) -> list[Harness]:

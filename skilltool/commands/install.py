@@ -31,7 +31,7 @@ def status(opts: Options) -> Result:
     full = install_plan(opts, catalogue, home, False, caches, found, detail=False)
     links = [a for a in full.actions if a.kind == "link"]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
-    noted = found if opts.json else [h for h in found if h.root().is_dir()]
+    noted = found if opts.json else [h for h in found if h.present()]
     tools = {
         (h.name, a.name): h.tools_note(a) for h in noted for p in catalogue.active for a in p.agents
     }
@@ -72,8 +72,9 @@ def _status_data(
     return data
 
 
-def _change(opts: Options, remove: bool) -> Result:
-    """install or uninstall: find, plan and apply under the home's lock, then report.
+def _change(opts: Options, remove: bool, planned: list[plan.Action] | None = None) -> Result:
+    """install or uninstall: find, plan and apply under the home's lock, then report (and
+    put the actions planned in `planned`, for `check`).
 
     The lock covers the plan too: a run that planned before another finished applying
     would find that run's links in its way. --dry-run writes nothing, the lock included.
@@ -120,6 +121,8 @@ def _change(opts: Options, remove: bool) -> Result:
         # the directories skilltool had made and uninstall left empty, so removed
         "removed_dirs": [str(path) for path in emptied],
     }
+    if planned is not None:
+        planned += actions.actions
     # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
     refused = ledger.problem is not None and ledger.problem.severity == "error"
     failed = refused or any(not o.done for o in outcomes)
@@ -132,6 +135,35 @@ def _change(opts: Options, remove: bool) -> Result:
         tuple(f"problem   {report.problem_line(p)}" for p in problems),
         tuple(warnings),
     )
+
+
+def check(opts: Options) -> Result:
+    """`plugins check`, for CI and pre-commit: exit 1 with what an install would change and
+    its diff, 0 and one line when everything is current. In a project the manifest must
+    match the lockfile, and a checkout of a locked source that is missing is fetched first
+    into the project's own ignored folder (as `sync --frozen` does); nothing else is written."""
+    home = opts.where
+    if isinstance(home, paths.Project):
+        from skilltool import project, sources
+
+        try:
+            sources.reconcile(home, project.read(home.path).sources, True, True)
+            with locked(home.state_dir):
+                sources.sync(home, True, False)
+        except (sources.SourceError, OSError) as err:
+            raise SkilltoolError(str(err)) from None
+    actions: list[plan.Action] = []
+    looked = _change(opts._replace(dry_run=True, diff=False), False, actions)
+    if looked.code != OK:
+        return looked
+    if not any(a.writes for a in actions):
+        return Result(OK, {"current": True}, (home.line(), "current   nothing would change"))
+    changing = [a for a in actions if a.writes]
+    said = report.outcome_lines([Outcome(a, True) for a in changing], home, True, "normal")
+    lines = [home.line(), *said, *report.new_file_lines(changing, home)]
+    lines += report.diff_lines(changing, home)
+    lines.append("check     run 'skilltool plugins install' (or 'sync') and commit the result")
+    return Result(FAILED, {"current": False}, tuple(lines), looked.problems, looked.warnings)
 
 
 def carried_out(
@@ -157,7 +189,8 @@ def carried_out(
         return [_not_done(a, blocked, home) for a in actions], []
     made = MadeDirs(home.state_dir)
     ledger = ledger or open_ledger(home)
-    outcomes = apply(actions, made, ledger, clean)
+    within = home.path if home.kind == "project" else None
+    outcomes = apply(actions, made, ledger, clean, within)
     if ledger.changed:  # a crashed run's pending record settled, with nothing else to write
         with contextlib.suppress(OSError):  # kept pending: settled again by the next run
             ledger.save()
@@ -216,7 +249,7 @@ def install_plan(
     if found is None:
         found = harnesses(home, opts.only)
     for harness in found:  # a harness that reads only a skills dir of its own gets links there
-        own = harness.own_skills_dir() if harness.root().is_dir() else None
+        own = harness.own_skills_dir() if harness.present() else None
         if own is not None:
             parts.append(
                 plan.plan_links(catalogue, own, remove, harness.name, trust, detail, evidence)
@@ -235,7 +268,7 @@ def install_plan(
 def open_ledger(home: paths.Scope) -> Ledger:
     from skilltool.ledger import Ledger
 
-    return Ledger(home.ledger)
+    return Ledger(home.ledger, home)
 
 
 def _entries_plan(

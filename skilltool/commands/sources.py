@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool import discover, paths, plan, report
+from skilltool import discover, paths, plan, project, report
 from skilltool.apply import Outcome
 from skilltool.commands.common import Options
 from skilltool.commands.install import carried_out, install_plan, open_ledger
@@ -104,7 +104,7 @@ def _sources_report(
     """What became of each source, then the install's lines, and the exit code."""
     outcomes, problems = installed or ([], [])
     prefix = "dry-run: " if opts.dry_run else ""
-    said = [*lines, *(prefix + line for item in done for line in item.lines())]
+    said = [home.line(), *lines, *(prefix + line for item in done for line in item.lines())]
     said += report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if installed is not None:
         said.append(report.summary_line(report.counts(outcomes), opts.dry_run))
@@ -145,7 +145,7 @@ def plugins_add(
     """`plugins add`: bring a source in and record it in the lockfile, then install."""
     from skilltool import sources
 
-    home = opts.where
+    home = _ready(opts, opts.where)
     warnings: list[str] = []
     installed = None
 
@@ -159,12 +159,43 @@ def plugins_add(
     try:
         with _held(home, opts.dry_run):
             asked = look if install_after and opts.dry_run else None
+            if isinstance(home, paths.Project):
+                _inside(home, source)
             done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked)
+            if isinstance(home, paths.Project) and not opts.dry_run:
+                project.record(home, done.source)
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     return _sources_report(opts, home, [done], installed, warnings)
+
+
+def _ready(opts: Options, home: paths.Scope) -> paths.Scope:
+    """A project as `add` finds it: its manifest made by the first add (naming the harnesses
+    set up in the home of the person adding), and skilltool's folder with its ignore file."""
+    if not isinstance(home, paths.Project) or os.path.lexists(home.manifest):
+        if isinstance(home, paths.Project) and not opts.dry_run:
+            project.keep_ignored(home)
+        return home
+    named = project.default_harnesses(opts.user_home)
+    if opts.dry_run:
+        return home._replace(harnesses=named)
+    project.create(home.path, named)
+    project.keep_ignored(home)
+    return opts.where
+
+
+def _inside(home: paths.Project, text: str) -> None:
+    """A local source of a project is a folder inside it."""
+    from skilltool import sources
+
+    asked = sources.request(text)
+    if asked.path is not None:
+        try:
+            project.inside(home.path, os.path.relpath(asked.path, home.path), text, asked.name)
+        except SkilltoolError as err:
+            raise sources.SourceError(str(err).split(": ", 1)[1]) from None
 
 
 def _moved(outcome: Outcome, fetched: Path, checkout: Path) -> Outcome:
@@ -210,6 +241,11 @@ def plugins_remove(opts: Options, name: str) -> Result:
             pruned = all(o.done for o in outcomes)
             if pruned and not opts.dry_run:
                 sources.forget(home, gone)
+                if isinstance(home, paths.Project):
+                    if gone.after is None:
+                        project.forget(home, gone.source.name)
+                    else:
+                        project.record(home, gone.after)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     verb = "removed" if pruned else "kept"
@@ -229,12 +265,20 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
     warnings: list[str] = []
     try:
         with _held(home, opts.dry_run):
+            went: list[sources.Source] = []
+            if isinstance(home, paths.Project):
+                if not opts.dry_run:
+                    project.keep_ignored(home)
+                asked = project.read(home.path).sources
+                went = sources.reconcile(home, asked, frozen, opts.dry_run)
             done = sources.sync(home, frozen, opts.dry_run)
+            done += [sources.Done("removed", s, detail="not in skilltool.toml") for s in went]
             left = sources.strays(home, sources.read_lock(home))
             clean = [s for s in left if not s.changed]
+            gone = [(s.entry, ()) for s in clean] + [(sources.entry(home, s), ()) for s in went]
             installed = None
             if not opts.dry_run:
-                installed = _installed(opts, home, warnings, [(s.entry, ()) for s in clean])
+                installed = _installed(opts, home, warnings, gone)
                 if all(o.done for o in installed[0]):
                     for stray in clean:
                         sources.drop(Path(str(stray.source.path)))

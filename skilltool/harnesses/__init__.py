@@ -26,7 +26,7 @@ from skilltool.model import (
     SlashCommand,
     field_references,
 )
-from skilltool.paths import Scope, package_data
+from skilltool.paths import Project, Scope, package_data
 from skilltool.placeholders import Translation
 from skilltool.record import NamedTuple
 
@@ -104,10 +104,15 @@ class Harness(abc.ABC):
             self._root = root_of(self.name, self.home)
         return self._root
 
+    def present(self) -> bool:
+        """Whether skilltool writes for this harness here: in a home, when its directory
+        exists; in a project, when the manifest names it and it reads a project's files."""
+        return present(self.name, self.home, self.root())
+
     def absent(self, agent: Agent) -> str | None:
         """Why nothing can be rendered for this agent here, or None when it can."""
-        if not self.root().is_dir():
-            return not_set_up(self.home, self.root())
+        if not self.present():
+            return not_set_up(self.home, self.root(), self.name)
         return self.builtin_clash(agent) or self.refusal(agent)
 
     def builtin_name(self, agent: Agent) -> str:
@@ -319,7 +324,8 @@ class Harness(abc.ABC):
             .get_template(f"{self.name}/{template}")
             .render(marker=markers.SLOT, command=command, model=model, **values)
         )
-        return Rendering(self.command_target(command.name), markers.stamp(text, command.path))
+        source = self.home.stored(command.path)
+        return Rendering(self.command_target(command.name), markers.stamp(text, source))
 
     def command_note(self, name: str) -> str | None:
         """How the harness names or refuses a command, when not as Claude Code does: a
@@ -359,7 +365,8 @@ class Harness(abc.ABC):
             .get_template(f"{self.name}/{name}")
             .render(agent=agent, marker=markers.SLOT, harness=self, **extra)
         )
-        return markers.stamp(text, agent.path, escape=name.endswith(".json.j2"))
+        source = self.home.stored(agent.path)
+        return markers.stamp(text, source, escape=name.endswith(".json.j2"))
 
 
 def named(skill: Skill, shown: str | None = None, extra: str = "") -> Verdict | None:
@@ -501,15 +508,48 @@ ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
 NAMES = tuple(ROOTS)
 
 
+# where each harness reads a project's files, relative to the project's folder (proven in
+# its binary by tests/conformance/test_project_<name>.py), or why it reads none there
+PROJECT_ROOTS: dict[str, str | None] = {
+    "opencode": ".opencode",
+    "hermes": None,
+    "codex": ".codex",
+    "pi": ".pi",
+    "claude": ".claude",
+    "gemini": ".gemini",
+    "copilot": ".github",
+    "kilo": ".kilo",
+    "qwen": ".qwen",
+    "vibe": ".vibe",
+}
+NO_PROJECT = {
+    "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",
+}
+
+
 def root_of(name: str, home: Scope) -> Path:
-    """A harness's own directory in `home`, from its name alone."""
+    """A harness's own directory in `home` (in a project, its folder there), from its name."""
+    if home.kind == "project":
+        return home.path / (PROJECT_ROOTS[name] or f".{name}")
     base, place, variable = ROOTS[name]
     default = (home.config_home if base == "config" else home.path) / place
     return home.env(variable, default) if variable else default
 
 
-def not_set_up(home: Scope, root: Path) -> str:
-    return f"{home.show(root)} does not exist (the harness is not set up here)"
+def present(name: str, home: Scope, root: Path) -> bool:
+    """Whether skilltool writes for a harness in `home` (see `Harness.present`)."""
+    if isinstance(home, Project):
+        return name in home.harnesses and PROJECT_ROOTS[name] is not None
+    return root.is_dir()
+
+
+def not_set_up(home: Scope, root: Path, name: str) -> str:
+    """Why nothing is written for a harness here: the words every line uses."""
+    if home.kind != "project":
+        return f"{home.show(root)} does not exist (the harness is not set up here)"
+    if PROJECT_ROOTS[name] is None:
+        return NO_PROJECT[name]
+    return f"not among the project's harnesses (add {name!r} to 'harnesses' in skilltool.toml)"
 
 
 def load(name: str) -> type[Harness]:
@@ -539,7 +579,7 @@ def harnesses(home: Scope, only: str | None = None) -> list[Harness]:
     that imports its module only when asked more than its name, its root and `absent`."""
     found: list[Harness] = []
     for name in [only] if only else NAMES:
-        if only or root_of(name, home).is_dir():
+        if only or present(name, home, root_of(name, home)):
             found.append(load(name)(home))
         else:  # it answers as the harness does: every other attribute is the real one's
             found.append(cast(Harness, NotSetUp(name, home)))
@@ -559,10 +599,13 @@ class NotSetUp:
     def root(self) -> Path:
         return self._root
 
+    def present(self) -> bool:
+        return present(self.name, self.home, self._root)
+
     def absent(self, agent: Agent) -> str | None:
-        if self.root().is_dir():  # set up since this run began: the harness decides
+        if self.present():  # set up since this run began: the harness decides
             return self._harness().absent(agent)
-        return not_set_up(self.home, self.root())
+        return not_set_up(self.home, self.root(), self.name)
 
     def _harness(self) -> Harness:
         if self._real is None:

@@ -92,7 +92,7 @@ class Claude(Harness):
 
         name = json.dumps(plugin.name, ensure_ascii=False)
         text = f'{{\n  "name": {name},\n  "description": "{markers.SLOT}"\n}}\n'
-        return markers.stamp(text, plugin.root, escape=True)
+        return markers.stamp(text, self.home.stored(plugin.root), escape=True)
 
     def mcp_refusal(self, server: McpServer) -> Verdict | None:
         return None  # Claude Code expands ${VAR} and ${VAR:-default} itself, as in the plugin

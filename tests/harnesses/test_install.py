@@ -41,7 +41,7 @@ def skilltool(home: Path, source: Path, *args: str) -> tuple[int, list[str]]:
     result = run("plugins", *args, "--home", home, env={"SKILLTOOL_PLUGINS": str(source)})
     assert "Traceback" not in result.stderr
     said = [line for line in result.stderr.splitlines() if "SKILLTOOL_PLUGINS is set" not in line]
-    return result.code, result.stdout.splitlines() + said
+    return result.code, result.lines + said
 
 
 def tree(root: Path) -> dict[str, tuple[str, object, int]]:

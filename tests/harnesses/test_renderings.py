@@ -455,7 +455,7 @@ def test_qwen_skips_an_agent_it_would_drop_with_a_line(
     result = run("plugins", "install", "--only", "qwen", "--home", home,
                  env={"SKILLTOOL_PLUGINS": str(source)})  # fmt: skip
     assert result.code == 0, result.stderr
-    assert f"skipped   qwen: {said}" in result.stdout.splitlines()[0], result.stdout
+    assert f"skipped   qwen: {said}" in result.lines[0], result.stdout
     assert not (home / ".qwen/agents").exists()
 
 

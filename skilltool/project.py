@@ -1,0 +1,231 @@
+"""A project: a folder with a manifest, `skilltool.toml`, naming the sources of the plugins
+it uses and the harnesses it writes for; found as git finds its repository, by walking up
+from the working directory. Its lockfile, `skilltool.lock`, pins each source as the home's
+does; both are committed, as is what skilltool renders into the project's folders.
+
+The manifest is the person's file: skilltool edits it only for `add` and `remove`, through
+tomlkit, so that every comment and every other key stays as it was written.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skilltool import paths
+from skilltool.errors import SkilltoolError, UsageError
+from skilltool.record import NamedTuple
+
+if TYPE_CHECKING:
+    from skilltool.sources import Source
+
+HEADER = (
+    "The plugins this repository uses, for every coding-agent harness.",
+    "'skilltool plugins sync' brings them, at the commits skilltool.lock pins.",
+)
+# skilltool's own folder's ignore file: what each checkout makes for itself
+IGNORE = (
+    "# written by skilltool: what each checkout keeps for itself (its checkouts of git\n"
+    "# sources, its caches, its lock); entries.json, the record of what skilltool wrote\n"
+    "# into the project's config files, is committed\n"
+    "/cache/\n/sources/\n/state/\n"
+)
+# the keys of a source's table in the manifest: what was asked, never what it resolved to
+ASKED = ("url", "path", "ref", "subdir", "plugins", "marketplace")
+
+
+class Manifest(NamedTuple):
+    """What a manifest says: the harnesses, and the sources as asked (no commit)."""
+
+    harnesses: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()
+
+
+def scope(
+    home: str | None,
+    namespace: str | None,
+    skills_dir: str | None,
+    project: str | None,
+    user: bool,
+) -> paths.Scope:
+    """The scope a run acts on: `--user` or `--home` (without `--project`) the home; else
+    the project `--project` names (`""`: the repository of the working directory), else
+    the project the working directory is in, else the home."""
+    if user or (home is not None and project is None):
+        return paths.Home.resolve(home, namespace, skills_dir)
+    if project:
+        root = paths.named_directory(project, "--project")
+    elif project is not None:
+        root = current_repository()
+    else:
+        found = paths.find_project(Path(os.getcwd()))
+        if found is None:
+            return paths.Home.resolve(home, namespace, skills_dir)
+        root = found
+    if skills_dir is not None:
+        raise UsageError(
+            "--dir names a home's skills dir; a project's is its .agents/skills: "
+            "leave out --dir, or give --user"
+        )
+    ns = namespace or os.environ.get(paths.NAMESPACE_VARIABLE) or paths.DEFAULT_NAMESPACE
+    manifest = read(root)
+    return paths.Project(root, ns, manifest.harnesses)
+
+
+def current_repository() -> Path:
+    """The project `--project` alone names: the one the working directory is in (a folder
+    with a manifest), else the top of its git repository."""
+    here = Path(os.getcwd())
+    found = paths.find_project(here) or paths.repository_of(here)
+    if found is None:
+        raise UsageError(
+            f"{here} is in no project (no skilltool.toml above it) and no git repository; "
+            "give --project=DIR"
+        )
+    return found
+
+
+def read(root: Path) -> Manifest:
+    """The manifest of a project (an empty one when there is none yet); a manifest that
+    is not as skilltool reads it stops the run, naming the file, the field and the fix."""
+    from skilltool.harnesses import NAMES
+    from skilltool.sources import SourceError, source_from
+
+    where = root / paths.MANIFEST
+    try:
+        raw = where.read_bytes()
+    except FileNotFoundError:
+        return Manifest()
+    except OSError as err:
+        raise SkilltoolError(f"{where}: cannot be read ({err.strerror}); check it") from None
+    try:
+        data = paths.load_toml(raw)
+    except ValueError as err:
+        raise SkilltoolError(f"{where}: not valid TOML ({err}); fix it") from None
+    harnesses = data.get("harnesses", [])
+    if not isinstance(harnesses, list) or not all(isinstance(h, str) for h in harnesses):
+        raise SkilltoolError(f"{where}: harnesses: must be a list of harness names; fix it")
+    for name in harnesses:
+        if name not in NAMES:
+            raise SkilltoolError(
+                f"{where}: harnesses: {name!r} is not a harness; use one of {', '.join(NAMES)}"
+            )
+    tables = data.get("sources", {})
+    if not isinstance(tables, dict):
+        raise SkilltoolError(f"{where}: sources: must be a table of sources; fix it")
+    found = []
+    for name, table in tables.items():
+        if isinstance(table, dict) and {"commit", "tree"} & set(table):
+            raise SkilltoolError(
+                f"{where}: sources.{name}: a commit is pinned in skilltool.lock, not here; "
+                "give 'ref' for a branch, a tag or a commit"
+            )
+        try:
+            source = source_from(name, table, str(where))
+        except SourceError as err:
+            raise SkilltoolError(str(err)) from None
+        if source.path is not None:
+            source = source._replace(path=inside(root, str(source.path), where, name))
+        found.append(source)
+    return Manifest(tuple(dict.fromkeys(harnesses)), tuple(found))
+
+
+def inside(root: Path, text: str, where: Path | str, name: str) -> Path:
+    """A local source's folder: relative to the project, and inside it (a folder outside
+    would be another person's path on every other checkout)."""
+    path = Path(os.path.normpath(root / text))
+    if os.path.isabs(text) or not path.is_relative_to(root):
+        raise SkilltoolError(
+            f"{where}: sources.{name}.path: {text} is not a folder inside the project; a "
+            "project names its own plugins by a path relative to its folder (a plugin "
+            "elsewhere comes from git: give 'url')"
+        )
+    return path
+
+
+def asked(source: Source) -> Source:
+    """A source as the manifest says it: what was asked, nothing it resolved to."""
+    return source._replace(commit=None, tree=None)
+
+
+def default_harnesses(home: paths.Home) -> tuple[str, ...]:
+    """The harnesses a new manifest names: those set up in the home of the person who
+    makes it (recorded, so that every later run writes the same files)."""
+    from skilltool.harnesses import NAMES, PROJECT_ROOTS, root_of
+
+    return tuple(
+        name for name in NAMES if PROJECT_ROOTS[name] is not None and root_of(name, home).is_dir()
+    )
+
+
+def _document(where: Path) -> Any:
+    import tomlkit
+
+    try:
+        return tomlkit.parse(where.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        document = tomlkit.document()
+        for line in HEADER:
+            document.add(tomlkit.comment(line))
+        return document
+
+
+def _write(where: Path, document: Any) -> None:
+    import tomlkit
+
+    from skilltool.fs import write_file
+
+    write_file(Path(os.path.realpath(where)), tomlkit.dumps(document).encode(), 0o644, replace=True)
+
+
+def create(root: Path, harnesses: tuple[str, ...]) -> None:
+    """A new manifest naming `harnesses`; one already there is left as it is."""
+    where = root / paths.MANIFEST
+    if os.path.lexists(where):
+        return
+    document = _document(where)
+    document["harnesses"] = list(harnesses)
+    _write(where, document)
+
+
+def record(project: paths.Project, source: Source) -> None:
+    """`add`: the source's table in the manifest, as asked (replacing one of its name)."""
+    import tomlkit
+
+    from skilltool.sources import table_of
+
+    where = project.manifest
+    document = _document(where)
+    tables = document.get("sources")
+    if tables is None:
+        tables = tomlkit.table(is_super_table=True)
+        document["sources"] = tables
+    tables[source.name] = table_of(project, asked(source))
+    _write(where, document)
+
+
+def forget(project: paths.Project, name: str) -> bool:
+    """`remove`: the source's table gone from the manifest; whether it was there."""
+    where = project.manifest
+    if not os.path.lexists(where):
+        return False
+    document = _document(where)
+    tables = document.get("sources")
+    if tables is None or name not in tables:
+        return False
+    del tables[name]
+    _write(where, document)
+    return True
+
+
+def keep_ignored(project: paths.Project) -> None:
+    """skilltool's own folder in the project, with the ignore file that keeps what each
+    checkout makes for itself out of git (never a line of the user's .gitignore)."""
+    from skilltool.fs import write_file
+
+    where = project.data_dir / ".gitignore"
+    if os.path.lexists(where):
+        return
+    where.parent.mkdir(parents=True, exist_ok=True)
+    write_file(where, IGNORE.encode(), 0o644, replace=False)

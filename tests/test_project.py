@@ -1,0 +1,218 @@
+"""A project: a repository's manifest and lockfile, what skilltool writes into the
+repository for each harness it names, and a teammate's clone reproducing it byte for byte."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepos import Repo, git, isolate_git, plugin_files
+from tests.helpers import build_file_tree, run, toml_loads
+
+
+def _team_plugin(repo: Path) -> None:
+    build_file_tree(
+        repo,
+        {
+            "plugins/team/.claude-plugin/plugin.json": '{"name": "team"}\n',
+            "plugins/team/skills/hello/SKILL.md": (
+                "---\nname: hello\ndescription: Say hello to the team.\n---\nSay hello.\n"
+            ),
+            "plugins/team/agents/reviewer.md": (
+                "---\nname: reviewer\ndescription: Reviews a change.\n---\nYou review.\n"
+            ),
+            "plugins/team/commands/ship.md": "---\ndescription: Ship it\n---\nShip $ARGUMENTS.\n",
+        },
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository with the team's own plugin, the working directory in a subfolder,
+    and a home with Claude Code and OpenCode set up."""
+    isolate_git(tmp_path, monkeypatch)
+    root = tmp_path / "repo"
+    (root / "src" / "deep").mkdir(parents=True)
+    git("init", "-q", root)
+    _team_plugin(root)
+    (home / ".claude").mkdir()
+    (home / ".config" / "opencode").mkdir(parents=True)
+    monkeypatch.chdir(root / "src" / "deep")
+    return root
+
+
+def _files(root: Path) -> dict[str, bytes | str]:
+    """Every file and link of a checkout but .git and skilltool's ignored folders: what a
+    commit of it holds (a link as its text)."""
+    found: dict[str, bytes | str] = {}
+    ignored = {".git", ".skilltool/cache", ".skilltool/sources", ".skilltool/state"}
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        rel = here.relative_to(root).as_posix()
+        dirs[:] = [d for d in dirs if (f"{rel}/{d}" if rel != "." else d) not in ignored]
+        for name in [*files, *(d for d in dirs if (here / d).is_symlink())]:
+            path = here / name
+            key = path.relative_to(root).as_posix()
+            found[key] = os.readlink(path) if path.is_symlink() else path.read_bytes()
+    return found
+
+
+def test_add_inside_a_repository_makes_the_manifest_and_writes_into_the_project(
+    repo: Path, home: Path
+) -> None:
+    result = run("plugins", "add", "../../plugins/team", "--project")
+    assert result.code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"project   {repo}"
+    manifest = toml_loads((repo / "skilltool.toml").read_text())
+    # the harnesses set up in the home of the person who adds, recorded
+    assert manifest["harnesses"] == ["opencode", "claude"]
+    assert manifest["sources"] == {"team": {"path": "plugins/team"}}
+    assert toml_loads((repo / "skilltool.lock").read_text())["sources"]["team"] == {
+        "path": "plugins/team"
+    }
+    # links relative to the checkout, renderings whose markers name the source relatively
+    assert os.readlink(repo / ".agents/skills/hello") == "../../plugins/team/skills/hello"
+    assert os.readlink(repo / ".claude/skills/hello") == "../../plugins/team/skills/hello"
+    agent = (repo / ".claude/agents/reviewer.md").read_text()
+    assert "rendered by skilltool from plugins/team/agents/reviewer.md" in agent
+    assert (repo / ".opencode/command/ship.md").is_file()
+    # nothing in the home: a project's files are its own
+    assert not (home / ".agents").exists()
+    assert not (home / ".claude" / "agents").exists()
+    # skilltool's own folder keeps what each checkout makes for itself out of git
+    assert git("check-ignore", ".skilltool/cache/x", ".skilltool/state/lock", cwd=repo)
+    committed = git("status", "--porcelain", "--untracked-files=all", cwd=repo).splitlines()
+    assert "?? .skilltool/.gitignore" in committed
+    shared = subprocess.run(["git", "check-ignore", "-q", ".skilltool/entries.json"], cwd=repo)
+    assert shared.returncode == 1  # the record of the entries skilltool wrote is committed
+
+
+def test_commands_inside_the_project_act_on_it_and_user_forces_the_home(
+    repo: Path, home: Path
+) -> None:
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    status = run("plugins", "status")
+    assert status.stdout.splitlines()[0] == f"project   {repo}"
+    assert "hello" in status.stdout
+    mine = run("plugins", "status", "--user")
+    assert mine.stdout.splitlines()[0] == "home      ~"
+    assert "plugins/team" not in mine.stdout
+
+
+def test_a_local_source_outside_the_project_is_refused(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    build_file_tree(elsewhere, plugin_files("other", skills=("x",)))
+    result = run("plugins", "add", str(elsewhere), "--project")
+    assert result.code == 1
+    assert "not a folder inside the project" in result.stderr + result.stdout
+    assert not (repo / ".agents").exists()
+
+
+def test_a_teammate_clone_syncs_frozen_to_the_same_bytes(
+    repo: Path, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = Repo(tmp_path, "tools")
+    remote.commit(plugin_files("tools", skills=("lint",), agents={"fixer": "You fix.\n"}))
+    remote.push()
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    added = run("plugins", "add", remote.url, "--project")
+    assert added.code == 0, added.stderr
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "plugins", cwd=repo)
+    mine = _files(repo)
+    assert ".claude/agents/fixer.md" in mine
+    # another person, another home, another path
+    other_home = tmp_path / "other-home"
+    (other_home / ".claude").mkdir(parents=True)  # a different set of harnesses changes nothing
+    clone = tmp_path / "elsewhere" / "checkout"
+    git("clone", "-q", repo, clone)
+    monkeypatch.setenv("HOME", str(other_home))
+    monkeypatch.chdir(clone)
+    synced = run("plugins", "sync", "--frozen")
+    assert synced.code == 0, synced.stderr
+    assert synced.stdout.splitlines()[0] == f"project   {clone}"
+    assert _files(clone) == mine
+    assert git("status", "--porcelain", cwd=clone) == ""
+    assert not (other_home / ".local").exists()
+
+
+def test_sync_frozen_fails_naming_what_differs(repo: Path) -> None:
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    manifest = repo / "skilltool.toml"
+    manifest.write_text(manifest.read_text() + '\n[sources.more]\npath = "plugins/more"\n')
+    before = _files(repo)
+    result = run("plugins", "sync", "--frozen")
+    assert result.code == 1
+    assert "sources.more is not locked" in result.stderr
+    assert _files(repo) == before
+
+
+def test_remove_takes_the_source_out_of_both_files_and_prunes(repo: Path) -> None:
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    manifest = repo / "skilltool.toml"
+    manifest.write_text("# our plugins\n" + manifest.read_text())
+    result = run("plugins", "remove", "team")
+    assert result.code == 0, result.stderr
+    assert (
+        "sources" not in toml_loads(manifest.read_text())
+        or not toml_loads(manifest.read_text())["sources"]
+    )
+    assert manifest.read_text().startswith("# our plugins\n")  # the person's comment stays
+    assert not os.path.lexists(repo / ".agents/skills/hello")
+    assert not (repo / ".claude/agents/reviewer.md").exists()
+
+
+def test_a_source_dropped_from_the_manifest_is_pruned_by_sync(repo: Path) -> None:
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    manifest = repo / "skilltool.toml"
+    text = manifest.read_text()
+    manifest.write_text(text[: text.index("[sources.team]")])
+    result = run("plugins", "sync")
+    assert result.code == 0, result.stderr
+    assert "removed   team" in result.stdout
+    assert not os.path.lexists(repo / ".agents/skills/hello")
+    assert "team" not in (repo / "skilltool.lock").read_text()
+
+
+def test_a_bad_manifest_is_one_line_naming_the_field(repo: Path) -> None:
+    (repo / "skilltool.toml").write_text('harnesses = ["claude", "emacs"]\n')
+    result = run("plugins", "status")
+    assert result.code == 1
+    [line] = result.stderr.splitlines()
+    assert "skilltool.toml: harnesses: 'emacs' is not a harness" in line
+
+
+def test_check_is_one_line_when_current_and_the_diff_when_not(repo: Path) -> None:
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    current = run("plugins", "check")
+    assert current.code == 0, current.stderr
+    assert current.scope == f"project   {repo}"
+    assert current.lines == ["current   nothing would change"]
+    command = repo / "plugins/team/commands/ship.md"
+    command.write_text(command.read_text() + "Then tell the team.\n")
+    (repo / "plugins/team/skills/bye").mkdir()
+    (repo / "plugins/team/skills/bye/SKILL.md").write_text(
+        "---\nname: bye\ndescription: Say goodbye.\n---\nBye.\n"
+    )
+    before = _files(repo)
+    changed = run("plugins", "check")
+    assert changed.code == 1
+    assert "+Then tell the team." in changed.lines
+    assert "--- .claude/commands/ship.md (on disk)" in changed.lines
+    assert "new link: .agents/skills/bye -> plugins/team/skills/bye" in changed.lines
+    assert _files(repo) == before  # a check writes nothing
+    assert run("plugins", "install").code == 0
+    assert run("plugins", "check").code == 0
+
+
+def test_pre_commit_hook_runs_the_check_on_the_project() -> None:
+    import yaml
+
+    [hook] = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "skilltool-check"
+    assert hook["entry"].split() == ["skilltool", "plugins", "check", "--project"]
+    assert hook["pass_filenames"] is False
