@@ -65,8 +65,14 @@ def plugin(root: Path, side: str) -> Path:
         f"commands/{COMMAND}.md": f"---\ndescription: The {side} command\n---\n"
         f"Run the {side} command on $ARGUMENTS.\n",
         ".mcp.json": json.dumps(
-            {"mcpServers": {SERVER: {"command": sys.executable,
-                                     "args": ["${CLAUDE_PLUGIN_ROOT}/bin/rec.py", side]}}}  # fmt: skip
+            {
+                "mcpServers": {
+                    SERVER: {
+                        "command": sys.executable,
+                        "args": ["${CLAUDE_PLUGIN_ROOT}/bin/rec.py", side],
+                    }
+                }
+            }
         )
         + "\n",
         "bin/rec.py": RECORDER,
@@ -140,7 +146,9 @@ class World:
     def skill_copy(self, folder: str, name: str) -> Path:
         """A real folder `repo/<folder>/<name>/SKILL.md`: the project skill renamed."""
         text = (self.plugin_dir / "skills" / SKILL / "SKILL.md").read_text()
-        return self.place(f"{folder}/{name}/SKILL.md", text.replace(f"name: {SKILL}", f"name: {name}"))
+        return self.place(
+            f"{folder}/{name}/SKILL.md", text.replace(f"name: {SKILL}", f"name: {name}")
+        )
 
 
 def world(root: Path, harnesses: tuple[str, ...] = HARNESSES) -> World:

@@ -111,7 +111,9 @@ def test_untrusted_nothing_of_the_project(w: World, proven: Proven) -> None:
 
 def test_trusted_skills_at_the_root(w: World, proven: Proven) -> None:
     found = skills(w.extra["trusted"], w.repo)
-    assert found[SKILL] == str(w.repo / ".agents/skills" / SKILL / "SKILL.md"), found  # link followed
+    assert found[SKILL] == str(w.repo / ".agents/skills" / SKILL / "SKILL.md"), (
+        found
+    )  # link followed
     assert found["s-gemini-skills"] == str(w.repo / ".gemini/skills/s-gemini-skills/SKILL.md")
     assert "s-claude-skills" not in found
     proven("gemini", "trusted (~/.gemini/trustedFolders.json `{repo: TRUST_FOLDER}`), started at "
@@ -142,8 +144,9 @@ def test_project_agent_needs_acknowledgement(w: World, proven: Proven) -> None:
 def test_trusted_command_runs(w: World, proven: Proven) -> None:
     _, _, texts = prompt(w.extra["trusted"], w.repo, f"/{COMMAND} a.py")
     assert any(t.startswith("Run the project command on a.py.") for t in texts), texts
-    proven("gemini", "trusted: .gemini/commands/X.toml runs (`-p '/proj-cmd a.py'` sends its "
-           "prompt)")
+    proven(
+        "gemini", "trusted: .gemini/commands/X.toml runs (`-p '/proj-cmd a.py'` sends its prompt)"
+    )
 
 
 def test_nothing_from_a_subfolder(w: World, proven: Proven) -> None:
@@ -162,8 +165,10 @@ def test_outside_the_repository_nothing(w: World, proven: Proven) -> None:
     assert SKILL not in skills(w.bare, w.outside, "--trust")
     out, _ = gemini(w.bare, w.outside, "mcp", "list", "--trust")
     assert SERVER not in out
-    proven("gemini", "started in a sibling folder (GEMINI_CLI_TRUST_WORKSPACE=true): none of "
-           "the repo's items")
+    proven(
+        "gemini",
+        "started in a sibling folder (GEMINI_CLI_TRUST_WORKSPACE=true): none of the repo's items",
+    )
 
 
 def test_precedence(w: World, proven: Proven) -> None:

@@ -36,15 +36,24 @@ def w(tmp_path_factory: pytest.TempPathFactory) -> World:
     for folder in (".kilo/agent", ".kilocode/agents", ".opencode/agent"):
         w.place(f"{folder}/a-{folder.strip('.').replace('/', '-')}.md", home / f"agents/{AGENT}.md")
     w.place(f".kilo/command/{COMMAND}.md", home / f"command/{COMMAND}.md")
-    for folder in (".kilo/commands", ".kilocode/commands", ".kilocode/workflows", ".opencode/command"):
-        w.place(f"{folder}/c-{folder.strip('.').replace('/', '-')}.md", home / f"command/{COMMAND}.md")
+    for folder in (
+        ".kilo/commands",
+        ".kilocode/commands",
+        ".kilocode/workflows",
+        ".opencode/command",
+    ):
+        w.place(
+            f"{folder}/c-{folder.strip('.').replace('/', '-')}.md", home / f"command/{COMMAND}.md"
+        )
     entry = json_entry(home / "kilo.jsonc", "mcp", SERVER)
     w.place(".kilo/kilo.jsonc", json.dumps({"mcp": {SERVER: entry}}, indent=2) + "\n")
     for name in ("kilo.jsonc", "opencode.json", ".opencode/opencode.json"):
         tag = "m-" + name.strip(".").replace("/", "-").replace(".", "-")
         w.place(name, json.dumps({"mcp": {tag: entry}}) + "\n")
-    w.place(".kilocode/mcp.json", json.dumps({"mcpServers": {"m-kilocode-mcp": {
-        "command": entry["command"][0], "args": entry["command"][1:]}}}) + "\n")  # fmt: skip
+    argv = json_entry(home / "kilo.jsonc", "mcp", SERVER, "command")
+    assert isinstance(argv, list)
+    legacy = {"m-kilocode-mcp": {"command": argv[0], "args": argv[1:]}}  # the old extension's shape
+    w.place(".kilocode/mcp.json", json.dumps({"mcpServers": legacy}) + "\n")
     # above the git root (outer/), and the same items in a tree without git
     for base in (w.repo.parent, w.root / "nogit"):
         (base / ".kilo/agents").mkdir(parents=True)

@@ -43,18 +43,24 @@ def w(tmp_path_factory: pytest.TempPathFactory) -> World:
     for base in (w.repo.parent, w.root / "nogit"):
         shutil.copytree(w.repo / ".opencode/agent", base / ".opencode/agent-tmp")
         (base / ".opencode/agent").mkdir(parents=True, exist_ok=True)
-        (base / ".opencode/agent-tmp" / f"{AGENT}.md").rename(base / ".opencode/agent/above-agent.md")
+        (base / ".opencode/agent-tmp" / f"{AGENT}.md").rename(
+            base / ".opencode/agent/above-agent.md"
+        )
         shutil.rmtree(base / ".opencode/agent-tmp")
         (base / ".agents/skills/above-skill").mkdir(parents=True)
         text = (w.plugin_dir / f"skills/{SKILL}/SKILL.md").read_text()
-        (base / ".agents/skills/above-skill/SKILL.md").write_text(text.replace(SKILL, "above-skill"))
+        (base / ".agents/skills/above-skill/SKILL.md").write_text(
+            text.replace(SKILL, "above-skill")
+        )
     (w.root / "nogit/proj/src").mkdir(parents=True)
     return w
 
 
 @functools.cache
 def _opencode(home: str, cwd: str, *args: str) -> str:
-    out = Path(home) / "tmp/opencode-stdout.txt"  # through a file: `agent list` stops short in a pipe
+    out = (
+        Path(home) / "tmp/opencode-stdout.txt"
+    )  # through a file: `agent list` stops short in a pipe
     argv = ["sh", "-c", 'exec "$@" >"$OUT"', "sh", "opencode", *args]
     env = harness_env(Path(home), {"OUT": str(out)})
     done = run(argv, env, Path(cwd), timeout=TIMEOUT)

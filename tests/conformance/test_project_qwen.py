@@ -130,7 +130,9 @@ def test_outside_the_repository_nothing(w: World, proven: Proven) -> None:
 def test_precedence(w: World, proven: Proven) -> None:
     agents, texts = prompt(w.user, w.repo, f"/{COMMAND} a.py")
     agent = re.search(rf"- \*\*{AGENT}\*\*: The (\w+) agent", agents)
-    skill = re.search(rf"<name>\n{SKILL}\n</name>\s*<description>\nThe (\w+) skill", "\n".join(texts))
+    skill = re.search(
+        rf"<name>\n{SKILL}\n</name>\s*<description>\nThe (\w+) skill", "\n".join(texts)
+    )
     command = next((m.group(1) for t in texts if (m := re.match(r"Run the (\w+) command", t))), None)  # fmt: skip
     out = qwen(w.user, w.repo, "mcp", "list")
     server = re.search(rf"{SERVER}: \S+ \S+ (\w+) \(stdio\)", out)
