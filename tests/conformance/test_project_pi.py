@@ -230,9 +230,9 @@ def test_what_grants_trust(how: str, tmp_path: Path, proven: Proven) -> None:
         assert {"skill:root-agents", "skill:deep-pi", "deep-cmd"} <= project_names(commands)
         assert started == ["deep-srv"]
     said = {
-        "trust.json": "~/.pi/agent/trust.json {\"<repo root>\": true} trusts its subfolders "
+        "trust.json": '~/.pi/agent/trust.json {"<repo root>": true} trusts its subfolders '
         "(nearest saved ancestor decision)",
-        "defaultProjectTrust": "~/.pi/agent/settings.json defaultProjectTrust: \"always\" "
+        "defaultProjectTrust": '~/.pi/agent/settings.json defaultProjectTrust: "always" '
         "trusts every project",
         "project settings": "defaultProjectTrust in the project's .pi/settings.json is ignored "
         "(user-level setting only)",
@@ -350,7 +350,9 @@ def test_pi_mcp_list_says_the_untrusted_project_is_ignored(tmp_path: Path, prove
     done = run(["pi", "mcp", "list", "--json"], env, p.repo, timeout=TIMEOUT)
     listing = json.loads(done.stdout)
     assert listing["servers"] == [], listing
-    assert re.search(r"\.pi/mcp\.json is ignored because the project is not trusted", listing["note"])
+    assert re.search(
+        r"\.pi/mcp\.json is ignored because the project is not trusted", listing["note"]
+    )
     p.trust(p.repo)
     done = run(["pi", "mcp", "list", "--json"], env, p.repo, timeout=TIMEOUT)
     servers = json.loads(done.stdout)["servers"]
