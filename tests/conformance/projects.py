@@ -1,0 +1,178 @@
+"""A repository with a plugin's items in its own folders, for the project-scope findings
+(test_project_<harness>.py, docs/findings-project-b.md).
+
+The files are skilltool's own renderings: `render(root, side)` runs the real
+`python -m skilltool plugins install --home` for a plugin `proj` (skill `proj-skill`, agent
+`proj-agent`, command `proj-cmd`, MCP server `proj-srv`) into a throwaway home where OpenCode,
+Kilo, Gemini and Qwen are set up; each test module copies what it needs from there into the
+repository's folders. `side` ("home" or "project") is written into every description and
+body, and the MCP server is a recorder that appends `<side> <cwd>` to `started.log` when it
+is launched (and answers `initialize` and `tools/list`), so that a listing or a model
+request says which of two same-named items the harness took, and the log says which server
+it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.conformance.homes import REPO, TIMEOUT, harness_dirs
+from tests.conformance.sandbox import harness_env, make_home
+
+PLUGIN = "proj"
+SKILL, AGENT, COMMAND, SERVER = "proj-skill", "proj-agent", "proj-cmd", "proj-srv"
+HARNESSES = ("opencode", "kilo", "gemini", "qwen")
+
+RECORDER = """import json, os, sys
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "started.log"), "a") as log:
+    log.write(sys.argv[1] + " " + os.getcwd() + "\\n")
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in message:
+        continue
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "rec", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "rec_" + sys.argv[1], "description": "recorder",
+                             "inputSchema": {"type": "object", "properties": {}}}]}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+def plugin(root: Path, side: str) -> Path:
+    """The plugin `proj`, every text naming `side`; its server is the recorder."""
+    base = root / "plugins" / PLUGIN
+    files = {
+        ".claude-plugin/plugin.json": json.dumps({"name": PLUGIN, "version": "1.0.0"}) + "\n",
+        f"skills/{SKILL}/SKILL.md": f"---\nname: {SKILL}\ndescription: The {side} skill. Use in "
+        f"tests.\n---\n\n# {SKILL}\n\nBody of the {side} skill.\n",
+        f"agents/{AGENT}.md": f"---\nname: {AGENT}\ndescription: The {side} agent\n"
+        f"tools: Read, Grep\n---\n\nYou are the {side} agent. Answer briefly and carefully.\n",
+        f"commands/{COMMAND}.md": f"---\ndescription: The {side} command\n---\n"
+        f"Run the {side} command on $ARGUMENTS.\n",
+        ".mcp.json": json.dumps(
+            {
+                "mcpServers": {
+                    SERVER: {
+                        "command": sys.executable,
+                        "args": ["${CLAUDE_PLUGIN_ROOT}/bin/rec.py", side],
+                    }
+                }
+            }
+        )
+        + "\n",
+        "bin/rec.py": RECORDER,
+    }
+    for relative, text in files.items():
+        (base / relative).parent.mkdir(parents=True, exist_ok=True)
+        (base / relative).write_text(text, encoding="utf-8")
+    return base
+
+
+def render(root: Path, side: str, harnesses: tuple[str, ...] = HARNESSES) -> Path:
+    """A home after the real `skilltool plugins install` of `proj` (`side` texts)."""
+    root.mkdir(parents=True, exist_ok=True)
+    plugin(root, side)
+    home = make_home(root)
+    harness_dirs(home, AGENT, harnesses)
+    env = harness_env(home, {"PYTHONPATH": str(REPO), "SKILLTOOL_PLUGINS": str(root / "plugins"),
+                             "XDG_DATA_DIRS": str(root / "no-system-plugins")})  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", "install", "--home", str(home)],
+        env=env, cwd=home, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return home
+
+
+def started(log: Path) -> list[str]:
+    """The recorder's log: `<side> <cwd>` per launch."""
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@dataclass
+class World:
+    """`root/outer/repo` (a git repository, started in `repo/src/deep`), `root/outside` (a
+    sibling folder), a home with the harness set up but none of `proj` (`bare`), and one
+    after `skilltool plugins install` of the `home` side (`user`)."""
+
+    root: Path
+    repo: Path
+    deep: Path
+    outside: Path
+    bare: Path
+    user: Path
+    rendered: Path  # the home `render(…, "project")` made: the files the repo gets
+    plugin_dir: Path  # the project side's plugin, copied into the repo
+    log: Path  # the project side's recorder log (the rendered entry names the render's plugin)
+    user_log: Path  # the home side's
+    extra: dict[str, Path] = field(default_factory=dict)
+
+    def started(self) -> list[str]:
+        return started(self.log)
+
+    def place(self, relative: str, source: Path | str) -> Path:
+        """Copy a rendered file (or write a text) to `repo/relative`."""
+        target = self.repo / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(source, Path):
+            shutil.copyfile(source, target)
+        else:
+            target.write_text(source, encoding="utf-8")
+        return target
+
+    def link_skill(self, folder: str) -> Path:
+        """`repo/<folder>/proj-skill -> ../../plugins/proj/skills/proj-skill` (relative)."""
+        link = self.repo / folder / SKILL
+        link.parent.mkdir(parents=True, exist_ok=True)
+        depth = len(Path(folder).parts)
+        os.symlink(os.path.join(*[".."] * depth, "plugins", PLUGIN, "skills", SKILL), link)
+        return link
+
+    def skill_copy(self, folder: str, name: str) -> Path:
+        """A real folder `repo/<folder>/<name>/SKILL.md`: the project skill renamed."""
+        text = (self.plugin_dir / "skills" / SKILL / "SKILL.md").read_text()
+        return self.place(
+            f"{folder}/{name}/SKILL.md", text.replace(f"name: {SKILL}", f"name: {name}")
+        )
+
+
+def world(root: Path, harnesses: tuple[str, ...] = HARNESSES) -> World:
+    rendered = render(root / "render-project", "project", harnesses)
+    user = render(root / "render-home", "home", harnesses)
+    repo = root / "outer/repo"
+    deep = repo / "src/deep"
+    deep.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
+    plugin_dir = repo / "plugins" / PLUGIN
+    shutil.copytree(root / "render-project/plugins" / PLUGIN, plugin_dir)
+    outside = root / "outside"
+    outside.mkdir()
+    bare = make_home(root / "bare")
+    harness_dirs(bare, AGENT, harnesses)
+    return World(root, repo, deep, outside, bare, user, rendered, plugin_dir,
+                 root / "render-project/plugins" / PLUGIN / "bin/started.log",
+                 root / "render-home/plugins" / PLUGIN / "bin/started.log")  # fmt: skip
+
+
+def json_entry(path: Path, *keys: str) -> object:
+    """A value inside a rendered JSON config: its MCP entry, in the harness's own shape."""
+    value: object = json.loads(path.read_text())
+    for key in keys:
+        assert isinstance(value, dict), value
+        value = value[key]
+    return value
