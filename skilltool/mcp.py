@@ -304,7 +304,9 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
         place = harness.mcp_place_of(run.owners[server.name])
         assert place is not None
         config = files[place.path]
-        value = harness.mcp_refusal(server) or harness.mcp_value(server)
+        value = (
+            harness.not_portable(server) or harness.mcp_refusal(server) or harness.mcp_value(server)
+        )
         if not isinstance(value, dict):
             why = f"mcp {server.name}: {value.why}"
             actions.append(_note(harness, server, place.path, "unsupported", why))

@@ -204,7 +204,7 @@ class Harness(abc.ABC):
     # MCP servers (SPEC §10): each harness module that has a place for them fills these in
 
     # why a harness with no place skilltool writes MCP servers to takes none
-    mcp_unsupported: ClassVar[str] = "has no MCP server configuration skilltool writes"
+    mcp_unsupported: str = "has no MCP server configuration skilltool writes"
 
     def mcp_place(self) -> McpPlace | None:
         """The config file and table this harness reads user MCP servers from, or None."""
@@ -268,10 +268,27 @@ class Harness(abc.ABC):
             f"({self.env_proof}); write the value itself in the plugin's server",
         )
 
+    def not_portable(self, server: McpServer) -> Verdict | None:
+        """In a project, why a server cannot be written as it is: its values name a path of
+        this checkout (the plugin's folder, `${CLAUDE_PLUGIN_ROOT}` expanded), which would
+        be another person's on every other checkout."""
+        if self.home.kind != "project":
+            return None
+        root = str(self.home.path)
+        values = [server.command or "", *server.args, *server.env.values(), server.url or ""]
+        values += [server.cwd or "", *server.headers.values()]
+        if not any(root in value for value in values):
+            return None
+        return Verdict(
+            True,
+            "its values name a file of the plugin (${CLAUDE_PLUGIN_ROOT}), a path that differs "
+            "on every checkout; a project carries servers that name no file of their plugin",
+        )
+
     def mcp_verdict(self, server: McpServer) -> Verdict | None:
         """`validate`'s verdict on a server: why it is skipped here, in the words install
         uses; carried, what the harness does to it that Claude Code does not; else None."""
-        refused = self.mcp_refusal(server)
+        refused = self.not_portable(server) or self.mcp_refusal(server)
         if refused is not None:
             return refused
         value = self.mcp_value(server)

@@ -69,20 +69,32 @@ class Claude(Harness):
         return True
 
     def mcp_place_of(self, plugin: Plugin) -> McpPlace:
+        if self.home.kind == "project":
+            return self.project_mcp()
         return self._mcp_place_named(plugin.name)
+
+    def project_mcp(self) -> McpPlace:
+        """In a project, the `.mcp.json` at its top, which Claude Code reads from any folder
+        below (and asks before it starts a server of it: skilltool never answers for the
+        user, and writes no setting that approves one)."""
+        return McpPlace(self.home.path / ".mcp.json", "json", ("mcpServers",))
 
     def _mcp_place_named(self, plugin: str) -> McpPlace:
         folder = self.own_skills_dir() / MCP_FOLDER.format(plugin=plugin)
         return McpPlace(folder / ".mcp.json", "json", ("mcpServers",))
 
     def mcp_file(self, place: McpPlace) -> bool:
+        if self.home.kind == "project":
+            return place == self.project_mcp()
         # the generated plugin of any plugin, one on the path or one gone since
         plugin = place.path.parent.name.removesuffix(MCP_FOLDER.format(plugin=""))
         if plugin in ("", ".", "..") or "/" in plugin:
             return False
         return place == self._mcp_place_named(plugin)
 
-    def mcp_manifest(self, config: Path) -> Path:
+    def mcp_manifest(self, config: Path) -> Path | None:
+        if self.home.kind == "project":
+            return None  # the project's own .mcp.json: no plugin around it
         return config.parent / ".claude-plugin" / "plugin.json"
 
     def mcp_manifest_content(self, plugin: Plugin) -> bytes:

@@ -88,7 +88,7 @@ class Codex(Harness):
         return named(skill)
 
     def agent_verdict(self, agent: Agent) -> Verdict | None:
-        if not has_profile(agent):
+        if not has_profile(agent) and self.home.kind != "project":
             return Verdict(False, "take it over ACP only ('codex --profile' refuses the name)")
         return super().agent_verdict(agent)
 
@@ -96,6 +96,8 @@ class Codex(Harness):
         return self.root() / "skilltool" / f"{agent_name}.json"
 
     def render(self, agent: Agent) -> list[Rendering]:
+        if self.home.kind == "project":
+            return [self.project_agent(agent)]
         directory = self.root() / "skilltool"
         model = self.model(agent)
         text = instructions(agent)
@@ -119,7 +121,22 @@ class Codex(Harness):
             )
         return found
 
+    def project_agent(self, agent: Agent) -> Rendering:
+        """In a project, Codex reads no profile (a project's `.codex/<name>.config.toml` is
+        passed over without a word): its own agents, `.codex/agents/<name>.toml`, are the
+        roles its `spawn_agent` tool offers (proven: test_project_codex.py)."""
+        values = {"name": agent.name, "description": agent.description}
+        values["developer_instructions"] = instructions(agent)
+        model = self.model(agent)
+        if model:
+            values["model"] = model
+        table = toml_string_table(values)
+        target = self.root() / "agents" / f"{agent.name}.toml"
+        return Rendering(target, self.template("agent.toml.j2", agent, table=table))
+
     def owned_places(self) -> list[Path]:
+        if self.home.kind == "project":
+            return ending_with(self.root() / "agents", ".toml")
         directory = self.root() / "skilltool"
         mine = [*ending_with(directory, ".md"), *ending_with(directory, ".json")]
         return by_parts([*mine, *ending_with(self.root(), ".config.toml")])

@@ -19,6 +19,7 @@ from skilltool.harnesses import (
 )
 from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
+from skilltool.paths import Scope
 
 
 class Copilot(Harness):
@@ -40,7 +41,18 @@ class Copilot(Harness):
     bare_fields = BARE_FIELDS
     env_defaults = True
 
-    def mcp_place(self) -> McpPlace:
+    def __init__(self, home: Scope) -> None:
+        super().__init__(home)
+        if home.kind == "project":
+            self.mcp_unsupported = (
+                "in a project Copilot CLI reads .mcp.json, Claude Code's file in Claude Code's "
+                "shape, before .github/mcp.json, and either only in a trusted folder; skilltool "
+                "writes neither for it"
+            )
+
+    def mcp_place(self) -> McpPlace | None:
+        if self.home.kind == "project":
+            return None
         return McpPlace(self.root() / "mcp-config.json", "jsonc", ("mcpServers",))
 
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:

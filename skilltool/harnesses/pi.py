@@ -83,6 +83,14 @@ class Pi(Harness):
     def wrapper(self, agent_name: str) -> Path:
         return self.root() / "skilltool" / agent_name
 
+    def refusal(self, agent: Agent) -> str | None:
+        if self.home.kind == "project":
+            return (
+                "pi has no agent files: skilltool's pi agents are launch scripts that name "
+                "their prompt by this checkout's path; install them in the home (--user)"
+            )
+        return None
+
     def render(self, agent: Agent) -> list[Rendering]:
         prompt = self.prompt_file(agent.name)
         tools = pi_tools(agent)
