@@ -214,6 +214,10 @@ def _still(action: Action) -> bool:
         return not os.path.lexists(action.target)
     if action.kind == "link":
         return os.path.islink(action.target) and read_link(action.target) == action.seen
+    if action.kind == "copy":
+        from skilltool import copies
+
+        return os.path.isdir(action.target) and copies.digest(action.target) == action.seen
     data = read_regular(action.target)
     return data is not None and digest(data) == action.seen
 
@@ -289,6 +293,11 @@ def carry_out(
         made = made or MadeDirs(None)
         if action.kind == "link":
             _link(action, made, within)
+        elif action.kind == "copy":
+            from skilltool import copies
+
+            made.make(action.target.parent)
+            copies.write(action, within)
         else:
             _file(action, made)
     except OSError as err:

@@ -170,6 +170,8 @@ class Project(NamedTuple):
     path: Path  # the folder of the manifest
     namespace: str = DEFAULT_NAMESPACE
     harnesses: tuple[str, ...] = ()  # the harnesses the manifest names
+    copies: bool = True  # a git source's skills are copied in (committed), not linked
+    withheld: tuple[tuple[str, str], ...] = ()  # (harness, source) not written for it
 
     @property
     def kind(self) -> str:

@@ -47,7 +47,8 @@ Change = Literal["create", "replace", "remove", "none"]
 class Action(NamedTuple):
     """One decision about one path."""
 
-    kind: Literal["link", "file", "command", "entry"]  # a command: a slash command's file
+    # a command: a slash command's file; a copy: a skill's folder copied into a project
+    kind: Literal["link", "file", "command", "entry", "copy"]
     owner: str  # "skill" for a link in the skills dir, else the harness (its file or its link)
     name: str  # the skill or agent the action is for
     target: Path
@@ -230,8 +231,10 @@ def plan_links(
     trust: CatalogueCache | None = None,
     detail: bool = True,
     evidence: Evidence | None = None,
+    copied: frozenset[str] = frozenset(),
 ) -> Plan:
-    """The links of every winning skill in `skills_dir` (or their removal), and our stale links.
+    """The links of every winning skill in `skills_dir` (or their removal), and our stale links;
+    `copied`: skills a project copies in instead (see copies.py), not linked.
 
     `owner` is "skill" for the shared skills dir, or the harness whose own skills dir it is.
     `trust`: the catalogue cache the catalogue came from; a skills dir with the stamp it had
@@ -244,6 +247,8 @@ def plan_links(
         count, clashes = known
         return Plan((), clashes, (Settled(owner, skills_dir, count),))
     winners, problems = winning_skills(catalogue)
+    for name in copied:
+        winners.pop(name, None)
     if known is not None:
         return Plan(_current(owner, winners, skills_dir), tuple(problems))
     if os.path.lexists(skills_dir) and not os.path.isdir(skills_dir):

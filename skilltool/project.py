@@ -40,6 +40,10 @@ class Manifest(NamedTuple):
 
     harnesses: tuple[str, ...] = ()
     sources: tuple[Source, ...] = ()
+    copies: bool = True  # `skills = "copy"`: a git source's skills committed as copies
+    # (harness, source): a source not written for a harness (its `harnesses` leave it out;
+    # Claude Code for a plugin the repository's .claude/settings.json enables itself)
+    withheld: tuple[tuple[str, str], ...] = ()
 
 
 def scope(
@@ -70,7 +74,7 @@ def scope(
         )
     ns = namespace or os.environ.get(paths.NAMESPACE_VARIABLE) or paths.DEFAULT_NAMESPACE
     manifest = read(root)
-    return paths.Project(root, ns, manifest.harnesses)
+    return paths.Project(root, ns, manifest.harnesses, manifest.copies, manifest.withheld)
 
 
 def current_repository() -> Path:
@@ -111,11 +115,26 @@ def read(root: Path) -> Manifest:
             raise SkilltoolError(
                 f"{where}: harnesses: {name!r} is not a harness; use one of {', '.join(NAMES)}"
             )
+    skills = data.get("skills", "copy")
+    if skills not in ("copy", "link"):
+        raise SkilltoolError(
+            f'{where}: skills: must be "copy" (a git source\'s skills committed as copies) '
+            "or \"link\" (linked into the ignored checkouts, which 'plugins sync' makes)"
+        )
     tables = data.get("sources", {})
     if not isinstance(tables, dict):
         raise SkilltoolError(f"{where}: sources: must be a table of sources; fix it")
     found = []
+    withheld: list[tuple[str, str]] = []
     for name, table in tables.items():
+        only = table.get("harnesses") if isinstance(table, dict) else None
+        if only is not None:
+            if not isinstance(only, list) or any(h not in NAMES for h in only):
+                raise SkilltoolError(
+                    f"{where}: sources.{name}.harnesses: must be a list of harness names "
+                    f"({', '.join(NAMES)}); fix it"
+                )
+            withheld += [(h, name) for h in NAMES if h not in only]
         if isinstance(table, dict) and {"commit", "tree"} & set(table):
             raise SkilltoolError(
                 f"{where}: sources.{name}: a commit is pinned in skilltool.lock, not here; "
@@ -128,7 +147,67 @@ def read(root: Path) -> Manifest:
         if source.path is not None:
             source = source._replace(path=inside(root, str(source.path), where, name))
         found.append(source)
-    return Manifest(tuple(dict.fromkeys(harnesses)), tuple(found))
+    named = {source.name for source in found}
+    for source in claude_enabled(root):  # the manifest's own source of a name wins
+        if source.name not in named:
+            found.append(source)
+            withheld.append(("claude", source.name))
+    return Manifest(
+        tuple(dict.fromkeys(harnesses)), tuple(found), skills == "copy", tuple(withheld)
+    )
+
+
+CLAUDE_SETTINGS = Path(".claude") / "settings.json"
+
+
+def claude_enabled(root: Path) -> list[Source]:
+    """The plugins the repository's `.claude/settings.json` enables (`enabledPlugins`) from
+    the marketplaces it declares (`extraKnownMarketplaces`), as sources of the project:
+    one per marketplace, with the plugins enabled of it. Claude Code loads them itself;
+    skilltool brings them to every other harness, and never writes the file. A file or an
+    entry it cannot use is passed over: it is Claude Code's file, read as Claude Code
+    reads it, and `status` is where a person looks."""
+    import json
+
+    from skilltool.parse import is_safe_name
+    from skilltool.sources import Source, SourceError, remote_of
+
+    try:
+        data = json.loads((root / CLAUDE_SETTINGS).read_bytes())
+    except (OSError, ValueError):
+        return []
+    enabled = data.get("enabledPlugins") if isinstance(data, dict) else None
+    markets = data.get("extraKnownMarketplaces") if isinstance(data, dict) else None
+    if not isinstance(enabled, dict) or not isinstance(markets, dict):
+        return []
+    wanted: dict[str, list[str]] = {}
+    for key, on in enabled.items():
+        plugin, _, market = key.partition("@")
+        if on is True and market in markets and is_safe_name(plugin):
+            wanted.setdefault(market, []).append(plugin)
+    found = []
+    for market, plugins in wanted.items():
+        entry = markets[market]
+        fields = entry.get("source") if isinstance(entry, dict) else None
+        if not is_safe_name(market) or not isinstance(fields, dict):
+            continue
+        if fields.get("source") == "directory" and isinstance(fields.get("path"), str):
+            try:
+                path = inside(root, fields["path"], root / CLAUDE_SETTINGS, market)
+            except SkilltoolError:
+                continue
+            found.append(Source(market, path=path, plugins=tuple(plugins)))
+            continue
+        kind = fields.get("source")
+        if kind not in ("github", "git"):  # "url": a marketplace.json on the web, not git
+            continue
+        try:
+            asked = {**fields, "source": "github" if kind == "github" else "url"}
+            url, ref, subdir = remote_of(asked, f"{CLAUDE_SETTINGS}: {market}")
+        except SourceError:
+            continue
+        found.append(Source(market, url, None, ref, subdir, tuple(plugins)))
+    return found
 
 
 def inside(root: Path, text: str, where: Path | str, name: str) -> Path:

@@ -126,6 +126,9 @@ DONE_VERBS = {
     ("link", "create"): "linked",
     ("link", "replace"): "relinked",
     ("link", "remove"): "unlinked",
+    ("copy", "create"): "copied",
+    ("copy", "replace"): "recopied",
+    ("copy", "remove"): "removed",
     ("file", "create"): "wrote",
     ("file", "replace"): "rewrote",
     ("file", "remove"): "removed",
@@ -142,6 +145,9 @@ STATUS_WORDS = {
     "stale": "stale",
     "foreign": "left alone",
 }
+
+
+COPY_WORDS = {"missing": "not copied", "current": "copied", "foreign": "left alone"}
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -161,7 +167,7 @@ def printable(line: str) -> str:
 
 
 def _what(action: Action, home: Scope) -> str:
-    if action.kind == "link":
+    if action.kind in ("link", "copy"):
         # a link in a harness's own skills dir says whose it is
         return (
             f"skill {action.name}"
@@ -190,6 +196,8 @@ def action_line(action: Action, home: Scope, error: str = "") -> str:
     verb = DONE_VERBS[(action.kind, action.change)]
     if action.kind == "link" and action.change != "remove":
         return f"{verb:<9} {_what(action, home)} -> {action.source}"
+    if action.kind == "copy" and action.change != "remove":
+        return f"{verb:<9} {_what(action, home)} from {home.show(action.source or action.target)}"
     if action.change == "remove" or action.reason:
         return (
             f"{verb:<9} {_what(action, home)} ({action.reason})"
@@ -298,6 +306,9 @@ SUMMARY_WORDS = {
     ("link", "create"): "linked",
     ("link", "replace"): "linked",
     ("link", "remove"): "unlinked",
+    ("copy", "create"): "copied",
+    ("copy", "replace"): "copied",
+    ("copy", "remove"): "removed",
     ("file", "create"): "rendered",
     ("file", "replace"): "rendered",
     ("file", "remove"): "removed",
@@ -311,6 +322,7 @@ SUMMARY_WORDS = {
 SUMMARY_ORDER = (
     "linked",
     "unlinked",
+    "copied",
     "rendered",
     "configured",
     "removed",
@@ -533,6 +545,8 @@ def skill_state(
     source = str(link.source)
     if source != path and source not in mine.of(name):
         return NOT_LINKED, NOT_LINKED_WHY
+    if link.kind == "copy":
+        return COPY_WORDS.get(link.state, link.state), link.reason
     return STATUS_WORDS[link.state], link.reason
 
 

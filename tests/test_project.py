@@ -216,3 +216,85 @@ def test_pre_commit_hook_runs_the_check_on_the_project() -> None:
     assert hook["id"] == "skilltool-check"
     assert hook["entry"].split() == ["skilltool", "plugins", "check", "--project"]
     assert hook["pass_filenames"] is False
+
+
+def test_a_git_sources_skills_are_committed_copies_that_work_without_skilltool(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = Repo(tmp_path, "tools")
+    files = plugin_files("tools", skills=("lint",))
+    files["skills/lint/run.sh"] = "#!/bin/sh\necho lint\n"
+    remote.commit(files)
+    (remote.work / "skills/lint/run.sh").chmod(0o755)
+    remote.commit({})
+    remote.push()
+    assert run("plugins", "add", remote.url, "--project").code == 0
+    copy = repo / ".agents/skills/lint"
+    assert copy.is_dir() and not copy.is_symlink()
+    assert (copy / "SKILL.md").read_text() == (remote.work / "skills/lint/SKILL.md").read_text()
+    assert os.access(copy / "run.sh", os.X_OK)
+    assert (repo / ".claude/skills/lint/SKILL.md").is_file()  # Claude Code reads only its own
+    marker = (copy / ".skilltool-copy").read_text()
+    assert marker.startswith("copied by skilltool from .skilltool/sources/tools/")
+    # a teammate's clone holds the skill without running anything
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "plugins", cwd=repo)
+    clone = tmp_path / "clone"
+    git("clone", "-q", repo, clone)
+    assert (clone / ".agents/skills/lint/SKILL.md").read_text().startswith("---\nname: lint")
+    # an edit by hand is kept; check says the copy is not what skilltool would write
+    (copy / "SKILL.md").write_text((copy / "SKILL.md").read_text() + "Our own note.\n")
+    result = run("plugins", "install")
+    assert result.code == 0, result.stderr
+    assert "Our own note." in (copy / "SKILL.md").read_text()
+    assert any("edited by hand" in line for line in result.lines), result.stdout
+    forced = run("plugins", "install", "--force")
+    assert forced.code == 0, forced.stderr
+    assert "Our own note." not in (copy / "SKILL.md").read_text()
+
+
+def test_skills_link_keeps_a_git_sources_skills_in_the_ignored_checkout(
+    repo: Path, tmp_path: Path
+) -> None:
+    remote = Repo(tmp_path, "tools")
+    remote.commit(plugin_files("tools", skills=("lint",)))
+    remote.push()
+    (repo / "skilltool.toml").write_text('harnesses = ["opencode"]\nskills = "link"\n')
+    assert run("plugins", "add", remote.url).code == 0
+    link = repo / ".agents/skills/lint"
+    assert os.readlink(link) == "../../.skilltool/sources/tools/current/tools/skills/lint"
+    assert (link / "SKILL.md").is_file()
+
+
+def test_plugins_claude_settings_enable_reach_every_other_harness(
+    repo: Path, tmp_path: Path
+) -> None:
+    remote = Repo(tmp_path, "market")
+    files = {
+        ".claude-plugin/marketplace.json": (
+            '{"name": "team-market", "owner": {"name": "Team"}, "plugins": ['
+            '{"name": "formatter", "source": "./plugins/formatter"},'
+            '{"name": "other", "source": "./plugins/other"}]}\n'
+        ),
+        **plugin_files("formatter", agents={"format": "You format.\n"}, prefix="plugins/formatter/"),
+        **plugin_files("other", agents={"other": "You do other things.\n"}, prefix="plugins/other/"),
+    }
+    remote.commit(files)
+    remote.push()
+    settings = repo / ".claude/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        '{"extraKnownMarketplaces": {"team-market": {"source": {"source": "git", '
+        f'"url": "{remote.url}"}}}}}},\n'
+        ' "enabledPlugins": {"formatter@team-market": true, "other@team-market": false}}\n'
+    )
+    before = settings.read_bytes()
+    (repo / "skilltool.toml").write_text('harnesses = ["claude", "opencode"]\n')
+    result = run("plugins", "sync")
+    assert result.code == 0, result.stderr
+    assert (repo / ".opencode/agent/format.md").is_file(), result.stdout  # brought to the other harnesses
+    assert not (repo / ".opencode/agent/other.md").exists()  # not enabled
+    assert not (repo / ".claude/agents/format.md").exists()  # Claude Code loads it itself
+    assert settings.read_bytes() == before  # Claude Code's file is never written
+    assert "team-market" in (repo / "skilltool.lock").read_text()
+    assert run("plugins", "check").code == 0

@@ -8,12 +8,12 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltool import discover, paths, plan, report, slash
+from skilltool import copies, discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, OK, SkilltoolError
 from skilltool.fs import locked
-from skilltool.model import Catalogue
+from skilltool.model import Catalogue, Plugin, Skill
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def status(opts: Options) -> Result:
     catalogue, caches = discover.found(home, warnings)
     found = harnesses(home, opts.only)
     full = install_plan(opts, catalogue, home, False, caches, found, detail=False)
-    links = [a for a in full.actions if a.kind == "link"]
+    links = [a for a in full.actions if a.kind in ("link", "copy")]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
     noted = found if opts.json else [h for h in found if h.present()]
     tools = {
@@ -241,28 +241,79 @@ def install_plan(
     skills_dir = home.skills_dir
     trust = caches.trust if trust_links else None
     evidence = plan.Evidence(catalogue, opts.prune)
+    copied: dict[str, Skill] = {}
+    if isinstance(home, paths.Project):  # a git source's skills: copies (or links, if asked)
+        trust = None
+        winners = plan.winning_skills(catalogue)[0]
+        copied = {n: s for n, s in winners.items() if copies.copied(home, s.path)}
     parts = []
-    if not opts.only:
-        parts.append(
-            plan.plan_links(catalogue, skills_dir, remove, "skill", trust, detail, evidence)
-        )
     if found is None:
         found = harnesses(home, opts.only)
-    for harness in found:  # a harness that reads only a skills dir of its own gets links there
-        own = harness.own_skills_dir() if harness.present() else None
-        if own is not None:
-            parts.append(
-                plan.plan_links(catalogue, own, remove, harness.name, trust, detail, evidence)
-            )
+    groups = _by_withheld(home, catalogue, found)
+    dirs = [] if opts.only else [("skill", skills_dir, catalogue)]
+    for seen, group in groups:
+        for harness in group:  # a harness that reads only a skills dir of its own: links there
+            own = harness.own_skills_dir() if harness.present() else None
+            if own is not None:
+                dirs.append((harness.name, own, seen))
+    for owner, folder, seen in dirs:
+        mine = {n: s for n, s in copied.items() if seen is catalogue or _has(seen, s)}
+        parts.append(
+            plan.plan_links(seen, folder, remove, owner, trust, detail, evidence, frozenset(copied))
+        )
+        if isinstance(home, paths.Project):
+            made = copies.plan(home, mine, folder, remove, opts.force, evidence, owner)
+            parts.append(plan.Plan(tuple(made), ()))
     renders = caches.renders
-    parts.append(plan.plan_renderings(catalogue, found, remove, opts.force, renders, evidence))
-    parts.append(slash.plan_commands(catalogue, found, remove, opts.force, renders, evidence))
+    ledger = ledger or open_ledger(home)
+    for seen, group in groups:
+        parts.append(plan.plan_renderings(seen, group, remove, opts.force, renders, evidence))
+        parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
+        parts.append(_entries_plan(opts, seen, remove, group, ledger, evidence))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
-    parts.append(
-        _entries_plan(opts, catalogue, remove, found, ledger or open_ledger(home), evidence)
-    )
     parts.append(plan.Plan((), tuple(evidence.problems())))
     return plan.merge(parts)
+
+
+def _has(catalogue: Catalogue, skill: Skill) -> bool:
+    """Whether a skill is one of a catalogue's plugins'."""
+    return any(skill in p.skills for p in catalogue.plugins)
+
+
+def _by_withheld(
+    home: paths.Scope, catalogue: Catalogue, found: list[Harness]
+) -> list[tuple[Catalogue, list[Harness]]]:
+    """The harnesses in groups that see the same plugins: in a project, a source may be
+    withheld from some (its `harnesses`, or Claude Code for what it loads itself); each
+    group sees the catalogue without those sources' plugins, so that what came from them
+    before is removed there as gone."""
+    if not isinstance(home, paths.Project) or not home.withheld:
+        return [(catalogue, found)]
+    groups: dict[frozenset[str], list[Harness]] = {}
+    for harness in found:
+        names = frozenset(source for who, source in home.withheld if who == harness.name)
+        groups.setdefault(names, []).append(harness)
+    return [(_without_sources(home, catalogue, names), group) for names, group in groups.items()]
+
+
+def _without_sources(home: paths.Scope, catalogue: Catalogue, names: frozenset[str]) -> Catalogue:
+    """The catalogue without the plugins of the sources named."""
+    from skilltool import sources
+
+    if not names:
+        return catalogue
+    try:
+        locked = sources.read_lock(home)
+    except sources.SourceError:  # said by the sources commands and `status`
+        locked = []
+    roots = [str(sources.entry(home, s).path) for s in locked if s.name in names]
+
+    def withheld(plugin: Plugin) -> bool:
+        root = str(plugin.root)
+        return any(root == r or root.startswith(r + os.sep) for r in roots)
+
+    kept = [p for p in catalogue.plugins if not withheld(p)]
+    return catalogue._replace(plugins=tuple(kept))
 
 
 def open_ledger(home: paths.Scope) -> Ledger:

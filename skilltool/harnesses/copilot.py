@@ -45,9 +45,10 @@ class Copilot(Harness):
         super().__init__(home)
         if home.kind == "project":
             self.mcp_unsupported = (
-                "in a project Copilot CLI reads .mcp.json, Claude Code's file in Claude Code's "
-                "shape, before .github/mcp.json, and either only in a trusted folder; skilltool "
-                "writes neither for it"
+                "in a project Copilot CLI reads .mcp.json, Claude Code's file, before "
+                ".github/mcp.json (either only in a trusted folder); skilltool writes neither "
+                "for it, but where the project names claude too, Copilot CLI starts the "
+                "servers skilltool writes there for Claude Code"
             )
 
     def mcp_place(self) -> McpPlace | None:
