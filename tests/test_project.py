@@ -276,8 +276,12 @@ def test_plugins_claude_settings_enable_reach_every_other_harness(
             '{"name": "formatter", "source": "./plugins/formatter"},'
             '{"name": "other", "source": "./plugins/other"}]}\n'
         ),
-        **plugin_files("formatter", agents={"format": "You format.\n"}, prefix="plugins/formatter/"),
-        **plugin_files("other", agents={"other": "You do other things.\n"}, prefix="plugins/other/"),
+        **plugin_files(
+            "formatter", agents={"format": "You format.\n"}, prefix="plugins/formatter/"
+        ),
+        **plugin_files(
+            "other", agents={"other": "You do other things.\n"}, prefix="plugins/other/"
+        ),
     }
     remote.commit(files)
     remote.push()
@@ -292,7 +296,9 @@ def test_plugins_claude_settings_enable_reach_every_other_harness(
     (repo / "skilltool.toml").write_text('harnesses = ["claude", "opencode"]\n')
     result = run("plugins", "sync")
     assert result.code == 0, result.stderr
-    assert (repo / ".opencode/agent/format.md").is_file(), result.stdout  # brought to the other harnesses
+    assert (repo / ".opencode/agent/format.md").is_file(), (
+        result.stdout
+    )  # brought to the other harnesses
     assert not (repo / ".opencode/agent/other.md").exists()  # not enabled
     assert not (repo / ".claude/agents/format.md").exists()  # Claude Code loads it itself
     assert settings.read_bytes() == before  # Claude Code's file is never written
