@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conformance import sandbox
@@ -136,3 +137,115 @@ def skill_file(name: str, description: str) -> str:
 def with_flag(entry: dict[str, object], flag: Path) -> dict[str, object]:
     """An MCP entry as rendered, its recorder writing another flag file."""
     return {**entry, "args": [str(flag)]}
+
+
+# -- the real `skilltool plugins add ./plugins/team --project` --------------------------------
+
+TEAM = "team"
+TEAM_SKILL, TEAM_AGENT, TEAM_COMMAND, TEAM_SERVER = "team-skill", "team-agent", "team-cmd", "team-srv"  # fmt: skip
+
+
+@dataclass
+class Team:
+    """`root/work/repo` (git, `plugins/team` added by skilltool with --project), its sibling
+    `root/work/sibling`, the home skilltool ran in (only the named harnesses' folders), and
+    the file the team's MCP server writes when started (the recorder lives outside the repo:
+    skilltool does not carry a server naming the project's own path)."""
+
+    root: Path
+    home: Path
+    repo: Path
+    sibling: Path
+    flag: Path
+    added: str  # what `plugins add` printed
+
+    @property
+    def deep(self) -> Path:
+        return self.repo / "src/deep"
+
+
+def team_plugin(repo: Path, recorder: Path, flag: Path) -> Path:
+    """`repo/plugins/team`: a skill, an agent, a command and a stdio MCP server, each text
+    marked TEAM."""
+    plugin = repo / "plugins" / TEAM
+    write(plugin / ".claude-plugin/plugin.json", json.dumps({"name": TEAM, "version": "1.0.0"}))
+    write(
+        plugin / "skills" / TEAM_SKILL / "SKILL.md",
+        f"---\nname: {TEAM_SKILL}\ndescription: TEAM skill. Use when testing.\n---\n"
+        "TEAM skill body.\n",
+    )
+    write(
+        plugin / "agents" / f"{TEAM_AGENT}.md",
+        f"---\nname: {TEAM_AGENT}\ndescription: TEAM agent\ntools: Read, Grep\n---\n"
+        "TEAM agent body.\n",
+    )
+    write(
+        plugin / "commands" / f"{TEAM_COMMAND}.md",
+        "---\ndescription: TEAM command\n---\nTEAM COMMAND BODY $ARGUMENTS.\n",
+    )
+    server = {"command": sys.executable, "args": [str(recorder), str(flag)]}
+    write(plugin / ".mcp.json", json.dumps({"mcpServers": {TEAM_SERVER: server}}, indent=2))
+    return plugin
+
+
+def skilltool_in(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real `python -m skilltool <args>` as a subprocess in `cwd`, HOME the temp home."""
+    env = sandbox.harness_env(home)
+    env.update(PYTHONPATH=str(REPO), XDG_DATA_DIRS=str(home.parent / "no-system-plugins"))
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", *args],
+        env=env, cwd=cwd, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return done
+
+
+def team_project(root: Path, harnesses: tuple[str, ...]) -> Team:
+    """A git repository with `plugins/team`, and `skilltool plugins add ./plugins/team
+    --project` run in it; the home has only those harnesses' folders (besides make_home's
+    ~/.codex), so the manifest is written with `harnesses = [...]` naming just them."""
+    work = root / "work"
+    repo = git_repo(work / "repo")
+    sibling = work / "sibling"
+    sibling.mkdir()
+    recorder = write(root / "outside/recorder.py", RECORDER)
+    flag = root / "outside/started"
+    team_plugin(repo, recorder, flag)
+    listed = ", ".join(f'"{h}"' for h in harnesses)
+    write(repo / "skilltool.toml", f"harnesses = [{listed}]\n")
+    home = sandbox.make_home(root)
+    for harness in harnesses:
+        (home / f".{harness}").mkdir(exist_ok=True)
+    done = skilltool_in(repo, home, "plugins", "add", f"./plugins/{TEAM}", "--project")
+    assert done.stdout.startswith(f"project   {repo}\n"), done.stdout
+    return Team(root, home, repo, sibling, flag, done.stdout)
+
+
+def team_status(team: Team, harness: str) -> dict[str, tuple[str, str | None]]:
+    """`skilltool plugins status --json` run in repo/src/deep: for `harness`, each of the
+    team's items -> (state, where): a skill's is its harness link's (Claude's, where "<harness>
+    link") or the shared `.agents/skills` link's; an item not carried there is ("not carried",
+    reason)."""
+    done = skilltool_in(team.deep, team.home, "plugins", "status", "--json")
+    report = json.loads(done.stdout)
+    assert report["home"] == str(team.repo), report["home"]
+    [plugin] = [p for p in report["plugins"] if p["name"] == TEAM]
+    found: dict[str, tuple[str, str | None]] = {}
+    [skill] = plugin["skills"]
+    if harness in skill["harness_links"]:  # its own folder's link (Claude's .claude/skills)
+        found[f"skill {skill['name']}"] = (skill["harness_links"][harness], f"{harness} link")
+    else:  # the shared .agents/skills
+        found[f"skill {skill['name']}"] = (skill["link"], report["skills_dir"])
+    for kind, key, items in (
+        ("agent", "renderings", plugin["agents"]),
+        ("command", "renderings", plugin["slash_commands"]),
+        ("mcp", "entries", plugin["mcp_servers"]),
+    ):
+        for item in items:
+            for entry in item[key]:
+                if entry["harness"] == harness:
+                    found[f"{kind} {item['name']}"] = (entry["state"], entry["target"] or entry["reason"])  # fmt: skip
+    for entry in plugin["commands_not_carried"]:
+        if entry["harness"] == harness:
+            found[f"command {TEAM_COMMAND}"] = ("not carried", entry["reason"])
+    return found

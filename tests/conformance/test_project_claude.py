@@ -26,11 +26,17 @@ from tests.conformance.project_scope_a import (
     COMMAND,
     SERVER,
     SKILL,
+    TEAM_AGENT,
+    TEAM_COMMAND,
+    TEAM_SERVER,
+    TEAM_SKILL,
     copy_plugin,
     git_repo,
     relative_link,
     rendered,
     skill_file,
+    team_project,
+    team_status,
     with_flag,
     write,
 )
@@ -352,4 +358,61 @@ def test_the_interactive_start_asks_before_any_project_server(world: World, prov
         "claude",
         "interactive `claude` in the project first asks 'Yes, I trust this folder' (its text "
         "names .mcp.json), and no project server is started before an answer",
+    )
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    """The real `skilltool plugins add ./plugins/team --project`, then `claude -p` in
+    repo/src/deep (everything loaded, the command expanded, the server started) and in a
+    sibling folder (nothing)."""
+    team = team_project(tmp_path, ("claude",))
+    claude = team.repo / ".claude"
+    assert team_status(team, "claude") == {
+        f"skill {TEAM_SKILL}": ("linked", "claude link"),
+        f"agent {TEAM_AGENT}": ("current", str(claude / f"agents/{TEAM_AGENT}.md")),
+        f"command {TEAM_COMMAND}": ("current", str(claude / f"commands/{TEAM_COMMAND}.md")),
+        f"mcp {TEAM_SERVER}": ("current", str(team.repo / ".mcp.json")),
+    }
+    assert (claude / "skills" / TEAM_SKILL).is_symlink()
+    # the user approves the project's server, as Claude Code's question would record it
+    # (`claude -p` needs no approval; skilltool writes none)
+    write(team.home / ".claude/settings.json", json.dumps({"enabledMcpjsonServers": [TEAM_SERVER]}))  # fmt: skip
+    with AnthropicStub() as stub:
+        argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"]
+        done = run(argv, claude_env(team.home, stub), team.deep, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        event = json.loads(done.stdout.splitlines()[0])
+        requests = stub.model_requests()
+    assert TEAM_SKILL in event["skills"], event["skills"]
+    assert listed(requests, TEAM_SKILL) == [f"- {TEAM_SKILL}: TEAM skill. Use when testing."]
+    assert TEAM_AGENT in event["agents"], event["agents"]
+    assert any(line.startswith(f"- {TEAM_AGENT}: TEAM agent") for line in listed(requests, TEAM_AGENT))  # fmt: skip
+    assert TEAM_COMMAND in event["slash_commands"], event["slash_commands"]
+    status = {s["name"]: (s.get("source"), s["status"]) for s in event["mcp_servers"]}
+    assert status.get(TEAM_SERVER) == ("project", "connected"), event["mcp_servers"]
+    assert team.flag.exists()
+    with AnthropicStub() as stub:
+        argv = ["claude", "-p", f"/{TEAM_COMMAND} world"]
+        done = run(argv, claude_env(team.home, stub), team.deep, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stderr
+        text = "\n".join(t for r in stub.model_requests() for t in r.texts())
+    assert "TEAM COMMAND BODY world" in text, text[-2000:]
+    # a sibling folder of the repository: none of it
+    team.flag.unlink()
+    with AnthropicStub() as stub:
+        argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"]
+        done = run(argv, claude_env(team.home, stub), team.sibling, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        event = json.loads(done.stdout.splitlines()[0])
+        requests = stub.model_requests()
+    assert TEAM_SKILL not in event["skills"] and TEAM_AGENT not in event["agents"]
+    assert TEAM_COMMAND not in event["slash_commands"] and TEAM_SERVER not in servers(event)
+    assert not listed(requests, TEAM_SKILL) and not listed(requests, TEAM_AGENT)
+    assert not team.flag.exists()
+    proven(
+        "claude",
+        "after the real `skilltool plugins add ./plugins/team --project` (status: skill linked, "
+        "agent, command and .mcp.json server current for claude), `claude -p` in repo/src/deep "
+        "loads the skill (.claude/skills link), the agent, the command (expanded) and starts the "
+        "server; in a sibling folder, none of them",
     )

@@ -26,11 +26,17 @@ from tests.conformance.project_scope_a import (
     AGENT,
     SERVER,
     SKILL,
+    TEAM_AGENT,
+    TEAM_COMMAND,
+    TEAM_SERVER,
+    TEAM_SKILL,
     copy_plugin,
     git_repo,
     relative_link,
     rendered,
     skill_file,
+    team_project,
+    team_status,
     write,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
@@ -112,7 +118,7 @@ def skills_block(home: Path, cwd: Path, *args: str) -> tuple[dict[str, str], dic
     roots = dict(re.findall(r"^- `(r\d+)` = `([^`]+)`$", text, re.M))
     found: dict[str, str] = {}
     where: dict[str, str] = {}
-    for name, description, r in re.findall(r"^- ([\w.-]+): (.*) \(file: (r\d+)/", text, re.M):
+    for name, description, r in re.findall(r"^- ([\w.:-]+): (.*) \(file: (r\d+)/", text, re.M):
         found.setdefault(name, description)
         where.setdefault(name, roots[r])
     return found, where
@@ -284,3 +290,46 @@ def test_no_project_prompts(world: World, tmp_path: Path, proven: Proven) -> Non
     _stderr, text = exec_run(home, world.deep, prompt="/prompts:pprompt go")
     assert "PROJECT PROMPT BODY" not in text
     proven("codex", "no project commands: .codex/prompts/<c>.md is not expanded (trusted or not)")
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    """The real `skilltool plugins add ./plugins/team --project`, then Codex in repo/src/deep of
+    the project the test trusted (skill, agent role and server) and in a sibling folder
+    (nothing)."""
+    team = team_project(tmp_path, ("codex",))
+    status = team_status(team, "codex")
+    state, reason = status.pop(f"command {TEAM_COMMAND}")
+    assert state == "not carried" and "Codex reads no user commands" in str(reason), reason
+    assert status == {
+        f"skill {TEAM_SKILL}": ("linked", str(team.repo / ".agents/skills")),
+        f"agent {TEAM_AGENT}": ("current", str(team.repo / f".codex/agents/{TEAM_AGENT}.toml")),
+        f"mcp {TEAM_SERVER}": ("current", str(team.repo / ".codex/config.toml")),
+    }
+    assert mcp_names(team.home, team.deep) == []  # untrusted: the project's config is inert
+    trust(team.home, team.repo)  # as `codex exec --trust` would: never skilltool
+    found, where = skills_block(team.home, team.deep)
+    # the link resolves into plugins/team (a .claude-plugin/plugin.json beside skills/):
+    # Codex lists it as <plugin>:<skill>, not by the link's name
+    assert TEAM_SKILL not in found, sorted(found)
+    assert found.get(f"team:{TEAM_SKILL}") == "TEAM skill. Use when testing.", sorted(found)
+    assert where[f"team:{TEAM_SKILL}"] == str(team.repo / ".agents/skills")
+    assert mcp_names(team.home, team.deep) == [TEAM_SERVER]
+    stderr, text = exec_run(team.home, team.deep)
+    assert UNTRUSTED not in stderr, stderr
+    assert f"{TEAM_AGENT}: {{\\nTEAM agent\\n}}" in text, text[:3000]
+    assert team.flag.exists()
+    # a sibling folder of the repository: none of it
+    team.flag.unlink()
+    found, _ = skills_block(team.home, team.sibling)
+    assert not [name for name in found if TEAM_SKILL in name], sorted(found)
+    assert mcp_names(team.home, team.sibling) == []
+    _stderr, text = exec_run(team.home, team.sibling)
+    assert TEAM_AGENT not in text and not team.flag.exists()
+    proven(
+        "codex",
+        "after the real `skilltool plugins add ./plugins/team --project` (status: skill linked, "
+        ".codex/agents/<a>.toml and .codex/config.toml server current, command not carried), "
+        "Codex in repo/src/deep of the trusted project lists the skill (named team:team-skill: "
+        "the link resolves into the plugin), offers the agent as a spawn_agent role and starts "
+        "the server; in a sibling folder, none of them",
+    )

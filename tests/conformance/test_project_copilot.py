@@ -28,11 +28,17 @@ from tests.conformance.project_scope_a import (
     COMMAND,
     SERVER,
     SKILL,
+    TEAM_AGENT,
+    TEAM_COMMAND,
+    TEAM_SERVER,
+    TEAM_SKILL,
     copy_plugin,
     git_repo,
     relative_link,
     rendered,
     skill_file,
+    team_project,
+    team_status,
     with_flag,
     write,
 )
@@ -292,4 +298,64 @@ def test_precedence(world: World, proven: Proven) -> None:
         "same name in home and project: the project's skill wins, the home's agent "
         "(~/.copilot/agents) wins; an MCP server of one name: the project's from the repo "
         "root, the home's from a subfolder",
+    )
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    """The real `skilltool plugins add ./plugins/team --project` for Copilot alone, then Copilot
+    in repo/src/deep of the project the test trusted (skill and agent; no command, no server:
+    not carried) and in a sibling folder (nothing)."""
+    team = team_project(tmp_path, ("copilot",))
+    status = team_status(team, "copilot")
+    assert status[f"skill {TEAM_SKILL}"] == ("linked", str(team.repo / ".agents/skills"))
+    assert status[f"agent {TEAM_AGENT}"] == ("current", str(team.repo / f".github/agents/{TEAM_AGENT}.agent.md"))  # fmt: skip
+    assert status[f"command {TEAM_COMMAND}"][0] == "not carried"
+    assert status[f"mcp {TEAM_SERVER}"][0] == "not supported"
+    trust(team.home, team.repo)  # what the trust question records: never skilltool
+    found = skills(team.home, team.deep)
+    assert found[TEAM_SKILL]["description"] == "TEAM skill. Use when testing.", found
+    assert found[TEAM_SKILL]["path"] == str(team.repo / ".agents/skills" / TEAM_SKILL)
+    assert TEAM_COMMAND not in found
+    assert TEAM_AGENT in agents(team.home, team.deep)
+    assert mcp_names(team.home, team.deep) == []  # not carried: nothing written for it
+    text = prompt_run(team.home, team.deep)
+    assert "TEAM agent" in text and "TEAM skill. Use when testing." in text
+    assert not team.flag.exists()
+    # a sibling folder of the repository: none of it
+    assert TEAM_SKILL not in skills(team.home, team.sibling)
+    assert TEAM_AGENT not in agents(team.home, team.sibling)
+    proven(
+        "copilot",
+        "after the real `skilltool plugins add ./plugins/team --project` for copilot (status: "
+        "skill linked in .agents/skills, .github/agents/<a>.agent.md current, command and MCP "
+        "not carried), Copilot in repo/src/deep of the trusted project loads the skill and the "
+        "agent (both reach the model), no command and no server; in a sibling folder, none",
+    )
+
+
+def test_skilltool_project_for_claude_too_gives_copilot_its_server_and_command(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """With Claude Code among the project's harnesses, Copilot (trusted) takes Claude's files:
+    the server skilltool reports 'not supported' for Copilot starts (the root's .mcp.json),
+    and the command reported 'not carried' is a skill (.claude/commands)."""
+    team = team_project(tmp_path, ("claude", "copilot"))
+    status = team_status(team, "copilot")
+    assert status[f"mcp {TEAM_SERVER}"][0] == "not supported"
+    assert status[f"command {TEAM_COMMAND}"][0] == "not carried"
+    assert team_status(team, "claude")[f"mcp {TEAM_SERVER}"] == ("current", str(team.repo / ".mcp.json"))  # fmt: skip
+    trust(team.home, team.repo)
+    found = skills(team.home, team.deep)
+    assert found[TEAM_COMMAND]["path"] == str(team.repo / ".claude/commands"), found
+    assert found[TEAM_COMMAND]["description"] == "TEAM command"
+    assert agents(team.home, team.deep).count(TEAM_AGENT) == 1  # .github/ and .claude/agents
+    assert mcp_names(team.home, team.deep) == [TEAM_SERVER]
+    text = prompt_run(team.home, team.deep)
+    assert f"{TEAM_SERVER}-ping" in text and team.flag.exists()
+    proven(
+        "copilot",
+        "a project for claude and copilot: Copilot (trusted) starts the server skilltool wrote "
+        "for Claude in .mcp.json (status for copilot: 'not supported') and loads "
+        ".claude/commands/<c>.md as a skill (status: 'not carried'); the agent, written to "
+        ".github/agents and .claude/agents, is offered once",
     )
