@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -176,3 +177,129 @@ def json_entry(path: Path, *keys: str) -> object:
         assert isinstance(value, dict), value
         value = value[key]
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# skilltool's own project scope, end to end: `skilltool plugins add ./plugins/team --project`
+# run in a repository, then the real harness started inside it and beside it.
+
+TEAM = "team"
+TEAM_SKILL, TEAM_AGENT, TEAM_COMMAND, TEAM_SERVER = "team-skill", "team-agent", "team-cmd", "team-srv"  # fmt: skip
+# where skilltool renders each item for a harness, from the repo root (the brief of the project
+# scope, and what docs/findings-project-b.md found each binary reads)
+TEAM_FILES: dict[str, dict[str, str]] = {
+    "opencode": {"agent": f".opencode/agent/{TEAM_AGENT}.md",
+                 "command": f".opencode/command/{TEAM_COMMAND}.md",
+                 "mcp": ".opencode/opencode.json"},
+    "kilo": {"agent": f".kilo/agents/{TEAM_AGENT}.md", "command": f".kilo/command/{TEAM_COMMAND}.md",
+             "mcp": ".kilo/kilo.jsonc"},
+    "gemini": {"agent": f".gemini/agents/{TEAM_AGENT}.md",
+               "command": f".gemini/commands/{TEAM_COMMAND}.toml", "mcp": ".gemini/settings.json"},
+    "qwen": {"agent": f".qwen/agents/{TEAM_AGENT}.md",
+             "command": f".qwen/commands/{TEAM_COMMAND}.toml", "mcp": ".qwen/settings.json"},
+}  # fmt: skip
+_ITEM = re.compile(r"^  (skill|agent|mcp|command)\s+/?(\S+)\s+(.*)$")
+_RENDERING = re.compile(r"^    (\w+)\s+(current|harness absent|\w+(?: \w+)*?)\s{2,}(.*)$")
+
+
+@dataclass
+class Team:
+    """`root/outer/repo` (git, holding the plugin `plugins/team`), `root/outside` (a sibling
+    folder), `home` (only the harness's own folder) and the recorder's log, kept outside the
+    repository (a server naming the project's path is not carried into a project)."""
+
+    root: Path
+    repo: Path
+    deep: Path
+    outside: Path
+    home: Path
+    log: Path
+    added: str = ""  # `plugins add`'s output
+    status: str = ""  # `plugins status`'s output, run in repo/src/deep
+
+    def started(self) -> list[str]:
+        return started(self.log)
+
+    def skilltool(self, *args: str, cwd: Path | None = None) -> str:
+        """The real `python -m skilltool ARGS`, HOME the team's home, run in the repository."""
+        env = harness_env(self.home, {"PYTHONPATH": str(REPO),
+                                      "XDG_DATA_DIRS": str(self.root / "no-system-plugins")})  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "skilltool", *args], env=env, cwd=cwd or self.repo,
+            capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+        )  # fmt: skip
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+
+def team_plugin(repo: Path, recorder: Path) -> Path:
+    """`repo/plugins/team`: a skill, an agent, a command and a stdio server (the recorder)."""
+    base = repo / "plugins" / TEAM
+    server = {"command": sys.executable, "args": [str(recorder), "team"]}
+    files = {
+        ".claude-plugin/plugin.json": json.dumps({"name": TEAM, "version": "1.0.0"}) + "\n",
+        f"skills/{TEAM_SKILL}/SKILL.md": f"---\nname: {TEAM_SKILL}\ndescription: The team "
+        f"skill. Use in tests.\n---\n\n# {TEAM_SKILL}\n\nBody of the team skill.\n",
+        f"agents/{TEAM_AGENT}.md": f"---\nname: {TEAM_AGENT}\ndescription: The team agent\n"
+        "tools: Read, Grep\n---\n\nYou are the team agent. Answer briefly.\n",
+        f"commands/{TEAM_COMMAND}.md": "---\ndescription: The team command\n---\n"
+        "Run the team command on $ARGUMENTS.\n",
+        ".mcp.json": json.dumps({"mcpServers": {TEAM_SERVER: server}}) + "\n",
+    }
+    for relative, text in files.items():
+        (base / relative).parent.mkdir(parents=True, exist_ok=True)
+        (base / relative).write_text(text, encoding="utf-8")
+    return base
+
+
+def team(root: Path, harness: str) -> Team:
+    """The repository after the real `skilltool plugins add ./plugins/team --project`, run in
+    it with a home where only `harness` is set up; then `skilltool plugins status` in
+    repo/src/deep. The test grants any trust the harness asks for; skilltool grants none."""
+    recorder = root / "server/rec.py"  # outside the repository: an absolute path
+    recorder.parent.mkdir(parents=True)
+    recorder.write_text(RECORDER, encoding="utf-8")
+    repo = root / "outer/repo"
+    (repo / "src/deep").mkdir(parents=True)
+    (root / "outside").mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
+    team_plugin(repo, recorder)
+    home = make_home(root)
+    harness_dirs(home, TEAM_AGENT, (harness,))
+    t = Team(root, repo, repo / "src/deep", root / "outside", home, recorder.parent / "started.log")
+    t.added = t.skilltool("plugins", "add", f"./plugins/{TEAM}", "--project")
+    t.status = t.skilltool("plugins", "status", cwd=t.deep)
+    return t
+
+
+def status_renderings(status: str) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """`plugins status`: (kind, item, harness) -> (state, where); a skill's harness is ''."""
+    found: dict[tuple[str, str, str], tuple[str, str]] = {}
+    item: tuple[str, str] | None = None
+    for line in status.splitlines():
+        if m := _ITEM.match(line):
+            item = (m.group(1), m.group(2))
+            if m.group(1) == "skill":
+                found[("skill", m.group(2), "")] = (m.group(3).strip(), "")
+        elif item and (m := _RENDERING.match(line)):
+            found[(*item, m.group(1))] = (m.group(2), m.group(3).strip())
+        elif not line.startswith("    "):
+            item = None
+    return found
+
+
+def assert_team_current(t: Team, harness: str) -> None:
+    """skilltool says it rendered the team's four items for `harness` into the repository,
+    they are there, and nothing of them went to the home."""
+    assert t.added.splitlines()[0] == f"project   {t.repo}", t.added
+    assert t.status.splitlines()[0] == f"project   {t.repo}", t.status
+    seen = status_renderings(t.status)
+    assert seen[("skill", TEAM_SKILL, "")][0] == "linked", t.status
+    files = TEAM_FILES[harness]
+    for kind, name in (("agent", TEAM_AGENT), ("command", TEAM_COMMAND), ("mcp", TEAM_SERVER)):
+        state, where = seen[(kind, name, harness)]
+        assert state == "current" and where.split(" ")[0] == files[kind], (kind, t.status)
+        assert (t.repo / files[kind]).is_file(), files[kind]
+    link = t.repo / ".agents/skills" / TEAM_SKILL
+    assert os.readlink(link) == f"../../plugins/{TEAM}/skills/{TEAM_SKILL}", os.readlink(link)
+    assert not [p for p in t.home.rglob("*") if TEAM in p.name], "skilltool wrote into the home"

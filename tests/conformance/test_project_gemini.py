@@ -17,7 +17,22 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.homes import TIMEOUT
-from tests.conformance.projects import AGENT, COMMAND, SERVER, SKILL, World, json_entry, world
+from tests.conformance.projects import (
+    AGENT,
+    COMMAND,
+    SERVER,
+    SKILL,
+    TEAM_AGENT,
+    TEAM_COMMAND,
+    TEAM_FILES,
+    TEAM_SERVER,
+    TEAM_SKILL,
+    World,
+    assert_team_current,
+    json_entry,
+    team,
+    world,
+)
 from tests.conformance.sandbox import harness_env, run
 from tests.conformance.stub import GeminiStub
 from tests.conformance.support import Proven, need
@@ -194,3 +209,48 @@ def test_same_named_commands_are_both_renamed(w: World, proven: Proven) -> None:
     proven("gemini", "a command in both ~/.gemini/commands and .gemini/commands: neither keeps the "
            "name; they become /workspace.proj-cmd and /user.proj-cmd (`/proj-cmd a` is sent to "
            "the model as typed), unlike the docs' 'the project command will always be used'")  # fmt: skip
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    need("gemini")
+    t = team(tmp_path, "gemini")
+    assert_team_current(t, "gemini")
+    assert not (t.home / ".gemini/trustedFolders.json").exists()  # skilltool trusts nothing
+    assert not (t.home / ".gemini/acknowledgments").exists()
+    # the user's part, done by the test: trust the repo and the sibling folder, acknowledge
+    # the agent skilltool rendered (its bytes' sha256, for the repo root)
+    agent = t.repo / TEAM_FILES["gemini"]["agent"]
+    trusted = {str(t.repo): "TRUST_FOLDER", str(t.outside): "TRUST_FOLDER"}
+    (t.home / ".gemini/trustedFolders.json").write_text(json.dumps(trusted) + "\n")
+    (t.home / ".gemini/acknowledgments").mkdir()
+    digest = hashlib.sha256(agent.read_bytes()).hexdigest()
+    (t.home / ".gemini/acknowledgments/agents.json").write_text(
+        json.dumps({str(t.repo): {TEAM_AGENT: digest}}) + "\n"
+    )
+    # at the repository's root (Gemini reads a project only in the folder it starts in)
+    found = skills(t.home, t.repo)
+    assert found.get(TEAM_SKILL) == str(t.repo / ".agents/skills" / TEAM_SKILL / "SKILL.md"), found
+    out, _ = gemini(t.home, t.repo, "mcp", "list")
+    assert re.search(rf"✓ {TEAM_SERVER}: .* - Connected", out), out
+    assert set(t.started()) == {f"team {t.repo}"}, t.started()
+    before = len(t.started())
+    system, _, texts = prompt(t.home, t.repo, f"/{TEAM_COMMAND} a.py")
+    assert len(t.started()) > before, t.started()  # a trusted `-p` run starts the server too
+    assert f"- {TEAM_AGENT} -> The team agent\n" in system, system
+    assert TEAM_SKILL in system, system
+    assert any(x.startswith("Run the team command on a.py.") for x in texts), texts
+    # in repo/src/deep (trusted: TRUST_FOLDER covers it), where `plugins status` was run and
+    # said "current", and beside the repository (trusted too): none of it, no server started
+    before = len(t.started())
+    for folder in (t.deep, t.outside):
+        system, _, texts = prompt(t.home, folder, f"/{TEAM_COMMAND} a.py")
+        assert f"- {TEAM_AGENT} -> " not in system and TEAM_SKILL not in system, system
+        assert f"/{TEAM_COMMAND} a.py" in texts  # no such command there: sent as typed
+        assert not any("Run the team command" in x for x in texts), texts
+    assert len(t.started()) == before, t.started()
+    proven("gemini", "`skilltool plugins add ./plugins/team --project` (status: agent, command, "
+           "MCP current for gemini; no trust written): with the repo trusted and the agent "
+           "acknowledged by the user, started at the repo root Gemini lists the linked skill, "
+           "offers the agent, runs /team-cmd and starts the server from .gemini/settings.json; "
+           "started in repo/src/deep (where status said `current`) or a trusted sibling folder, "
+           "none of them")  # fmt: skip

@@ -14,7 +14,21 @@ from typing import Any
 import pytest
 
 from tests.conformance.homes import TIMEOUT
-from tests.conformance.projects import AGENT, COMMAND, SERVER, SKILL, World, json_entry, world
+from tests.conformance.projects import (
+    AGENT,
+    COMMAND,
+    SERVER,
+    SKILL,
+    TEAM_AGENT,
+    TEAM_COMMAND,
+    TEAM_SERVER,
+    TEAM_SKILL,
+    World,
+    assert_team_current,
+    json_entry,
+    team,
+    world,
+)
 from tests.conformance.sandbox import harness_env, run
 from tests.conformance.support import Proven, need
 
@@ -153,3 +167,30 @@ def test_precedence_project_over_home(w: World, proven: Proven) -> None:
            f"project's; the skill is {'the project' if str(w.repo) in skill else 'the home'}'s "
            f"({skill})")  # fmt: skip
     assert str(w.repo) in skill, skill
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    need("opencode")
+    t = team(tmp_path, "opencode")
+    assert_team_current(t, "opencode")
+    found = skills(t.home, t.deep)
+    assert found.get(TEAM_SKILL) == str(t.repo / ".agents/skills" / TEAM_SKILL / "SKILL.md"), found
+    data = config(t.home, t.deep)
+    assert data["agent"][TEAM_AGENT]["prompt"] == "You are the team agent. Answer briefly."
+    assert data["command"][TEAM_COMMAND]["template"] == "Run the team command on $ARGUMENTS."
+    listed = dict(AGENT_LINE.findall(opencode(t.home, t.deep, "agent", "list")))
+    assert listed.get(TEAM_AGENT) == "subagent", listed
+    shown = opencode(t.home, t.deep, "mcp", "list")
+    assert re.search(rf"✓ {TEAM_SERVER}\b.*connected", shown), shown
+    assert t.started() == [f"team {t.deep}"], t.started()
+    # beside the repository: none of it
+    assert TEAM_SKILL not in skills(t.home, t.outside)
+    data = config(t.home, t.outside)
+    assert TEAM_AGENT not in data.get("agent", {}) and TEAM_COMMAND not in data.get("command", {})
+    assert TEAM_SERVER not in (data.get("mcp") or {})
+    assert TEAM_SERVER not in opencode(t.home, t.outside, "mcp", "list")
+    assert t.started() == [f"team {t.deep}"], t.started()
+    proven("opencode", "`skilltool plugins add ./plugins/team --project` (status: agent, command, "
+           "MCP current for opencode): started in repo/src/deep OpenCode lists the linked skill, "
+           "the agent (subagent) and command, and starts the server from "
+           ".opencode/opencode.json; started beside the repo, none of them")  # fmt: skip

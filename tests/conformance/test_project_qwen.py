@@ -16,7 +16,21 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.homes import TIMEOUT
-from tests.conformance.projects import AGENT, COMMAND, SERVER, SKILL, World, json_entry, world
+from tests.conformance.projects import (
+    AGENT,
+    COMMAND,
+    SERVER,
+    SKILL,
+    TEAM_AGENT,
+    TEAM_COMMAND,
+    TEAM_SERVER,
+    TEAM_SKILL,
+    World,
+    assert_team_current,
+    json_entry,
+    team,
+    world,
+)
 from tests.conformance.sandbox import harness_env, run
 from tests.conformance.stub import AnthropicStub
 from tests.conformance.support import Proven, need
@@ -140,3 +154,35 @@ def test_precedence(w: World, proven: Proven) -> None:
             "command": command, "mcp": server and server.group(1)}  # fmt: skip
     proven("qwen", "same names in ~ and the repo: " + ", ".join(f"{k} from {v}" for k, v in seen.items()))  # fmt: skip
     assert seen == {"agent": "project", "skill": "project", "command": "project", "mcp": "project"}, (seen, out)  # fmt: skip
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    need("qwen")
+    t = team(tmp_path, "qwen")
+    assert_team_current(t, "qwen")
+    assert not (t.home / ".qwen/mcpApprovals.json").exists()  # skilltool approves nothing
+    # the user's part, done by the test: approve the project's server at the repo root
+    done = run(["qwen", "mcp", "approve", TEAM_SERVER], env(t.home), t.repo, timeout=TIMEOUT)
+    assert done.returncode == 0 and "Approved MCP server" in done.stdout, done.stdout + done.stderr
+    # at the repository's root (Qwen reads a project only in the folder it starts in)
+    out = qwen(t.home, t.repo, "mcp", "list")
+    assert re.search(rf"{TEAM_SERVER}: .* - Connected", out), out
+    assert set(t.started()) == {f"team {t.repo}"}, t.started()
+    agents, texts = prompt(t.home, t.repo, f"/{TEAM_COMMAND} a.py")
+    assert f"- **{TEAM_AGENT}**: The team agent\n" in agents, agents
+    assert TEAM_SKILL in skills(texts), skills(texts)
+    assert any(x.startswith("Run the team command on a.py.") for x in texts), texts
+    # in repo/src/deep, where `plugins status` was run and said "current", and beside the
+    # repository: none of it, and the server not started
+    before = len(t.started())
+    for folder in (t.deep, t.outside):
+        agents, texts = prompt(t.home, folder, f"/{TEAM_COMMAND} a.py")
+        assert f"**{TEAM_AGENT}**" not in agents and TEAM_SKILL not in skills(texts), agents
+        assert not any("Run the team command" in x for x in texts), texts
+        assert TEAM_SERVER not in qwen(t.home, folder, "mcp", "list")
+    assert len(t.started()) == before, t.started()
+    proven("qwen", "`skilltool plugins add ./plugins/team --project` (status: agent, command, "
+           "MCP current for qwen; no approval written): with the server approved by the user "
+           "(`qwen mcp approve`), started at the repo root Qwen offers the agent and the linked "
+           "skill, runs /team-cmd and starts the server from .qwen/settings.json; started in "
+           "repo/src/deep (where status said `current`) or beside the repo, none of them")  # fmt: skip
