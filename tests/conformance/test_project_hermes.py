@@ -18,6 +18,7 @@ import pytest
 from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_cache, harness_env, make_home, run
 from tests.conformance.support import Proven, need
+from tests.conformance.team_project import SKILL, team_project
 from tests.conformance.test_hermes import BUILD_PROMPT
 from tests.helpers import build_file_tree
 
@@ -121,4 +122,46 @@ def test_hermes_reads_no_project_skills_agents_or_servers(tmp_path: Path, proven
         ".hermes/skills, .claude/skills, skills/ or .hermes/profiles/*/skills; no server of "
         ".hermes/config.yaml; no profile of .hermes/profiles (`hermes -p helper` does not "
         "exist) — while the project's .hermes.md context file is in the prompt",
+    )
+
+
+def test_skilltool_project_writes_nothing_for_hermes_and_says_why(
+    tmp_path: Path, proven: Proven
+) -> None:
+    home = make_home(tmp_path)
+    (home / ".codex").rmdir()
+    build_file_tree(home, {".hermes/skills/user-skill/SKILL.md": skill("user-skill")})
+    t = team_project(tmp_path, home, manifest='harnesses = ["hermes"]\n')
+    why = "Hermes reads no project folder: its agents, skills and MCP servers are its home's"
+    said = [line for line in t.added.splitlines() if "hermes" in line.lower()]
+    assert said == [f"skipped   hermes: {why}"], t.added
+    assert t.status.splitlines()[0] == f"project   {t.repo}", t.status
+    assert t.rows("hermes")["agent team-agent"] == ("harness absent", why), t.status
+    absent = f"  absent  hermes    {why}: 1 command and 1 MCP server not carried there"
+    assert absent in t.status.splitlines(), t.status
+    # nothing of Hermes in the repository (only the shared .agents/skills link, which every
+    # harness's skills come from), nothing in the home
+    made = {
+        str(p.relative_to(t.repo))
+        for p in t.repo.rglob("*")
+        if not {".git", ".skilltool", "plugins"} & set(p.relative_to(t.repo).parts)
+    }
+    assert made == {
+        ".agents", ".agents/skills", f".agents/skills/{SKILL}", "skilltool.toml",
+        "skilltool.lock", "src", "src/deep",
+    }, sorted(made)  # fmt: skip
+    hermes_home = home / ".hermes"
+    assert sorted(str(p.relative_to(hermes_home)) for p in hermes_home.rglob("*")) == [
+        "skills", "skills/user-skill", "skills/user-skill/SKILL.md"
+    ]  # fmt: skip
+    # and Hermes at the root lists the home's skill, not the linked one
+    listed = run(["hermes", "skills", "list"], env(home), t.repo, timeout=TIMEOUT)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "user-skill" in listed.stdout and SKILL not in listed.stdout, listed.stdout
+    proven(
+        "hermes",
+        '`skilltool plugins add ./plugins/team --project` with harnesses = ["hermes"] in '
+        "skilltool.toml writes nothing for Hermes (only the shared .agents/skills link, which "
+        "`hermes skills list` at the root does not show) and says why in one line: "
+        f"`skipped   hermes: {why}`",
     )

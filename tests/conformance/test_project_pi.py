@@ -25,8 +25,9 @@ import pytest
 from tests.conformance.homes import DUMP_EXTENSION, TIMEOUT, text
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
+from tests.conformance.team_project import team_project
 from tests.conformance.test_pi import get_commands
-from tests.helpers import build_file_tree
+from tests.helpers import build_file_tree, toml_loads
 
 pytestmark = pytest.mark.conformance
 
@@ -364,4 +365,70 @@ def test_pi_mcp_list_says_the_untrusted_project_is_ignored(tmp_path: Path, prove
         "pi",
         "`pi mcp list --json` (no --approve option): an untrusted project's .pi/mcp.json is "
         "ignored with a note; once trust.json trusts the repo it lists root-srv, scope project",
+    )
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    home = make_home(tmp_path)
+    (home / ".codex").rmdir()  # the home has pi and nothing else: the manifest names pi only
+    extensions = home / ".pi/agent/extensions"
+    extensions.mkdir(parents=True)
+    (extensions / DUMP_EXTENSION.name).write_bytes(DUMP_EXTENSION.read_bytes())
+    t = team_project(tmp_path, home)
+    assert toml_loads((t.repo / "skilltool.toml").read_text())["harnesses"] == ["pi"]
+    # what skilltool says it did for pi
+    assert t.status.splitlines()[0] == f"project   {t.repo}", t.status
+    rows = t.rows("pi")
+    assert rows["skill team-skill"] == ("linked", ""), t.status
+    assert rows["command team-cmd"] == ("current", ".pi/prompts/team-cmd.md"), t.status
+    assert rows["mcp team-srv"] == ("current", ".pi/mcp.json"), t.status
+    state, why = rows["agent team-agent"]
+    assert state == "skipped" and why.startswith("pi has no agent files"), t.status
+    refused = [line for line in t.added.splitlines() if line.startswith("skipped   pi:")]
+    assert refused == [f"skipped   pi: {why}"], t.added
+    assert (
+        os.readlink(t.repo / ".agents/skills/team-skill") == "../../plugins/team/skills/team-skill"
+    )
+    assert not (t.repo / ".pi/skilltool").exists()
+    assert not (home / ".pi/agent/trust.json").exists()  # skilltool grants no trust
+    assert sorted(p.name for p in home.iterdir()) == [".cache", ".config", ".local", ".pi", "tmp"]
+    trust = home / ".pi/agent/trust.json"  # what pi's /trust saves; the test writes it
+    trust.write_text(json.dumps({str(t.repo): True}) + "\n")
+
+    dump = tmp_path / "dump.txt"
+    env = harness_env(home, {"PI_OFFLINE": "1", "PI_DUMP_PROMPT_FILE": str(dump)})
+
+    def load(cwd: Path, *args: str) -> tuple[dict[str, dict[str, Any]], str, list[str]]:
+        t.log.unlink(missing_ok=True)
+        listed = get_commands(["pi", *args], env, cwd, dump)
+        by_name = {c["name"]: c for c in listed if c.get("source") in ("skill", "prompt")}
+        return by_name, text(dump), wait_for_log(t.log)
+
+    # at the root: the skill, the command and the server; no agent
+    commands, prompt, started = load(t.repo)
+    assert project_names(commands) == {"skill:team-skill", "team-cmd"}, sorted(commands)
+    assert path_of(commands, "skill:team-skill") == str(
+        t.repo / ".agents/skills/team-skill/SKILL.md"
+    )
+    assert commands["team-cmd"]["description"] == "The team command"
+    assert path_of(commands, "team-cmd") == str(t.repo / ".pi/prompts/team-cmd.md")
+    assert "<name>team-skill</name>" in prompt and "TEAM AGENT" not in prompt
+    assert started == ["team"]
+    # in a subfolder: the skill only. skilltool writes .pi/ at the root, and pi reads .pi/ of
+    # the working folder alone: the command and the server, `current` in the status, are
+    # not loaded here
+    commands, prompt, started = load(t.repo / "src/deep")
+    assert project_names(commands) == {"skill:team-skill"}, sorted(commands)
+    assert "<name>team-skill</name>" in prompt and started == []
+    # beside the repository, with --approve: nothing of it
+    commands, prompt, started = load(t.sibling, "--approve")
+    assert not any(n in commands for n in ("skill:team-skill", "team-cmd")), sorted(commands)
+    assert "team-skill" not in prompt and started == []
+    proven(
+        "pi",
+        '`skilltool plugins add ./plugins/team --project` (manifest harnesses = ["pi"] from '
+        "~/.pi/agent): its .agents/skills link, .pi/prompts/<cmd>.md and .pi/mcp.json load in pi "
+        "started at the repo root once the repo is trusted (the server starts); from src/deep "
+        "only the skill; in a sibling folder none; the agent is refused with one line and "
+        "nothing of it is written",
     )

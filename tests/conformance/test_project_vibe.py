@@ -29,8 +29,9 @@ from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import OpenAIStub
 from tests.conformance.support import Proven, need
+from tests.conformance.team_project import AGENT_BODY, team_project
 from tests.conformance.test_project_pi import RECORDER, skill
-from tests.helpers import build_file_tree
+from tests.helpers import build_file_tree, toml_loads
 
 pytestmark = pytest.mark.conformance
 
@@ -65,41 +66,14 @@ def mcp_server(name: str, recorder: Path, tag: str) -> str:
     )
 
 
-class Project:
-    def __init__(self, tmp: Path) -> None:
+class Vibe:
+    """A throwaway home with ~/.vibe in `tmp`, and `vibe -p hi` run in it against the stub;
+    the recorder's log is `tmp/rec.log`."""
+
+    def __init__(self, tmp: Path, home: Path | None = None) -> None:
         self.tmp = tmp
-        self.home = make_home(tmp)
-        (self.home / ".vibe").mkdir()
-        self.recorder = tmp / "rec.py"
-        self.recorder.write_text(f"#!{sys.executable}\n{RECORDER}")
-        self.recorder.chmod(0o755)
-        self.repo = tmp / "repo"
-        self.deep = self.repo / "src/deep"
-        tree: dict[str, str | Path] = {
-            "plugins/p/skills/linked-skill/SKILL.md": skill("linked-skill", "Via a link"),
-            ".agents/skills/linked-skill": Path("../../plugins/p/skills/linked-skill"),
-            "src/mid/.keep": "",
-        }
-        for where, tag in (("", "root"), ("src/deep/", "deep")):
-            tree.update(
-                {
-                    f"{where}.agents/skills/{tag}-agents/SKILL.md": skill(
-                        f"{tag}-agents", f"{tag} .agents skill"
-                    ),
-                    f"{where}.vibe/skills/{tag}-vibe/SKILL.md": skill(
-                        f"{tag}-vibe", f"{tag} .vibe skill"
-                    ),
-                    f"{where}.vibe/agents/{tag}-agent.toml": agent_toml(
-                        f"{tag}-agent", f"{tag} agent"
-                    ),
-                    f"{where}.vibe/prompts/{tag}-agent.md": agent_prompt(
-                        f"{tag}-agent", f"PROMPT OF {tag.upper()} AGENT"
-                    ),
-                    f"{where}.vibe/config.toml": mcp_server(f"{tag}-srv", self.recorder, tag),
-                }
-            )
-        build_file_tree(self.repo, tree)
-        subprocess.run(["git", "init", "-q", str(self.repo)], check=True)
+        self.home = home or make_home(tmp)
+        (self.home / ".vibe").mkdir(exist_ok=True)
 
     def trust(self, *folders: Path) -> None:
         """~/.vibe/trusted_folders.toml as Vibe's trust prompt saves it (the test writes it)."""
@@ -136,6 +110,41 @@ class Project:
                 sent = stub.wait_for(lambda r: r.kind == "chat", timeout=30).text
         time.sleep(0.3)
         return done, sent, log.read_text().split() if log.exists() else []
+
+
+class Project(Vibe):
+    def __init__(self, tmp: Path) -> None:
+        super().__init__(tmp)
+        self.recorder = tmp / "rec.py"
+        self.recorder.write_text(f"#!{sys.executable}\n{RECORDER}")
+        self.recorder.chmod(0o755)
+        self.repo = tmp / "repo"
+        self.deep = self.repo / "src/deep"
+        tree: dict[str, str | Path] = {
+            "plugins/p/skills/linked-skill/SKILL.md": skill("linked-skill", "Via a link"),
+            ".agents/skills/linked-skill": Path("../../plugins/p/skills/linked-skill"),
+            "src/mid/.keep": "",
+        }
+        for where, tag in (("", "root"), ("src/deep/", "deep")):
+            tree.update(
+                {
+                    f"{where}.agents/skills/{tag}-agents/SKILL.md": skill(
+                        f"{tag}-agents", f"{tag} .agents skill"
+                    ),
+                    f"{where}.vibe/skills/{tag}-vibe/SKILL.md": skill(
+                        f"{tag}-vibe", f"{tag} .vibe skill"
+                    ),
+                    f"{where}.vibe/agents/{tag}-agent.toml": agent_toml(
+                        f"{tag}-agent", f"{tag} agent"
+                    ),
+                    f"{where}.vibe/prompts/{tag}-agent.md": agent_prompt(
+                        f"{tag}-agent", f"PROMPT OF {tag.upper()} AGENT"
+                    ),
+                    f"{where}.vibe/config.toml": mcp_server(f"{tag}-srv", self.recorder, tag),
+                }
+            )
+        build_file_tree(self.repo, tree)
+        subprocess.run(["git", "init", "-q", str(self.repo)], check=True)
 
 
 def skills(sent: str) -> dict[str, tuple[str, str]]:
@@ -300,4 +309,50 @@ def test_acp_sessions_follow_the_same_trust(tmp_path: Path, proven: Proven) -> N
         "vibe",
         "vibe-acp: session/new at the repo root lists the project's agent as a mode only once "
         "~/.vibe/trusted_folders.toml trusts the repo",
+    )
+
+
+def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
+    v = Vibe(tmp_path)
+    (v.home / ".codex").rmdir()  # the home has Vibe and nothing else: the manifest names it only
+    t = team_project(tmp_path, v.home)
+    assert toml_loads((t.repo / "skilltool.toml").read_text())["harnesses"] == ["vibe"]
+    # what skilltool says it did for Vibe
+    assert t.status.splitlines()[0] == f"project   {t.repo}", t.status
+    rows = t.rows("vibe")
+    assert rows["skill team-skill"] == ("linked", ""), t.status
+    assert rows["agent team-agent"][0] == "current", t.status
+    assert rows["agent team-agent"][1].startswith(".vibe/"), t.status
+    assert rows["mcp team-srv"] == ("current", ".vibe/config.toml"), t.status
+    state, why = rows["command team-cmd"]
+    assert state == "not supported" and "command not carried" in why, t.status
+    refused = [line for line in t.added.splitlines() if line.startswith("skipped   vibe:")]
+    assert refused == [f"skipped   vibe: {why}"], t.added
+    for written in (".vibe/agents/team-agent.toml", ".vibe/prompts/team-agent.md"):
+        assert (t.repo / written).is_file(), written
+    assert not (v.home / ".vibe/trusted_folders.toml").exists()  # skilltool grants no trust
+    assert sorted(p.name for p in (v.home / ".vibe").iterdir()) == []
+    v.trust(t.repo)  # what Vibe's trust prompt saves; the test writes it
+
+    # at the root: the skill, the agent and the server
+    _done, sent, started = v.run(t.repo, "--agent", "team-agent")
+    listed = skills(sent)
+    assert set(listed) == {"team-skill"}, listed
+    # the link is followed; Vibe shows the target's path
+    assert listed["team-skill"][1] == str(t.repo / "plugins/team/skills/team-skill/SKILL.md")
+    assert AGENT_BODY in sent
+    assert started == ["team"]
+    # beside the repository, even with --trust: nothing of it
+    _done, sent, started = v.run(t.sibling, "--trust")
+    assert skills(sent) == {} and AGENT_BODY not in sent and started == []
+    refused_agent, _, _ = v.run(t.sibling, "--trust", "--agent", "team-agent", ok=False)
+    assert refused_agent.returncode == 2, refused_agent.stdout + refused_agent.stderr
+    assert "Agent 'team-agent' not found" in refused_agent.stderr
+    proven(
+        "vibe",
+        '`skilltool plugins add ./plugins/team --project` (manifest harnesses = ["vibe"] from '
+        "~/.vibe): its .agents/skills link, .vibe/agents/<n>.toml + .vibe/prompts/<n>.md "
+        "(`--agent <n>`) and .vibe/config.toml [[mcp_servers]] load in Vibe started at the "
+        "repo root once trusted_folders.toml trusts it (the server starts); in a sibling "
+        "folder (--trust) none (`--agent <n>`: not found); the command is refused with one line",
     )
