@@ -304,3 +304,35 @@ def test_plugins_claude_settings_enable_reach_every_other_harness(
     assert settings.read_bytes() == before  # Claude Code's file is never written
     assert "team-market" in (repo / "skilltool.lock").read_text()
     assert run("plugins", "check").code == 0
+
+
+def test_status_says_where_a_harness_reads_and_whose_name_wins(repo: Path, home: Path) -> None:
+    (repo / "skilltool.toml").write_text('harnesses = ["claude", "gemini", "opencode"]\n')
+    assert run("plugins", "add", "../../plugins/team").code == 0
+    mine = home / ".local/share/skilltool/plugins/mine"
+    build_file_tree(
+        mine,
+        {
+            "skills/hello/SKILL.md": "---\nname: hello\ndescription: My own hello.\n---\nHi.\n",
+            "agents/reviewer.md": "---\nname: reviewer\ndescription: Mine.\n---\nReview.\n",
+        },
+    )
+    status = run("plugins", "status")
+    assert status.code == 0, status.stderr
+    assert (
+        "note      gemini: reads the project only when started in its top folder, and nothing "
+        "of it until you trust the folder; each project agent also waits for your "
+        "acknowledgement"
+    ) in status.lines
+    assert not any(line.startswith("note      opencode") for line in status.lines)
+    # Claude Code takes the home's skill but the project's agent (seen in its binary)
+    assert (
+        "both      skill hello: in the project and the home: the project's for opencode, "
+        "gemini; the home's for claude"
+    ) in status.lines
+    assert (
+        "both      agent reviewer: in the project and the home: the project's for opencode, "
+        "claude, gemini"
+    ) in status.lines
+    # nothing of the home was written by a run in the project
+    assert not (home / ".agents").exists()

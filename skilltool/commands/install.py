@@ -50,12 +50,49 @@ def status(opts: Options) -> Result:
     added = _added_states(home)
     data = _status_data(view, full, added) if opts.json else {}
     lines = [*home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
+    if isinstance(home, paths.Project):  # what the user must do for a harness to read it
+        reach = {h.name: h.project_reach for h in found if h.present() and h.project_reach}
+        lines += [f"note      {name}: {words}" for name, words in reach.items()]
+        data["project_reach"] = reach
+        both = _in_both(opts, catalogue, [h for h in found if h.present()])
+        lines += [f"both      {kind} {name}: {said}" for kind, name, said in both]
+        data["in_both"] = [{"kind": k, "name": n, "line": said} for k, n, said in both]
     lines += [
         f"problem   {report.problem_line(p)}"
         for p in plan.once([*catalogue.problems, *full.problems])
     ]
     lines.append(report.next_step(full.actions))
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
+def _in_both(
+    opts: Options, catalogue: Catalogue, present: list[Harness]
+) -> list[tuple[str, str, str]]:
+    """The skills and agents of a project whose names the home's plugins have too, and
+    which one each harness uses (its `precedence`, seen in its binary)."""
+    try:
+        mine = discover.found(opts.user_home, [], keep=False)[0]
+    except SkilltoolError:
+        return []
+    skills = set(plan.winning_skills(catalogue)[0]) & set(plan.winning_skills(mine)[0])
+    agents = {a.name: a for a in plan.winning_agents(catalogue)[0]}
+    theirs = {a.name for a in plan.winning_agents(mine)[0]}
+    found = [("skill", name, _whose("skill", present)) for name in sorted(skills)]
+    for name in sorted(set(agents) & theirs):
+        takers = [h for h in present if h.absent(agents[name]) is None]
+        found.append(("agent", name, _whose("agent", takers)))
+    return found
+
+
+def _whose(kind: str, harnesses: list[Harness]) -> str:
+    sides: dict[str, list[str]] = {}
+    for harness in harnesses:
+        sides.setdefault(harness.precedence.get(kind, "project"), []).append(harness.name)
+    said = "; ".join(f"{WHOSE[side]} for {', '.join(who)}" for side, who in sides.items())
+    return f"in the project and the home: {said}"
+
+
+WHOSE = {"project": "the project's", "home": "the home's", "both": "both listed"}
 
 
 def _status_data(

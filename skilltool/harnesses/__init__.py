@@ -85,6 +85,13 @@ class Harness(abc.ABC):
     builtin_agents: ClassVar[frozenset[str]] = frozenset()
     builtin_version: ClassVar[str] = ""
 
+    # in a project: where and when the binary reads what skilltool writes there, when not
+    # from any folder of it without asking (`status` says it; proven in test_project_<name>)
+    project_reach: ClassVar[str] = ""
+    # which one the binary uses when a skill or an agent of one name is in both the home and
+    # the project: "project", "home", or "both" (it lists the two); proven in the same files
+    precedence: ClassVar[Mapping[str, str]] = {"skill": "project", "agent": "project"}
+
     # slash commands (SPEC §10): the family of placeholders the harness's user commands use
     # (its `translate_command` says them), or None when it has no place for them, and then
     # why, in one clause; the suffix of a command's file

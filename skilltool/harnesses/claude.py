@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from skilltool import markers
 from skilltool.fs import ending_with
@@ -52,6 +52,11 @@ class Claude(Harness):
 
     name = "claude"
     title = "Claude Code"
+    precedence: ClassVar[Mapping[str, str]] = {"skill": "home", "agent": "project"}
+    project_reach = (
+        "asks before it starts each server of .mcp.json in an interactive session ('claude "
+        "-p' starts them unasked)"
+    )
     enforces_tools = True
     # the init event's `agents` in a clean home; names are case-sensitive ('explore' is not one)
     builtin_agents = frozenset({"claude", "Explore", "general-purpose", "Plan", "statusline-setup"})

@@ -4,7 +4,9 @@ replacing it) in a session-config JSON for the ACP adapter, and in a `--profile`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
@@ -48,6 +50,11 @@ def forwarded(server: McpServer) -> tuple[list[str], dict[str, str]]:
 class Codex(Harness):
     name = "codex"
     title = "Codex"
+    precedence: ClassVar[Mapping[str, str]] = {"skill": "both", "agent": "project"}
+    project_reach = (
+        "reads .codex/ (agents, MCP servers) only once you trust the project (its skills from"
+        " any folder below)"
+    )
     no_commands = "Codex reads no user commands (~/.codex/prompts is no longer read)"
 
     def mcp_place(self) -> McpPlace:

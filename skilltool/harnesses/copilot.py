@@ -3,7 +3,9 @@ agent silently disappears."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
@@ -25,6 +27,8 @@ from skilltool.paths import Scope
 class Copilot(Harness):
     name = "copilot"
     title = "Copilot CLI"
+    precedence: ClassVar[Mapping[str, str]] = {"skill": "project", "agent": "home"}
+    project_reach = "starts a project's MCP servers only once you trust the folder"
     no_commands = (
         "Copilot CLI has no user command folder (it loads commands only with --plugin-dir)"
     )

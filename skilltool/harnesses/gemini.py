@@ -97,6 +97,10 @@ def render_command(harness: Harness, command: SlashCommand) -> Rendering:
 class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
+    project_reach = (
+        "reads the project only when started in its top folder, and nothing of it until you "
+        "trust the folder; each project agent also waits for your acknowledgement"
+    )
     enforces_tools = True
     tool_names = TOOL_NAMES
     tool_vocabulary = "Gemini"

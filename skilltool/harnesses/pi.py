@@ -38,6 +38,11 @@ ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
 class Pi(Harness):
     name = "pi"
     title = "pi"
+    project_reach = (
+        "reads .pi/ (commands, MCP servers) only when started in the project's top folder "
+        "(.agents/skills from any folder below), and nothing of the project until you trust "
+        "it"
+    )
     enforces_tools = True
     tool_names = TOOL_NAMES
     tool_vocabulary = "pi"

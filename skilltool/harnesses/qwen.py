@@ -71,6 +71,10 @@ def refusal(agent: Agent) -> str | None:
 class Qwen(Harness):
     name = "qwen"
     title = "Qwen Code"
+    project_reach = (
+        "reads the project only when started in its top folder; each project MCP server waits"
+        " for your approval"
+    )
     builtin_agents = BUILT_IN
     builtin_version = "0.24.4"
     command_syntax = "gemini"  # as Gemini CLI: TOML files, {{args}} (seen in 0.24.4)

@@ -35,6 +35,10 @@ def prompt_id(agent: Agent) -> str:
 class Vibe(Harness):
     name = "vibe"
     title = "Mistral Vibe"
+    project_reach = (
+        "reads the project's agents and skills only when started in its top folder, and "
+        "nothing of it until you trust the folder"
+    )
     # not yet checked in the binary: it has a Claude plugin loader of its own, unproven here
     no_commands = "no place for user commands proven in Mistral Vibe 3.0.3 yet"
     builtin_agents = BUILT_IN
