@@ -132,12 +132,13 @@ def test_a_teammate_clone_syncs_frozen_to_the_same_bytes(
     git("clone", "-q", repo, clone)
     monkeypatch.setenv("HOME", str(other_home))
     monkeypatch.chdir(clone)
+    before = sorted(other_home.rglob("*"))
     synced = run("plugins", "sync", "--frozen")
     assert synced.code == 0, synced.stderr
     assert synced.stdout.splitlines()[0] == f"project   {clone}"
     assert _files(clone) == mine
     assert git("status", "--porcelain", cwd=clone) == ""
-    assert not (other_home / ".local").exists()
+    assert sorted(other_home.rglob("*")) == before  # nothing outside the repository
 
 
 def test_sync_frozen_fails_naming_what_differs(repo: Path) -> None:
@@ -336,3 +337,50 @@ def test_status_says_where_a_harness_reads_and_whose_name_wins(repo: Path, home:
     ) in status.lines
     # nothing of the home was written by a run in the project
     assert not (home / ".agents").exists()
+
+
+def test_update_check_update_and_uninstall_act_on_the_project(
+    repo: Path, tmp_path: Path, home: Path
+) -> None:
+    remote = Repo(tmp_path, "tools")
+    remote.commit(plugin_files("tools", skills=("lint",), agents={"fixer": "You fix.\n"}))
+    remote.push()
+    assert run("plugins", "add", remote.url, "--project").code == 0
+    assert run("plugins", "update", "--check").code == 0
+    skill = remote.work / "skills/lint/SKILL.md"
+    remote.commit({"skills/lint/SKILL.md": skill.read_text() + "Lint twice.\n"})
+    remote.push()
+    manifest = (repo / "skilltool.toml").read_bytes()
+    check = run("plugins", "update", "--check")
+    assert check.code == 1
+    assert check.scope == f"project   {repo}"
+    assert run("plugins", "update").code == 0
+    assert "Lint twice." in (repo / ".agents/skills/lint/SKILL.md").read_text()
+    assert remote.head() in (repo / "skilltool.lock").read_text()
+    assert (repo / "skilltool.toml").read_bytes() == manifest  # the ask did not change
+    assert run("plugins", "validate").code == 0
+    gone = run("plugins", "uninstall")
+    assert gone.code == 0, gone.stderr
+    assert not (repo / ".agents/skills/lint").exists()
+    assert not (repo / ".claude/agents/fixer.md").exists()
+    assert (repo / "skilltool.toml").exists()  # the sources stay asked: sync brings them back
+    assert not (home / ".agents").exists()
+
+
+def test_in_a_monorepo_the_nearest_manifest_is_the_project(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = repo / "services/api"
+    (service / "src").mkdir(parents=True)
+    _team_plugin(service)
+    (service / "skilltool.toml").write_text('harnesses = ["opencode"]\n')
+    monkeypatch.chdir(service / "src")
+    result = run("plugins", "add", "../plugins/team")
+    assert result.code == 0, result.stderr
+    assert result.scope == f"project   {service}"
+    assert os.readlink(service / ".agents/skills/hello") == "../../plugins/team/skills/hello"
+    assert not (repo / ".agents").exists()  # the repository's top is another project
+    # --project alone, in a folder with no manifest above, names the git repository's top
+    monkeypatch.chdir(repo / "src")
+    named = run("plugins", "status", "--project")
+    assert named.scope == f"project   {repo}"

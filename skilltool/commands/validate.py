@@ -66,7 +66,9 @@ def validate(targets: list[str], strict: bool, opts: Options) -> Result:
         "errors": errors,
         "warnings": warning_count,
     }
-    lines = (*_validate_lines(problems, verdicts), *_no_commands_lines(catalogue, found), summary)
+    scope = () if targets else (home.line(),)  # the search path is the scope's
+    lines = (*scope, *_validate_lines(problems, verdicts), *_no_commands_lines(catalogue, found))
+    lines += (summary,)
     code = FAILED if errors or (empty and targets) else OK
     return Result(code, data, lines, warnings=tuple(warnings))
 
