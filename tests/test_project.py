@@ -265,6 +265,18 @@ def test_skills_link_keeps_a_git_sources_skills_in_the_ignored_checkout(
     link = repo / ".agents/skills/lint"
     assert os.readlink(link) == "../../.skilltool/sources/tools/current/tools/skills/lint"
     assert (link / "SKILL.md").is_file()
+    # the lines that keep what skilltool makes out of git, for a team that commits none
+    status = run("plugins", "status")
+    ignored = [line.split()[1] for line in status.lines if line.startswith("ignore    ")]
+    assert ignored == ["/.agents/skills/lint"]
+    (repo / ".gitignore").write_text("\n".join(ignored) + "\n")
+    untracked = git("status", "--porcelain", "--untracked-files=all", cwd=repo).splitlines()
+    assert [line for line in untracked if not line.startswith("?? plugins/")] == [
+        "?? .gitignore",
+        "?? .skilltool/.gitignore",
+        "?? skilltool.lock",
+        "?? skilltool.toml",
+    ]
 
 
 def test_plugins_claude_settings_enable_reach_every_other_harness(

@@ -54,6 +54,10 @@ def status(opts: Options) -> Result:
         reach = {h.name: h.project_reach for h in found if h.present() and h.project_reach}
         lines += [f"note      {name}: {words}" for name, words in reach.items()]
         data["project_reach"] = reach
+        if not home.copies:  # a team that commits no generated file: the lines it needs
+            ignored = _ignore_lines(home, full.actions)
+            lines += ignored
+            data["gitignore"] = [line.split(None, 1)[1] for line in ignored[1:]]
         both = _in_both(opts, catalogue, [h for h in found if h.present()])
         lines += [f"both      {kind} {name}: {said}" for kind, name, said in both]
         data["in_both"] = [{"kind": k, "name": n, "line": said} for k, n, said in both]
@@ -63,6 +67,25 @@ def status(opts: Options) -> Result:
     ]
     lines.append(report.next_step(full.actions))
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
+def _ignore_lines(home: paths.Project, actions: tuple[plan.Action, ...]) -> list[str]:
+    """With `skills = "link"`, the .gitignore lines that keep every file and link skilltool
+    makes in the project out of git (each checkout makes them with `plugins sync`); the
+    config files that hold entries of skilltool's are left out: they hold the user's too."""
+    made = sorted(
+        {
+            "/" + home.stored(a.target)
+            for a in actions
+            if a.kind in ("link", "copy", "file", "command")
+            and a.state not in ("absent", "unready", "unsupported", "foreign")
+            and a.target.is_relative_to(home.path)
+        }
+    )
+    if not made:
+        return []
+    head = "gitignore the lines that keep what skilltool makes out of git ('plugins sync' makes it)"
+    return [head, *(f"ignore    {path}" for path in made)]
 
 
 def _in_both(
