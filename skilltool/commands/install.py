@@ -124,6 +124,7 @@ def _status_data(
     """The JSON document of `status`: built only for --json (a record per item costs time)."""
     data = view.as_dict()
     data["home"] = str(view.home.path)
+    data["scope"] = view.home.kind
     told = set(view.catalogue.problems)
     data["problems"] += [p.as_dict() for p in full.problems if p not in told]
     data["sources"] = added
@@ -173,6 +174,7 @@ def _change(opts: Options, remove: bool, planned: list[plan.Action] | None = Non
     lines.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),
+        "scope": home.kind,
         "dry_run": opts.dry_run,
         # only --json prints them: a line of its own for every unchanged item costs time
         "actions": [report.action_dict(o.action, home, o) for o in outcomes] if opts.json else [],

@@ -110,6 +110,7 @@ def _sources_report(
         said.append(report.summary_line(report.counts(outcomes), opts.dry_run))
     data = {
         "home": str(home.path),
+        "scope": home.kind,
         "dry_run": opts.dry_run,
         "sources": [d.as_dict() for d in done],
         "actions": [report.action_dict(o.action, home, o) for o in outcomes],
