@@ -396,3 +396,21 @@ def test_in_a_monorepo_the_nearest_manifest_is_the_project(
     monkeypatch.chdir(repo / "src")
     named = run("plugins", "status", "--project")
     assert named.scope == f"project   {repo}"
+
+
+def test_a_source_written_only_for_the_harnesses_it_names(repo: Path) -> None:
+    (repo / "skilltool.toml").write_text(
+        'harnesses = ["claude", "opencode"]\n\n'
+        '[sources.team]\npath = "plugins/team"\nharnesses = ["opencode"]\n'
+    )
+    result = run("plugins", "sync")
+    assert result.code == 0, result.stderr
+    assert (repo / ".opencode/agent/reviewer.md").is_file()
+    assert (repo / ".agents/skills/hello").is_symlink()  # the shared skills dir is everyone's
+    assert not (repo / ".claude/agents/reviewer.md").exists()
+    assert not os.path.lexists(repo / ".claude/skills/hello")
+    # named for claude too later: written there by the next sync
+    manifest = repo / "skilltool.toml"
+    manifest.write_text(manifest.read_text().replace('["opencode"]\n', '["opencode", "claude"]\n'))
+    assert run("plugins", "sync").code == 0
+    assert (repo / ".claude/agents/reviewer.md").is_file()
