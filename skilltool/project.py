@@ -56,6 +56,8 @@ def scope(
     """The scope a run acts on: `--user` or `--home` (without `--project`) the home; else
     the project `--project` names (`""`: the repository of the working directory), else
     the project the working directory is in, else the home."""
+    if user and project is not None:
+        raise UsageError("--project and --user name two scopes; give one of them")
     if user or (home is not None and project is None):
         return paths.Home.resolve(home, namespace, skills_dir)
     if project:

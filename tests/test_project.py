@@ -414,3 +414,9 @@ def test_a_source_written_only_for_the_harnesses_it_names(repo: Path) -> None:
     manifest.write_text(manifest.read_text().replace('["opencode"]\n', '["opencode", "claude"]\n'))
     assert run("plugins", "sync").code == 0
     assert (repo / ".claude/agents/reviewer.md").is_file()
+
+
+def test_project_and_user_together_is_a_usage_error(repo: Path) -> None:
+    result = run("plugins", "status", "--project", "--user")
+    assert result.code == 2
+    assert "--project and --user name two scopes" in result.stderr
