@@ -398,6 +398,10 @@ def add_command(
     name: Annotated[
         str | None, typer.Option("--name", help="Name the source (default: the repository's).")
     ] = None,
+    all_of_it: Annotated[
+        bool,
+        typer.Option("--all", help="Every plugin of a marketplace (default: the ones you pick)."),
+    ] = False,
     no_install: Annotated[
         bool, typer.Option("--no-install", help="Record the source; do not install.")
     ] = False,
@@ -427,7 +431,11 @@ def add_command(
         user=user,
     )
     plugins = list(plugin or [])
-    _run("add", json, lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install))
+    _run(
+        "add",
+        json,
+        lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install, all_of_it),
+    )
 
 
 def update_command(

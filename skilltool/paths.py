@@ -363,6 +363,8 @@ def added_entries(home: Scope) -> list[SearchEntry]:
     for name, table in tables.items():
         if not isinstance(table, dict) or "/" in name or name in ("", ".", ".."):
             continue
+        if table.get("plugins", None) == []:  # a marketplace none of whose plugins is picked
+            continue
         path, plugins = table.get("path"), table.get("plugins", [])
         only = tuple(p for p in plugins if isinstance(p, str)) if isinstance(plugins, list) else ()
         local = home.restored(path) if isinstance(path, str) else None

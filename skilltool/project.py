@@ -227,7 +227,7 @@ def inside(root: Path, text: str, where: Path | str, name: str) -> Path:
 
 def asked(source: Source) -> Source:
     """A source as the manifest says it: what was asked, nothing it resolved to."""
-    return source._replace(commit=None, tree=None)
+    return source._replace(commit=None, tree=None, approved={})
 
 
 def default_harnesses(home: paths.Home) -> tuple[str, ...]:

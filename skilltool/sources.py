@@ -38,10 +38,11 @@ from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
 )
 from skilltool.fs import TEMP_PREFIX
-from skilltool.model import SearchEntry
+from skilltool.model import Plugin, SearchEntry
 from skilltool.parse import NAME_RULE, is_safe_name
 from skilltool.record import NamedTuple
 
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
 URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
 SCP_LIKE = re.compile(r"[\w.-]+@[\w.-]+:[^\s]+")
@@ -61,6 +62,12 @@ class Source(NamedTuple):
     commit: str | None = None
     tree: str | None = None  # the git tree id of the part used: the digest of what is used
     marketplace: str | None = None  # the added marketplace it was found in
+    # a marketplace recorded with none of its plugins picked (`plugins = []`): nothing of
+    # it is installed until one is
+    nothing: bool = False
+    # what the user approved of it that a harness runs: item ("server:NAME") -> the digest
+    # of exactly what was shown (consent.py)
+    approved: Mapping[str, str] = {}
 
     @property
     def pinned(self) -> bool:
@@ -216,6 +223,14 @@ def source_from(name: str, table: object, where: str) -> Source:
     plugins = table.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SourceError(f"{where}: sources.{name}.plugins: must be a list of plugin names")
+    approved = table.get("approved", {})
+    if not isinstance(approved, dict) or not all(
+        isinstance(v, str) and DIGEST.fullmatch(v) for v in approved.values()
+    ):
+        raise SourceError(
+            f"{where}: sources.{name}.approved: must map each approved item to its digest "
+            "(sha256:...); remove it to be asked again"
+        )
     path, url = (
         text("path"),
         text("url", GIT_URL, "a git URL (https://, ssh://, git@host:path, file://)"),
@@ -233,6 +248,8 @@ def source_from(name: str, table: object, where: str) -> Source:
         text("commit", FULL_OID, oid),
         text("tree", FULL_OID, oid),
         text("marketplace"),
+        "plugins" in table and not plugins,
+        {str(k): str(v) for k, v in approved.items()},
     )
 
 
@@ -277,12 +294,16 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         value = getattr(source, key)
         if value:
             table[key] = value
-    if source.plugins:
+    if source.plugins or source.nothing:
         table["plugins"] = list(source.plugins)
     for key in ("commit", "tree"):
         value = getattr(source, key)
         if value:
             table[key] = value
+    if source.approved:
+        approved = tomlkit.inline_table()
+        approved.update(sorted(source.approved.items()))
+        table["approved"] = approved
     return table
 
 
@@ -479,20 +500,39 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
 
 
 def same_ask(a: Source, b: Source) -> bool:
-    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.marketplace) == (
+    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.marketplace, a.nothing) == (
         b.url,
         b.path,
         b.ref,
         b.subdir,
         b.plugins,
         b.marketplace,
+        b.nothing,
     )
+
+
+# (the source, where its tree is, the plugins it offers) -> the names picked
+Pick = Callable[[Source, Path, Sequence[Plugin]], tuple[str, ...]]
+
+
+def picked(source: Source, at: Path, pick: Pick | None) -> Source:
+    """A marketplace added with no plugin named: the ones `pick` chooses of those its own
+    tree holds (none: the marketplace is recorded, and nothing of it installed)."""
+    from skilltool import discover, parse
+
+    if pick is None or source.plugins or not os.path.isfile(at / parse.MARKETPLACE_FILE):
+        return source
+    offered = [p for p in discover.discover([SearchEntry(at, "added")]).plugins if p.active]
+    chosen = pick(source, at, offered)
+    return source._replace(plugins=chosen, nothing=not chosen)
 
 
 def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, SearchEntry]]) -> str:
     """The plugins a new source brings, said in words; a SourceError if they cannot be used."""
     from skilltool import discover
 
+    if source.nothing:
+        return "a marketplace: none of its plugins picked, nothing installed"
     catalogue = discover.discover([SearchEntry(at, "added")])
     found = {p.name: p for p in catalogue.plugins}
     remote = [e.name for _, e in catalogue.not_fetched()]
@@ -533,8 +573,10 @@ def add(
     name: str | None,
     dry_run: bool,
     look: Look | None = None,
+    pick: Pick | None = None,
 ) -> Done:
-    """`plugins add`: fetch (or find) the source, check what it holds, record it.
+    """`plugins add`: fetch (or find) the source, check what it holds, record it. A
+    marketplace with no plugin named gets those `pick` chooses (None: all of them).
 
     With `dry_run`, nothing is recorded and the fetched tree is deleted after `look`."""
     asked = request(text, name)
@@ -544,15 +586,48 @@ def add(
     wanted = Source(asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins))
     if asked.path is not None and ref is not None:
         raise SourceError(f"{text}: a local path has no ref; leave out --ref")
-    return _add_source(home, wanted, sources, dry_run, look)
+    return _add_source(home, wanted, sources, dry_run, look, pick)
+
+
+def _same_place(a: Source, b: Source) -> bool:
+    """The same repository (or folder), ref and part of it, whichever plugins of it."""
+    return same_ask(a._replace(plugins=(), nothing=False), b._replace(plugins=(), nothing=False))
+
+
+def _more_of(home: paths.Scope, known: Source, wanted: Source, dry_run: bool) -> Done | None:
+    """`add --plugin` of a source already recorded from the same place: those plugins
+    added to the ones it has (a marketplace's, one at a time), or None if it is not that."""
+    if not wanted.plugins or not _same_place(known, wanted):
+        return None
+    everything = not known.plugins and not known.nothing
+    if everything or set(wanted.plugins) <= set(known.plugins):
+        return Done("unchanged", known, detail="already added")
+    names = tuple(dict.fromkeys((*known.plugins, *wanted.plugins)))
+    grown = known._replace(plugins=names, nothing=False)
+    at = source_root(home, known)
+    if at is not None:  # each plugin named is there, and no other source has it
+        others = [(s, entry(home, s)) for s in read_lock(home) if s.name != known.name]
+        check_plugins(wanted._replace(nothing=False), at, others)
+    if not dry_run:
+        write_lock(home, [grown if s.name == known.name else s for s in read_lock(home)])
+    return Done("added", grown, detail=f"{', '.join(wanted.plugins)} of {known.name}")
 
 
 def _add_source(
-    home: paths.Scope, wanted: Source, sources: list[Source], dry_run: bool, look: Look | None
+    home: paths.Scope,
+    wanted: Source,
+    sources: list[Source],
+    dry_run: bool,
+    look: Look | None,
+    pick: Pick | None = None,
 ) -> Done:
     known = next((s for s in sources if s.name == wanted.name), None)
     if known is not None:
-        if same_ask(known, wanted):
+        more = _more_of(home, known, wanted, dry_run)
+        if more is not None:
+            return more
+        # the same place asked again, with no plugin named: what was picked stays
+        if same_ask(known, wanted) or (not wanted.plugins and _same_place(known, wanted)):
             missing = known.path is None and not _in_use(home, known, known.commit)
             why = "; not checked out here: 'skilltool plugins sync' does it" if missing else ""
             return Done("unchanged", known, detail=f"already added{why}")
@@ -568,12 +643,14 @@ def _add_source(
         )
     if not dry_run:
         sweep_all(home, sources)
-    if wanted.path is not None:
-        detail = check_plugins(wanted, wanted.path, others)
+    local = wanted.path
+    if local is not None:
+        wanted = picked(wanted, local, pick)
+        detail = check_plugins(wanted, local, others)
         if not dry_run:
             write_lock(home, [*sources, wanted])
         elif look is not None:
-            look(wanted, wanted.path)
+            look(wanted, local)
         return Done("added", wanted, detail=detail)
     made = [] if dry_run else _missing_parents(home.sources_dir)
     place = _staging(home, wanted.name, dry_run)
@@ -582,6 +659,7 @@ def _add_source(
             resolved, skipped = fetch_new(wanted, place)
         except UnsafeTree as err:
             raise SourceError(f"{err}; the source was not added") from err
+        resolved = picked(resolved, place / CURRENT / wanted.name, pick)
         detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
         if skipped:
             detail += f"; submodules not fetched: {', '.join(skipped)}"
@@ -672,6 +750,11 @@ def _add_from_marketplace(
         )
     if not wanted.remote:  # in the marketplace's own tree: the marketplace source uses it
         chosen = market_source.plugins
+        if market_source.nothing:
+            grown = market_source._replace(plugins=(wanted.name,), nothing=False)
+            if not dry_run:
+                write_lock(home, [grown if s is market_source else s for s in sources])
+            return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
         if not chosen or wanted.name in chosen:
             return Done("unchanged", market_source, detail=f"{wanted.name} is already added")
         grown = market_source._replace(plugins=(*chosen, wanted.name))

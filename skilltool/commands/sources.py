@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,13 +13,13 @@ from skilltool import discover, paths, plan, project, report
 from skilltool.apply import Outcome
 from skilltool.commands.common import Options
 from skilltool.commands.install import carried_out, install_plan, open_ledger
-from skilltool.errors import FAILED, OK, SkilltoolError
+from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
 from skilltool.report import Result
 
 if TYPE_CHECKING:
-    from skilltool.sources import Done
+    from skilltool.sources import Done, Pick
 
 
 @contextlib.contextmanager
@@ -100,11 +101,14 @@ def _sources_report(
     warnings: list[str],
     code: int = OK,
     lines: tuple[str, ...] = (),
+    after: Sequence[str] = (),
 ) -> Result:
-    """What became of each source, then the install's lines, and the exit code."""
+    """What became of each source (and `after` it, what a marketplace offers), then the
+    install's lines, and the exit code."""
     outcomes, problems = installed or ([], [])
     prefix = "dry-run: " if opts.dry_run else ""
     said = [home.line(), *lines, *(prefix + line for item in done for line in item.lines())]
+    said += after
     said += report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if installed is not None:
         said.append(report.summary_line(report.counts(outcomes), opts.dry_run))
@@ -135,6 +139,85 @@ def _source_failure(opts: Options, err: Exception) -> Result:
     return Result(FAILED, data, (message,))
 
 
+def carried(plugin: Plugin) -> str:
+    """What a plugin carries, in words: `3 skills, 1 agent, 1 MCP server, hooks`."""
+    counts = [
+        (len(plugin.skills), "skill"),
+        (len(plugin.agents), "agent"),
+        (len(plugin.slash_commands), "command"),
+        (len(plugin.mcp_servers), "MCP server"),
+    ]
+    said = [f"{n} {what}{'s' if n > 1 else ''}" for n, what in counts if n]
+    return ", ".join(said + (["hooks"] if plugin.hooks else [])) or "nothing skilltool carries"
+
+
+def _descriptions(at: Path) -> dict[str, str]:
+    """Each plugin's description, as the marketplace lists it."""
+    from skilltool import parse
+
+    market, _ = parse.read_marketplace(at / parse.MARKETPLACE_FILE)
+    if market is None:
+        return {}
+    said = {e.name: e.fields.get("description") for e in market.entries}
+    return {k: v for k, v in said.items() if isinstance(v, str)}
+
+
+def offer_lines(source_name: str, at: Path, offered: Sequence[Plugin]) -> list[str]:
+    """The plugins a marketplace offers, one line each: number, name, description, what
+    each carries."""
+    told = _descriptions(at)
+    lines = [f"offers    {source_name}: {len(offered)} plugin(s)"]
+    for number, plugin in enumerate(offered, 1):
+        about = told.get(plugin.name, "")
+        about = about if len(about) <= 60 else about[:59] + "…"
+        lines.append(f"  {number:>3}  {plugin.name:<24} {about}  [{carried(plugin)}]")
+    return lines
+
+
+def _picker(opts: Options, all_of_it: bool, said: list[str]) -> Pick | None:
+    """How a marketplace added with no plugin named is picked from: `--all` takes every
+    plugin; on a terminal the user picks; otherwise none is installed, and the lines say
+    what it offers and how to pick."""
+    if all_of_it:
+        return None
+    from skilltool import sources
+
+    def ask(source: sources.Source, at: Path, offered: Sequence[Plugin]) -> tuple[str, ...]:
+        for line in offer_lines(source.name, at, offered):
+            sys.stdout.write(line + "\n")
+        sys.stdout.write("pick      numbers or names (separated by spaces), 'all', or nothing: ")
+        sys.stdout.flush()
+        return _chosen(sys.stdin.readline(), offered)
+
+    def none(source: sources.Source, at: Path, offered: Sequence[Plugin]) -> tuple[str, ...]:
+        said.extend(offer_lines(source.name, at, offered))
+        said.append(
+            f"pick      none installed: add --plugin NAME (repeatable) or --all, or "
+            f"'skilltool plugins add NAME@{source.name}'"
+        )
+        return ()
+
+    tty = sys.stdin.isatty() and sys.stdout.isatty() and not opts.json and not opts.dry_run
+    return ask if tty else none
+
+
+def _chosen(answer: str, offered: Sequence[Plugin]) -> tuple[str, ...]:
+    """The plugins an answer names (numbers or names); an unknown word is a usage error."""
+    words = answer.replace(",", " ").split()
+    if words == ["all"]:
+        return tuple(p.name for p in offered)
+    names = [p.name for p in offered]
+    chosen = []
+    for word in words:
+        if word.isdigit() and 1 <= int(word) <= len(names):
+            chosen.append(names[int(word) - 1])
+        elif word in names:
+            chosen.append(word)
+        else:
+            raise UsageError(f"{word!r} is not one of the plugins offered; nothing was added")
+    return tuple(dict.fromkeys(chosen))
+
+
 def plugins_add(
     opts: Options,
     source: str,
@@ -142,6 +225,7 @@ def plugins_add(
     plugins: list[str],
     name: str | None,
     install_after: bool,
+    all_of_it: bool = False,
 ) -> Result:
     """`plugins add`: bring a source in and record it in the lockfile, then install."""
     from skilltool import sources
@@ -149,6 +233,7 @@ def plugins_add(
     home = _ready(opts, opts.where)
     warnings: list[str] = []
     installed = None
+    said: list[str] = []
 
     def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
         nonlocal installed
@@ -162,14 +247,15 @@ def plugins_add(
             asked = look if install_after and opts.dry_run else None
             if isinstance(home, paths.Project):
                 _inside(home, source)
-            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked)
+            pick = _picker(opts, all_of_it, said)
+            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick)
             if isinstance(home, paths.Project) and not opts.dry_run:
                 project.record(home, done.source)
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
-    return _sources_report(opts, home, [done], installed, warnings)
+    return _sources_report(opts, home, [done], installed, warnings, after=said)
 
 
 def _ready(opts: Options, home: paths.Scope) -> paths.Scope:
