@@ -139,6 +139,7 @@ def _options(
     prune: bool = False,
     project: str | None = None,
     user: bool = False,
+    yes: bool = False,
 ) -> "Options":
     from skilltool.commands.common import Options
 
@@ -156,6 +157,7 @@ def _options(
         prune,
         project,
         user,
+        yes,
     )
 
 
@@ -378,6 +380,10 @@ def launch_command(
     _run("launch", json, lambda: family.launch(agent, harness, opts))
 
 
+YesOpt = Annotated[
+    bool,
+    typer.Option("--yes", help="Approve what a fetched plugin has harnesses run, as shown."),
+]
 RefOpt = Annotated[str | None, typer.Option("--ref", help="A branch, a tag or a full commit id.")]
 PluginOpt = Annotated[
     list[str] | None,
@@ -412,6 +418,7 @@ def add_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    yes: YesOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -429,6 +436,7 @@ def add_command(
         quiet=quiet,
         project=project,
         user=user,
+        yes=yes,
     )
     plugins = list(plugin or [])
     _run(
@@ -458,6 +466,7 @@ def update_command(
     force: Annotated[
         bool, typer.Option("--force", help="Discard local changes in a checkout.")
     ] = False,
+    yes: YesOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -476,6 +485,7 @@ def update_command(
         quiet=quiet,
         project=project,
         user=user,
+        yes=yes,
     )
     _run("update", json, lambda: family.plugins_update(opts, list(names or []), check))
 
@@ -546,6 +556,25 @@ def sync_command(
     _run("sync", json, lambda: family.plugins_sync(opts, frozen))
 
 
+def approve_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A source added from a URL.")],
+    yes: YesOpt = False,
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Show what a fetched source has harnesses run, approve it, then install."""
+    from skilltool.commands import sources as family
+
+    opts = _options(home, skills_dir, dry_run, json, namespace, project=project, user=user, yes=yes)
+    _run("approve", json, lambda: family.plugins_approve(opts, name))
+
+
 def package_command(
     sources: Annotated[
         list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
@@ -602,6 +631,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "update", update_command),
     (plugins_app, "remove", remove_command),
     (plugins_app, "sync", sync_command),
+    (plugins_app, "approve", approve_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)

@@ -851,6 +851,13 @@ def source_line(row: dict[str, Any]) -> str:
     return f"source    {row['name']} {row['source']}{ref}{commit}{tail}"
 
 
+def runs_line(run: Mapping[str, Any]) -> str:
+    """What a fetched source has a harness run, and whether it is approved as it is."""
+    what = str(run["what"]).replace("server:", "MCP server ", 1)
+    state = "approved" if run["approved"] else "not approved: no harness is given it"
+    return f"  runs    {run['plugin']}: {what}: {run['command']} ({state})"
+
+
 def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
     """The command, its environment, and an agents.toml block for an ACP host."""
     import shlex

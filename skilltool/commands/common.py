@@ -27,6 +27,7 @@ class Options(NamedTuple):
     prune: bool = False  # what came from a folder that holds nothing or cannot be read goes
     project: str | None = None  # --project: "" the current repository's, else a folder
     user: bool = False  # --user: the home, even inside a project
+    yes: bool = False  # --yes: approve what a fetched source runs, as shown
 
     @property
     def where(self) -> paths.Scope:

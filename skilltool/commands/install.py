@@ -8,7 +8,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltool import copies, discover, paths, plan, report, slash
+from skilltool import consent, copies, discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, OK, SkilltoolError
@@ -48,8 +48,14 @@ def status(opts: Options) -> Result:
         settled=tuple(s.owner for s in full.settled),
     )
     added = _added_states(home)
+    runs = _what_runs(home, catalogue)
+    for row in added:
+        row["runs"] = runs.get(str(row["name"]), [])
     data = _status_data(view, full, added) if opts.json else {}
-    lines = [*home_lines(home), *view.lines(), *(report.source_line(row) for row in added)]
+    lines = [*home_lines(home), *view.lines()]
+    for row in added:
+        lines.append(report.source_line(row))
+        lines += [report.runs_line(run) for run in runs.get(str(row["name"]), [])]
     if isinstance(home, paths.Project):  # what the user must do for a harness to read it
         reach = {h.name: h.project_reach for h in found if h.present() and h.project_reach}
         lines += [f"note      {name}: {words}" for name, words in reach.items()]
@@ -328,10 +334,13 @@ def install_plan(
             parts.append(plan.Plan(tuple(made), ()))
     renders = caches.renders
     ledger = ledger or open_ledger(home)
+    by_place = consent.fetched(home)  # a server they fetched runs once the user approved it
     for seen, group in groups:
         parts.append(plan.plan_renderings(seen, group, remove, opts.force, renders, evidence))
         parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
-        parts.append(_entries_plan(opts, seen, remove, group, ledger, evidence))
+        approved, held = consent.approved_only(by_place, seen)
+        parts.append(_entries_plan(opts, approved, remove, group, ledger, evidence))
+        parts.append(plan.Plan((), tuple(held)))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
     return plan.merge(parts)
@@ -404,6 +413,24 @@ def install(opts: Options) -> Result:
 
 def uninstall(opts: Options) -> Result:
     return _change(opts, remove=True)
+
+
+def _what_runs(home: paths.Scope, catalogue: Catalogue) -> dict[str, list[dict[str, object]]]:
+    """Per fetched source, the commands of its plugins a harness would run, and whether
+    the user approved each as it is now."""
+    runs: dict[str, list[dict[str, object]]] = {}
+    for place, source in consent.fetched(home).items():
+        items = consent.runnables(catalogue.plugins, {place: source})
+        runs[source.name] = [
+            {
+                "plugin": item.plugin,
+                "what": item.key,
+                "command": item.shown,
+                "approved": source.approved.get(item.key) == item.digest,
+            }
+            for item in items
+        ]
+    return runs
 
 
 def _added_states(home: paths.Scope) -> list[dict[str, object]]:

@@ -218,6 +218,90 @@ def _chosen(answer: str, offered: Sequence[Plugin]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen))
 
 
+def _consent(opts: Options, home: paths.Scope, names: Sequence[str], said: list[str]) -> None:
+    """What the sources named (fetched from a URL) would have a harness run: each command
+    not approved in its exact form is shown, with each server's URL it sends requests to;
+    `--yes`, or a yes on a terminal, approves what is shown (recorded in the lockfile),
+    else the install leaves them out and says how to approve them."""
+    from skilltool import consent, sources
+
+    chosen = {p: s for p, s in consent.fetched(home).items() if s.name in names}
+    for place, source in chosen.items():
+        if source.nothing:  # a marketplace none of whose plugins is picked: nothing runs
+            continue
+        plugins = discover.discover([sources.entry(home, source)]).plugins
+        for plugin in plugins:
+            said += [
+                f"sends     {plugin.name}: MCP server {server.name!r} sends the harness's "
+                f"requests to {server.url}"
+                for server in plugin.mcp_servers
+                if server.url is not None
+            ]
+        items = consent.runnables(plugins, {place: source})
+        held = consent.waiting(items, source.approved)
+        if not held:
+            continue
+        for each in held:
+            item = each.runnable
+            again = " (changed since you approved it)" if each.changed else ""
+            server = item.key.split(":", 1)[1]
+            said.append(f"runs      {item.plugin}: MCP server {server!r}: {item.shown}{again}")
+        if opts.dry_run or not (opts.yes or _asked(said, f"approve what {source.name} runs")):
+            said.append(
+                f"held      {source.name}: {len(held)} command(s) no harness is given until "
+                f"approved: 'skilltool plugins approve {source.name}' (--yes for scripts)"
+            )
+            continue
+        approved = consent.approve(
+            [h.runnable for h in held], source.approved, [i.key for i in items]
+        )
+        sources.write_lock(
+            home,
+            [
+                s._replace(approved=approved) if s.name == source.name else s
+                for s in sources.read_lock(home)
+            ],
+        )
+        said.append(f"approved  {source.name}: {len(held)} command(s)")
+
+
+def _asked(said: list[str], question: str) -> bool:
+    """On a terminal: the lines so far, then a yes-or-no question; False without one."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    for line in said:
+        sys.stdout.write(line + "\n")
+    said.clear()
+    sys.stdout.write(f"ask       {question}? [y/N] ")
+    sys.stdout.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def plugins_approve(opts: Options, name: str) -> Result:
+    """`plugins approve`: what an added source would have a harness run, shown, approved
+    (on a terminal, or with --yes), then an install that carries it."""
+    from skilltool import sources
+
+    home = opts.where
+    warnings: list[str] = []
+    said: list[str] = []
+    try:
+        with _held(home, opts.dry_run):
+            known = {s.name: s for s in sources.read_lock(home)}
+            if name not in known:
+                raise sources.SourceError(
+                    f"{name}: no source of that name was added; 'skilltool plugins status' "
+                    "lists them"
+                )
+            _consent(opts, home, [name], said)
+            installed = None if opts.dry_run else _installed(opts, home, warnings)
+    except (sources.SourceError, OSError) as err:
+        return _source_failure(opts, err)
+    if not said:
+        said.append(f"nothing   {name}: runs no command that waits for approval")
+    return _sources_report(opts, home, [], installed, warnings, lines=tuple(said))
+
+
 def plugins_add(
     opts: Options,
     source: str,
@@ -251,6 +335,8 @@ def plugins_add(
             done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick)
             if isinstance(home, paths.Project) and not opts.dry_run:
                 project.record(home, done.source)
+            if not opts.dry_run:
+                _consent(opts, home, [done.source.name], said)
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
@@ -305,13 +391,16 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
     try:
         with _held(home, looking):
             done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
+            said: list[str] = []
+            if not looking:
+                _consent(opts, home, [d.source.name for d in done], said)
             installed = None if looking else _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     hint = () if done else ("nothing was added: 'skilltool plugins add SOURCE' brings plugins in",)
     outdated = any(d.verb == "outdated" for d in done)
     code = FAILED if check and outdated else OK
-    return _sources_report(opts, home, done, installed, warnings, code, hint)
+    return _sources_report(opts, home, done, installed, warnings, code, hint, after=said)
 
 
 def plugins_remove(opts: Options, name: str) -> Result:

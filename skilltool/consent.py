@@ -1,0 +1,166 @@
+"""Consent for what a harness will run: a command a plugin fetched from git hands to a
+harness (an MCP server started as a command) is carried only once the user approved that
+exact command line. The approval is recorded in the lockfile, beside the commit, as the
+digest of what was shown, so that a `sync --frozen` elsewhere carries exactly what was
+approved; a command that changes is a new one, and waits.
+
+What the user's own hands put there runs as it is: their plugins folder, a local path they
+added, a project's own folder, what a distribution ships, the bundled plugin. Only a source
+fetched from a URL asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilltool.model import Catalogue, McpServer, Plugin, Problem
+from skilltool.record import NamedTuple
+
+if TYPE_CHECKING:
+    from skilltool import paths
+    from skilltool.sources import Source
+
+PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
+
+
+class Runnable(NamedTuple):
+    """One thing of a fetched plugin that a harness would run, as the user is shown it."""
+
+    source: str  # the name of the source it comes from
+    plugin: str
+    key: str  # "server:NAME": what the lockfile's `approved` names it by
+    shown: str  # the command line, its environment and working folder, as a person reads it
+    digest: str  # of exactly what is shown, the plugin's folder written as ${CLAUDE_PLUGIN_ROOT}
+    path: Path  # the file that declares it
+
+
+class Held(NamedTuple):
+    """A runnable left out of every harness: not approved, or changed since it was."""
+
+    runnable: Runnable
+    changed: bool  # approved once, in another form
+
+
+def _unexpanded(text: str, root: str) -> str:
+    """A value as the plugin wrote it: its own folder as ${CLAUDE_PLUGIN_ROOT}, so that the
+    digest is the same in every checkout."""
+    return text.replace(root, PLUGIN_ROOT)
+
+
+def runnable(source: str, plugin: Plugin, server: McpServer) -> Runnable | None:
+    """What a server runs, or None for one that runs nothing here (HTTP, SSE)."""
+    if server.transport != "stdio" or server.command is None:
+        return None
+    import hashlib  # here: a run with no fetched source never needs them
+    import json
+    import shlex
+
+    root = str(plugin.root)
+    argv = [_unexpanded(v, root) for v in (server.command, *server.args)]
+    env = {k: _unexpanded(v, root) for k, v in sorted(server.env.items())}
+    cwd = _unexpanded(server.cwd, root) if server.cwd is not None else None
+    shown = shlex.join(argv)
+    if env:
+        shown += "  (env " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + ")"
+    if cwd is not None:
+        shown += f"  (in {cwd})"
+    canonical = json.dumps({"argv": argv, "env": env, "cwd": cwd}, sort_keys=True)
+    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return Runnable(source, plugin.name, f"server:{server.name}", shown, digest, server.path)
+
+
+def fetched(home: paths.Scope) -> dict[Path, Source]:
+    """The lockfile's sources fetched from a URL, by the folder their plugins are read from;
+    none when there is no lockfile (or one that cannot be read: the commands say why)."""
+    import os
+
+    if not os.path.lexists(home.lockfile):
+        return {}
+    from skilltool import sources
+
+    try:
+        found = sources.read_lock(home)
+    except sources.SourceError:
+        return {}
+    return {sources.entry(home, s).path: s for s in found if s.url is not None}
+
+
+def source_of(plugin: Plugin, by_place: Mapping[Path, Source]) -> Source | None:
+    """The fetched source a plugin was read from, or None (the user's own)."""
+    for place, source in by_place.items():
+        if plugin.root == place or place in plugin.root.parents:
+            return source
+    return None
+
+
+def runnables(plugins: Iterable[Plugin], by_place: Mapping[Path, Source]) -> list[Runnable]:
+    """Every runnable of the plugins that come from a fetched source."""
+    found = []
+    for plugin in plugins:
+        source = source_of(plugin, by_place) if plugin.mcp_servers else None
+        if source is None:
+            continue
+        for server in plugin.mcp_servers:
+            item = runnable(source.name, plugin, server)
+            if item is not None:
+                found.append(item)
+    return found
+
+
+def waiting(items: Iterable[Runnable], approved: Mapping[str, str]) -> list[Held]:
+    """The runnables whose exact form the user has not approved."""
+    return [
+        Held(item, item.key in approved) for item in items if approved.get(item.key) != item.digest
+    ]
+
+
+def approved_only(
+    by_place: Mapping[Path, Source], catalogue: Catalogue
+) -> tuple[Catalogue, list[Problem]]:
+    """The catalogue with every server the user has not approved left out of its plugins
+    (`by_place`: the fetched sources, from `fetched`), and a line for each: what it runs,
+    and how to approve it. Entries of ours of a server left out are then removed as those
+    of any server gone."""
+    if not by_place:
+        return catalogue, []
+    held: dict[tuple[str, str], Held] = {}
+    for plugin in catalogue.plugins:
+        source = source_of(plugin, by_place) if plugin.mcp_servers else None
+        if source is None:
+            continue
+        for item in waiting(runnables([plugin], by_place), source.approved):
+            held[(plugin.name, item.runnable.key)] = item
+    if not held:
+        return catalogue, []
+    plugins = []
+    for plugin in catalogue.plugins:
+        kept = tuple(s for s in plugin.mcp_servers if (plugin.name, f"server:{s.name}") not in held)
+        plugins.append(
+            plugin if len(kept) == len(plugin.mcp_servers) else plugin._replace(mcp_servers=kept)
+        )
+    problems = [held_problem(item) for item in held.values()]
+    return catalogue._replace(plugins=tuple(plugins)), problems
+
+
+def held_problem(held: Held) -> Problem:
+    item = held.runnable
+    why = "changed since you approved it" if held.changed else "which you have not approved"
+    return Problem(
+        item.path,
+        f"MCP server {item.key.split(':', 1)[1]!r} runs `{item.shown}`, {why}; no harness is "
+        f"given it: 'skilltool plugins approve {item.source}' shows it and asks",
+        severity="warning",
+    )
+
+
+def approve(
+    items: Iterable[Runnable], approved: Mapping[str, str], keep: Iterable[str]
+) -> dict[str, str]:
+    """The approvals after approving `items`: theirs recorded, those of things the source
+    no longer has (not in `keep`) dropped."""
+    kept = set(keep)
+    result = {k: v for k, v in approved.items() if k in kept}
+    result.update({item.key: item.digest for item in items})
+    return dict(sorted(result.items()))
