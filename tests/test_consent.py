@@ -78,7 +78,9 @@ def test_a_fetched_command_waits_for_approval_and_a_url_is_shown(home: Path, too
     assert list(approved(home)) == ["server:serve"]
     assert set(codex_servers(home)) == {"serve", "web"}
     again = run("plugins", "install")
-    assert not any("not approved" in line for line in again.stdout.splitlines() + again.stderr.splitlines())
+    assert not any(
+        "not approved" in line for line in again.stdout.splitlines() + again.stderr.splitlines()
+    )
 
 
 def test_add_with_yes_approves_what_it_shows(home: Path, tools: Repo) -> None:
