@@ -122,9 +122,10 @@ def new_store(store: Path) -> None:
     git("init", "--quiet", "--bare", "--template=", str(store))
 
 
-def fetch(store: Path, url: str, ref: str | None, commit: str) -> None:
-    """Bring `commit` into the store: by its ref (what every server allows), else by its id."""
-    if git_has(store, commit):
+def fetch(store: Path, url: str, ref: str | None, commit: str, empty: bool = False) -> None:
+    """Bring `commit` into the store: by its ref (what every server allows), else by its id
+    (`empty`: a store just made, which is not asked whether it has it)."""
+    if not empty and git_has(store, commit):
         return
     wants = [commit] if ref is None or FULL_OID.fullmatch(ref) else [ref, commit]
     if ref is None:
@@ -153,11 +154,11 @@ def git_has(store: Path, commit: str) -> bool:
 def tree_of(store: Path, commit: str, subdir: str, said: str) -> str:
     """The tree id of the part of `commit` used: the digest the lockfile records."""
     spec = f"{commit}:{subdir}" if subdir else f"{commit}^{{tree}}"
-    try:
-        oid = git("rev-parse", "--verify", "--quiet", spec, store=store).decode().strip()
-        kind = git("cat-file", "-t", oid, store=store).decode().strip()
+    try:  # one process: `<oid> <type> <size>`, or `<spec> missing`
+        answer = git("cat-file", "--batch-check", store=store, data=spec.encode() + b"\n")
+        oid, kind, *_ = [*answer.decode().split(), "", ""]
     except SourceError:
-        kind = "missing"
+        oid, kind = "", "missing"
     if kind != "tree":
         raise SourceError(f"{said}: no directory {subdir!r} at {commit[:12]}")
     return oid

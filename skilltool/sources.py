@@ -846,10 +846,11 @@ def fetched(home: paths.Scope, source: Source, commit: str) -> Source:
     assert source.url is not None
     place = home_of(home, source.name)
     store = place / STORE
-    if not os.path.isdir(store):
+    empty = not os.path.isdir(store)
+    if empty:
         place.mkdir(parents=True, exist_ok=True)
         new_store(store)
-    fetch(store, source.url, source.ref, commit)
+    fetch(store, source.url, source.ref, commit, empty)
     tree = tree_of(store, commit, source.subdir, source.shown())
     if source.commit == commit and source.tree is not None and tree != source.tree:
         raise SourceError(
