@@ -88,3 +88,35 @@ def test_settings_hooks_fire_with_claude_payload_and_block(tmp_path: Path, prove
         'matched it, "Read" did not) and CLAUDE_PROJECT_DIR; exit 2 and a JSON deny blocked '
         "the command and reached the model; no SessionEnd in a -p run",
     )
+
+
+def test_an_extension_carries_a_plugins_hooks_json_as_it_is(tmp_path: Path, proven: Proven) -> None:
+    """~/.qwen/extensions/<name>/ with a qwen-extension.json and Claude's hooks/hooks.json,
+    byte for byte: Qwen loads it with no install step and expands ${CLAUDE_PLUGIN_ROOT}."""
+    home = make_home(tmp_path)
+    (home / ".qwen").mkdir()
+    (home / ".qwen/settings.json").write_text(json.dumps(QWEN_SETTINGS), encoding="utf-8")
+    ext = home / ".qwen/extensions/hooked"
+    (ext / "hooks").mkdir(parents=True)
+    (ext / "qwen-extension.json").write_text('{"name": "hooked", "version": "1.0.0"}\n')
+    script, out = hookrec.write_recorder(ext)
+    command = f"${{CLAUDE_PLUGIN_ROOT}}/rec.py {out} PreToolUse"
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]
+    }
+    (ext / "hooks/hooks.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    with AnthropicStub(reply=hookrec.three_shell_calls("run_shell_command", work)) as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
+                                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
+        done = run(["qwen", "-p", "hi", *QWEN], env, work, timeout=50)
+        assert done.returncode == 0, done.stdout + done.stderr
+    pre = hookrec.by_event(hookrec.records(out), "PreToolUse")
+    assert len(pre) == 3 and pre[0]["argv"][0] == str(out)
+    assert not (work / "blocked.txt").exists() and (work / "ran.txt").exists()
+    proven(
+        "qwen",
+        "an extension ~/.qwen/extensions/<name>/ (qwen-extension.json + Claude's hooks/hooks.json "
+        "as it is) ran its PreToolUse hook with ${CLAUDE_PLUGIN_ROOT} expanded, and exit 2 blocked",
+    )
