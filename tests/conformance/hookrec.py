@@ -1,0 +1,211 @@
+"""Shared by test_hooks_opencode.py, test_hooks_kilo.py and test_hooks_qwen.py: a recorder hook
+command, a stub model that makes the harness call its shell tool three times, and the
+OpenCode/Kilo plugin prototype (claude_hooks.js) filled with a plugin's Claude-style hooks.
+
+The recorder is a tiny Python script written into the test's tmp (outside any repository):
+`rec.py OUT EVENT` appends {event, argv, stdin, env} to OUT as one JSON line. Its answer depends
+on the payload, so one run proves firing and blocking: a stdin holding `BLOCKME` exits 2 with a
+reason on stderr; one holding `DENYME` exits 0 printing Claude's JSON answer
+`hookSpecificOutput.permissionDecision: "deny"`; anything else exits 0 silently.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import AnthropicStub, Recorded
+
+HERE = Path(__file__).resolve().parent
+
+RECORDER = """\
+#!/usr/bin/env python3
+import json, os, sys
+out, event = sys.argv[1], sys.argv[2]
+data = sys.stdin.read()
+env = {k: v for k, v in os.environ.items() if k.endswith("PROJECT_DIR") or k.startswith("CLAUDE_")}
+with open(out, "a") as f:
+    f.write(json.dumps({"event": event, "argv": sys.argv[1:], "stdin": data, "env": env}) + "\\n")
+if "BLOCKME" in data:
+    print("recorder blocks BLOCKME", file=sys.stderr)
+    sys.exit(2)
+if "DENYME" in data:
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "recorder denies DENYME"}}))
+"""
+
+# the hooks of Claude Code that a plugin may have, and the ones every test configures
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
+
+def write_recorder(root: Path) -> tuple[Path, Path]:
+    """The recorder script and the file it appends to."""
+    script = root / "rec.py"
+    script.write_text(RECORDER, encoding="utf-8")
+    script.chmod(0o755)
+    return script, root / "records.jsonl"
+
+
+def claude_hooks(script: Path, out: Path, matcher: str = "Bash") -> dict[str, Any]:
+    """A plugin's `hooks` in Claude Code's format: the recorder on every event; the tool events
+    with `matcher`, plus a PreToolUse group matching `Read` only (it must not fire on a shell call)."""
+
+    def group(event: str, match: str | None = None) -> dict[str, Any]:
+        g: dict[str, Any] = {"hooks": [{"type": "command", "command": f"{script} {out} {event}"}]}
+        if match is not None:
+            g["matcher"] = match
+        return g
+
+    hooks: dict[str, Any] = {e: [group(e)] for e in EVENTS}
+    hooks["PreToolUse"] = [group("PreToolUse", matcher), group("PreToolUse-Read", "Read")]
+    hooks["PostToolUse"] = [group("PostToolUse", matcher)]
+    return hooks
+
+
+def records(out: Path) -> list[dict[str, Any]]:
+    if not out.exists():
+        return []
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["payload"] = json.loads(row["stdin"]) if row["stdin"].strip() else None
+    return rows
+
+
+def by_event(rows: list[dict[str, Any]], event: str) -> list[dict[str, Any]]:
+    return [r for r in rows if r["event"] == event]
+
+
+def tool_results(request: Recorded) -> list[dict[str, Any]]:
+    found = []
+    for message in (request.json or {}).get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            found += [c for c in content if c.get("type") == "tool_result"]
+    return found
+
+
+def three_shell_calls(shell_tool: str, work: Path, extra: dict[str, Any] | None = None) -> Any:
+    """A scripted Anthropic stub reply: on the main prompt, call `shell_tool` with a command the
+    recorder blocks (exit 2), then one it denies (JSON), then one it lets run; then answer "done".
+    Each command writes a file in `work` so the test sees which ones ran. Requests without
+    the shell tool (title generation) get plain text."""
+    commands = [f"echo x > {work}/blocked.txt # BLOCKME", f"echo x > {work}/denied.txt # DENYME",
+                f"echo x > {work}/ran.txt"]  # fmt: skip
+
+    def reply(request: Recorded) -> Any:
+        if shell_tool not in [t.get("name") for t in (request.json or {}).get("tools", [])]:
+            return "title"
+        done = len(tool_results(request))
+        if done >= len(commands):
+            return "done"
+        return {"type": "tool_use", "name": shell_tool,
+                "input": {"command": commands[done], "description": "step", **(extra or {})}}  # fmt: skip
+
+    return reply
+
+
+def plugin_source(hooks: dict[str, Any], plugin_root: Path) -> str:
+    """claude_hooks.js with a plugin's hooks and root filled in: what skilltool would generate."""
+    source = (HERE / "claude_hooks.js").read_text(encoding="utf-8")
+    return source.replace("__HOOKS__", json.dumps(hooks, indent=2)).replace(
+        "__PLUGIN_ROOT__", json.dumps(str(plugin_root))
+    )
+
+
+def anthropic_provider(stub: AnthropicStub) -> dict[str, Any]:
+    """OpenCode/Kilo config pointing at the Anthropic stub (its bundled @ai-sdk/anthropic), which,
+    unlike the OpenAI stub, can script a tool call."""
+    return {
+        "model": "stub/claude-sonnet-4-5",
+        "small_model": "stub/claude-sonnet-4-5",
+        "permission": {"bash": "allow", "edit": "allow"},
+        "provider": {
+            "stub": {
+                "npm": "@ai-sdk/anthropic",
+                "name": "Stub",
+                "options": {"baseURL": f"{stub.base_url}/v1", "apiKey": "dummy"},
+                "models": {"claude-sonnet-4-5": {"name": "Stub Sonnet"}},
+            }
+        },
+    }
+
+
+def launcher_target(launcher: Path) -> Path:
+    """The native binary a `bin/<name>` launcher (`exec /…/binary "$@"`) runs."""
+    for line in launcher.read_text(encoding="utf-8").splitlines():
+        if line.startswith("exec "):
+            return Path(line.split()[1])
+    raise AssertionError(f"no exec line in {launcher}")
+
+
+def binary_has(binary: Path, *needles: bytes) -> dict[bytes, bool]:
+    """Which strings occur in a (large) binary, read in chunks."""
+    found = dict.fromkeys(needles, False)
+    tail = b""
+    keep = max(len(n) for n in needles)
+    with binary.open("rb") as f:
+        while chunk := f.read(1 << 24):
+            data = tail + chunk
+            for n in needles:
+                found[n] = found[n] or n in data
+            tail = data[-keep:]
+    return found
+
+
+def plugin_run(tmp_path: Path, harness: str, config_env: str) -> dict:
+    """The prototype plugin with the recorder on every event, then `<harness> run hi` against a
+    stub that calls `bash` three times (blocked by exit 2, denied by JSON, allowed)."""
+    home = make_home(tmp_path)
+    script, out = write_recorder(tmp_path)
+    plugin_dir = home / ".config" / harness / "plugin"
+    plugin_dir.mkdir(parents=True)
+    plugin_root = tmp_path / "plugin-root"
+    source = plugin_source(claude_hooks(script, out), plugin_root)
+    (plugin_dir / "claude-hooks.js").write_text(source, encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    timing = tmp_path / "timing.jsonl"
+    with AnthropicStub(reply=three_shell_calls("bash", work)) as stub:
+        env = harness_env(home, {config_env: json.dumps(anthropic_provider(stub)),
+                                 "SKILLTOOL_HOOK_TIMING": str(timing)})  # fmt: skip
+        done = run([harness, "run", "hi"], env, work, timeout=50)
+        assert done.returncode == 0, done.stdout + done.stderr
+        last = [r for r in stub.model_requests() if tool_results(r)][-1]
+    return {"rows": records(out), "work": work, "results": tool_results(last),
+            "timing": [json.loads(x) for x in timing.read_text().splitlines()],
+            "plugin_root": plugin_root}  # fmt: skip
+
+
+def check_plugin_run(seen: dict) -> str:
+    rows, work = seen["rows"], seen["work"]
+    [start] = by_event(rows, "SessionStart")
+    session = start["payload"]["session_id"]
+    assert session.startswith("ses_")
+    [prompt] = by_event(rows, "UserPromptSubmit")
+    assert prompt["payload"] == {"hook_event_name": "UserPromptSubmit", "cwd": str(work),
+                                 "session_id": session, "prompt": "hi"}  # fmt: skip
+    pre = by_event(rows, "PreToolUse")
+    assert [r["payload"]["tool_name"] for r in pre] == ["Bash"] * 3
+    assert pre[0]["payload"]["tool_input"] == {"command": f"echo x > {work}/blocked.txt # BLOCKME",
+                                               "description": "step"}  # fmt: skip
+    assert pre[0]["payload"]["tool_use_id"].startswith("toolu_")
+    assert not by_event(rows, "PreToolUse-Read")  # matcher "Read" is not a shell call
+    # the blocked and the denied command never ran; only the third did, and only it has a Post
+    assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
+    assert (work / "ran.txt").exists()
+    [post] = by_event(rows, "PostToolUse")
+    assert post["payload"]["tool_input"]["command"] == f"echo x > {work}/ran.txt"
+    assert post["payload"]["tool_response"]["metadata"]["exit"] == 0
+    assert by_event(rows, "Stop")[-1]["payload"]["session_id"] == session
+    assert pre[0]["env"]["CLAUDE_PROJECT_DIR"] == str(work)
+    assert pre[0]["env"]["CLAUDE_PLUGIN_ROOT"] == str(seen["plugin_root"])
+    # the model sees the hook's stderr / JSON reason as the failed tool's result
+    blocked, denied, ran = seen["results"]
+    assert blocked.get("is_error") and "recorder blocks BLOCKME" in str(blocked["content"])
+    assert denied.get("is_error") and "recorder denies DENYME" in str(denied["content"])
+    assert not ran.get("is_error")
+    ms = statistics.median(t["ms"] for t in seen["timing"])
+    return f"median {ms:.0f} ms per hook command run ({len(seen['timing'])} runs)"

@@ -1,0 +1,122 @@
+"""Qwen Code runs Claude Code-style hooks natively, from `hooks` in ~/.qwen/settings.json.
+
+Qwen Code 0.24.4 reads the same shape as Claude Code (`{"hooks": {"PreToolUse": [{"matcher":
+"Bash", "hooks": [{"type": "command", "command": …}]}]}}`), runs the command through a shell with
+Claude's stdin JSON (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, `tool_name`,
+`tool_input`, …) and `CLAUDE_PROJECT_DIR`/`QWEN_PROJECT_DIR`/`GEMINI_PROJECT_DIR` set; exit 2 or
+`permissionDecision: "deny"` blocks the tool. A matcher takes Claude's tool names (`Bash` matches
+`run_shell_command`), but the payload names Qwen's own tool. Findings: docs/findings-hooks-b.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conformance import hookrec
+from tests.conformance.homes import QWEN_SETTINGS
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import AnthropicStub
+from tests.conformance.support import Proven, need
+
+pytestmark = pytest.mark.conformance
+
+QWEN = ["--auth-type", "anthropic", "-m", "claude-sonnet-4-5", "--approval-mode", "yolo"]
+
+
+@pytest.fixture(autouse=True)
+def _need() -> None:
+    need("qwen")
+
+
+def test_settings_hooks_fire_with_claude_payload_and_block(tmp_path: Path, proven: Proven) -> None:
+    home = make_home(tmp_path)
+    script, out = hookrec.write_recorder(tmp_path)
+    hooks = hookrec.claude_hooks(script, out)  # Claude's matcher "Bash", as a plugin has it
+    hooks["SessionEnd"] = [
+        {"hooks": [{"type": "command", "command": f"{script} {out} SessionEnd"}]}
+    ]
+    (home / ".qwen").mkdir()
+    settings = {**QWEN_SETTINGS, "hooks": hooks}
+    (home / ".qwen/settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    with AnthropicStub(reply=hookrec.three_shell_calls("run_shell_command", work)) as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
+                                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
+        done = run(["qwen", "-p", "hi", *QWEN], env, work, timeout=50)
+        assert done.returncode == 0, done.stdout + done.stderr
+        last = [r for r in stub.model_requests() if hookrec.tool_results(r)][-1]
+    rows = hookrec.records(out)
+
+    [start] = hookrec.by_event(rows, "SessionStart")
+    session = start["payload"]["session_id"]
+    assert start["payload"]["source"] == "startup"
+    assert start["payload"]["transcript_path"].startswith(str(home / ".qwen/projects"))
+    prompts = hookrec.by_event(rows, "UserPromptSubmit")
+    assert prompts[0]["payload"]["prompt"] == "hi"
+    pre = hookrec.by_event(rows, "PreToolUse")
+    assert [r["payload"]["tool_name"] for r in pre] == ["run_shell_command"] * 3  # not "Bash"
+    first = pre[0]["payload"]
+    assert first["hook_event_name"] == "PreToolUse" and first["session_id"] == session
+    assert first["cwd"] == str(work) and first["permission_mode"] == "yolo"
+    assert first["tool_input"] == {"command": f"echo x > {work}/blocked.txt # BLOCKME",
+                                   "description": "step"}  # fmt: skip
+    assert not hookrec.by_event(rows, "PreToolUse-Read")
+    for name in ("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
+        assert pre[0]["env"][name] == str(work)
+    # blocked (exit 2) and denied (JSON) never ran; the third did and alone got a PostToolUse
+    assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
+    assert (work / "ran.txt").exists()
+    [post] = hookrec.by_event(rows, "PostToolUse")
+    assert post["payload"]["tool_input"]["command"] == f"echo x > {work}/ran.txt"
+    assert "Exit Code: 0" in post["payload"]["tool_response"]["llmContent"]
+    [stop] = hookrec.by_event(rows, "Stop")
+    assert stop["payload"]["last_assistant_message"] == "done"
+    assert stop["payload"]["stop_hook_active"] is False
+    assert not hookrec.by_event(rows, "SessionEnd")  # not at the end of a `-p` run
+    blocked, denied, ran = hookrec.tool_results(last)
+    assert blocked.get("is_error") and "recorder blocks BLOCKME" in str(blocked["content"])
+    assert denied.get("is_error") and "recorder denies DENYME" in str(denied["content"])
+    assert not ran.get("is_error")
+    proven(
+        "qwen",
+        "`qwen -p` (Anthropic stub, 3 run_shell_command calls): Claude-format `hooks` in "
+        "~/.qwen/settings.json fired on SessionStart, UserPromptSubmit, PreToolUse, PostToolUse "
+        'and Stop with Claude\'s stdin JSON (tool_name run_shell_command; matcher "Bash" '
+        'matched it, "Read" did not) and CLAUDE_PROJECT_DIR; exit 2 and a JSON deny blocked '
+        "the command and reached the model; no SessionEnd in a -p run",
+    )
+
+
+def test_an_extension_carries_a_plugins_hooks_json_as_it_is(tmp_path: Path, proven: Proven) -> None:
+    """~/.qwen/extensions/<name>/ with a qwen-extension.json and Claude's hooks/hooks.json,
+    byte for byte: Qwen loads it with no install step and expands ${CLAUDE_PLUGIN_ROOT}."""
+    home = make_home(tmp_path)
+    (home / ".qwen").mkdir()
+    (home / ".qwen/settings.json").write_text(json.dumps(QWEN_SETTINGS), encoding="utf-8")
+    ext = home / ".qwen/extensions/hooked"
+    (ext / "hooks").mkdir(parents=True)
+    (ext / "qwen-extension.json").write_text('{"name": "hooked", "version": "1.0.0"}\n')
+    script, out = hookrec.write_recorder(ext)
+    command = f"${{CLAUDE_PLUGIN_ROOT}}/rec.py {out} PreToolUse"
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]
+    }
+    (ext / "hooks/hooks.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    with AnthropicStub(reply=hookrec.three_shell_calls("run_shell_command", work)) as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
+                                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
+        done = run(["qwen", "-p", "hi", *QWEN], env, work, timeout=50)
+        assert done.returncode == 0, done.stdout + done.stderr
+    pre = hookrec.by_event(hookrec.records(out), "PreToolUse")
+    assert len(pre) == 3 and pre[0]["argv"][0] == str(out)
+    assert not (work / "blocked.txt").exists() and (work / "ran.txt").exists()
+    proven(
+        "qwen",
+        "an extension ~/.qwen/extensions/<name>/ (qwen-extension.json + Claude's hooks/hooks.json "
+        "as it is) ran its PreToolUse hook with ${CLAUDE_PLUGIN_ROOT} expanded, and exit 2 blocked",
+    )
