@@ -119,3 +119,13 @@ def test_on_a_terminal_an_unknown_answer_adds_nothing(home: Path, market: Repo) 
     assert code == 2
     assert not (home / ".local/share/skilltool/plugins.lock").exists()
     assert added(home) == set()
+
+
+def test_json_says_what_the_marketplace_offers(home: Path, market: Repo) -> None:
+    import json
+
+    result = run("plugins", "add", market.url, "--json")
+    assert result.code == 0, result.stderr
+    notes = json.loads(result.stdout)["notes"]
+    assert "offers    market: 2 plugin(s)" in notes
+    assert added(home) == set()

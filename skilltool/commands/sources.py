@@ -119,6 +119,8 @@ def _sources_report(
         "sources": [d.as_dict() for d in done],
         "actions": [report.action_dict(o.action, home, o) for o in outcomes],
         "problems": [p.as_dict() for p in problems],
+        # what a marketplace offers, what a fetched source runs and whether it was approved
+        "notes": [*lines, *after],
     }
     failed = any(not o.done for o in outcomes) or any(p.severity == "error" for p in problems)
     return Result(
