@@ -217,6 +217,8 @@ def _still(action: Action) -> bool:
     if action.kind == "copy":
         from skilltool import copies
 
+        if action.seen == copies.LINKED:  # our link to the skill, which the copy replaces
+            return os.path.islink(action.target) and read_link(action.target) == str(action.source)
         return os.path.isdir(action.target) and copies.digest(action.target) == action.seen
     data = read_regular(action.target)
     return data is not None and digest(data) == action.seen

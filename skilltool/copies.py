@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool.fs import TEMP_PREFIX
+from skilltool.fs import TEMP_PREFIX, read_link
 
 if TYPE_CHECKING:
     from skilltool.model import Skill
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from skilltool.plan import Action, Change, Evidence, State
 
 MARKER = ".skilltool-copy"
+LINKED = "link"  # what a plan saw at a copy's place that was our link to the same skill
 LINE = re.compile(r"copied by skilltool from (.+) \(sha256:([0-9a-f]{64})\)")
 
 
@@ -89,6 +90,12 @@ def plan(
         if not os.path.lexists(target):
             if not remove:
                 actions.append(Action("copy", owner, name, target, "missing", "create", source))
+            continue
+        if os.path.islink(target) and read_link(target) == str(source):
+            # our link to this very skill, from `skills = "link"`: the copy takes its place
+            actions.append(
+                Action("copy", owner, name, target, "stale", "replace", source, seen=LINKED)
+            )
             continue
         if os.path.islink(target) or mine is None:
             why = "not a copy made by skilltool; move it away to copy this skill"
@@ -211,6 +218,8 @@ def write(action: Action, within: Path | None) -> None:
     if action.change == "replace":
         os.rename(target, aside)
         os.rename(fresh, target)
+        if os.path.islink(aside):
+            os.unlink(aside)
         shutil.rmtree(aside, ignore_errors=True)
         return
     os.rename(fresh, target)

@@ -263,6 +263,8 @@ def plan_links(
     evidence = evidence or Evidence(catalogue)
     here = SkillsDir(skills_dir, catalogue, evidence)
     actions = _link_actions(here, winners, remove, owner, evidence)
+    if copied:  # a copied skill's place, our link there included, is the copy planner's
+        actions = [a for a in actions if a.name not in copied]
     if trust is not None and not remove and _as_planned(here, winners, actions):
         trust.saw_links(skills_dir, stamp, taken, len(winners), problems)
     return Plan(tuple(actions), tuple(problems))

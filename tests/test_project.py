@@ -420,3 +420,24 @@ def test_project_and_user_together_is_a_usage_error(repo: Path) -> None:
     result = run("plugins", "status", "--project", "--user")
     assert result.code == 2
     assert "--project and --user name two scopes" in result.stderr
+
+
+def test_switching_from_links_to_copies_replaces_each_link_of_ours(
+    repo: Path, tmp_path: Path
+) -> None:
+    remote = Repo(tmp_path, "tools")
+    remote.commit(plugin_files("tools", skills=("lint",)))
+    remote.push()
+    manifest = repo / "skilltool.toml"
+    manifest.write_text('harnesses = ["opencode"]\nskills = "link"\n')
+    added = run("plugins", "add", remote.url)
+    assert added.code == 0, added.stdout + added.stderr
+    assert (repo / ".agents/skills/lint").is_symlink()
+    manifest.write_text('harnesses = ["opencode"]\n' + manifest.read_text().split("\n", 2)[2])
+    switched = run("plugins", "install")
+    assert switched.code == 0, switched.stdout + switched.stderr
+    copy = repo / ".agents/skills/lint"
+    assert copy.is_dir() and not copy.is_symlink()
+    assert (copy / ".skilltool-copy").is_file()
+    checked = run("plugins", "check")
+    assert checked.code == 0, checked.stdout + checked.stderr
