@@ -20,7 +20,7 @@ from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     from skilltool import paths
-    from skilltool.sources import Source
+    from skilltool.sources import Approval, Source
 
 PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
 
@@ -40,7 +40,11 @@ class Held(NamedTuple):
     """A runnable left out of every harness: not approved, or changed since it was."""
 
     runnable: Runnable
-    changed: bool  # approved once, in another form
+    was: str | None  # approved once in another form: that form, as it was shown
+
+    @property
+    def changed(self) -> bool:
+        return self.was is not None
 
 
 def _unexpanded(text: str, root: str) -> str:
@@ -109,10 +113,17 @@ def runnables(plugins: Iterable[Plugin], by_place: Mapping[Path, Source]) -> lis
     return found
 
 
-def waiting(items: Iterable[Runnable], approved: Mapping[str, str]) -> list[Held]:
+def is_approved(item: Runnable, approved: Mapping[str, Approval]) -> bool:
+    known = approved.get(item.key)
+    return known is not None and known.digest == item.digest
+
+
+def waiting(items: Iterable[Runnable], approved: Mapping[str, Approval]) -> list[Held]:
     """The runnables whose exact form the user has not approved."""
     return [
-        Held(item, item.key in approved) for item in items if approved.get(item.key) != item.digest
+        Held(item, approved[item.key].command if item.key in approved else None)
+        for item in items
+        if not is_approved(item, approved)
     ]
 
 
@@ -156,11 +167,13 @@ def held_problem(held: Held) -> Problem:
 
 
 def approve(
-    items: Iterable[Runnable], approved: Mapping[str, str], keep: Iterable[str]
-) -> dict[str, str]:
+    items: Iterable[Runnable], approved: Mapping[str, Approval], keep: Iterable[str]
+) -> dict[str, Approval]:
     """The approvals after approving `items`: theirs recorded, those of things the source
     no longer has (not in `keep`) dropped."""
     kept = set(keep)
     result = {k: v for k, v in approved.items() if k in kept}
-    result.update({item.key: item.digest for item in items})
+    from skilltool.sources import Approval
+
+    result.update({item.key: Approval(item.digest, item.shown) for item in items})
     return dict(sorted(result.items()))

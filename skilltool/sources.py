@@ -50,6 +50,14 @@ GIT_URL = re.compile(r"(https?|ssh|git|file)://\S+|[\w.-]+@[\w.-]+:\S+")
 FROM_MARKETPLACE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)@([a-z0-9]+(?:-[a-z0-9]+)*)")
 
 
+class Approval(NamedTuple):
+    """What the user approved of a source that a harness runs: its digest, and the command
+    line as it was shown (kept readable in the lockfile, and the old side of a diff)."""
+
+    digest: str
+    command: str
+
+
 class Source(NamedTuple):
     """One entry of the lockfile: what was asked, and what it resolved to."""
 
@@ -66,8 +74,8 @@ class Source(NamedTuple):
     # it is installed until one is
     nothing: bool = False
     # what the user approved of it that a harness runs: item ("server:NAME") -> the digest
-    # of exactly what was shown (consent.py)
-    approved: Mapping[str, str] = {}
+    # of exactly what was shown, and what was shown (consent.py)
+    approved: Mapping[str, Approval] = {}
 
     @property
     def pinned(self) -> bool:
@@ -225,11 +233,15 @@ def source_from(name: str, table: object, where: str) -> Source:
         raise SourceError(f"{where}: sources.{name}.plugins: must be a list of plugin names")
     approved = table.get("approved", {})
     if not isinstance(approved, dict) or not all(
-        isinstance(v, str) and DIGEST.fullmatch(v) for v in approved.values()
+        isinstance(v, dict)
+        and isinstance(v.get("digest"), str)
+        and DIGEST.fullmatch(v["digest"])
+        and isinstance(v.get("command"), str)
+        for v in approved.values()
     ):
         raise SourceError(
-            f"{where}: sources.{name}.approved: must map each approved item to its digest "
-            "(sha256:...); remove it to be asked again"
+            f"{where}: sources.{name}.approved: each approved item is a table of its digest "
+            "(sha256:...) and its command; remove it to be asked again"
         )
     path, url = (
         text("path"),
@@ -249,7 +261,7 @@ def source_from(name: str, table: object, where: str) -> Source:
         text("tree", FULL_OID, oid),
         text("marketplace"),
         "plugins" in table and not plugins,
-        {str(k): str(v) for k, v in approved.items()},
+        {str(k): Approval(v["digest"], v["command"]) for k, v in approved.items()},
     )
 
 
@@ -301,8 +313,12 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         if value:
             table[key] = value
     if source.approved:
-        approved = tomlkit.inline_table()
-        approved.update(sorted(source.approved.items()))
+        approved = tomlkit.table(is_super_table=True)
+        for key, approval in sorted(source.approved.items()):
+            item = tomlkit.table()
+            item["command"] = approval.command
+            item["digest"] = approval.digest
+            approved[key] = item
         table["approved"] = approved
     return table
 

@@ -47,7 +47,7 @@ def codex_servers(home: Path) -> dict[str, object]:
     return toml_loads(config.read_text()).get("mcp_servers", {}) if config.exists() else {}
 
 
-def approved(home: Path) -> dict[str, str]:
+def approved(home: Path) -> dict[str, dict[str, str]]:
     return toml_loads((home / LOCK).read_text())["sources"]["tools"].get("approved", {})
 
 
@@ -75,7 +75,13 @@ def test_a_fetched_command_waits_for_approval_and_a_url_is_shown(home: Path, too
     done = run("plugins", "approve", "tools", "--yes")
     assert done.code == 0, done.stderr
     assert "approved  tools: 1 command(s)" in done.lines
-    assert list(approved(home)) == ["server:serve"]
+    assert approved(home) == {
+        "server:serve": {
+            "command": "uvx --from git+https://example.com/serve serve  (env MODE=fast)",
+            "digest": approved(home)["server:serve"]["digest"],
+        }
+    }
+    assert approved(home)["server:serve"]["digest"].startswith("sha256:")
     assert set(codex_servers(home)) == {"serve", "web"}
     again = run("plugins", "install")
     assert not any(
@@ -101,10 +107,12 @@ def test_an_update_that_changes_the_command_carries_it_nowhere_until_approved_ag
     tools.push()
     updated = run("plugins", "update")
     assert updated.code == 0, updated.stderr
-    assert (
-        "runs      tools: MCP server 'serve': uvx --from git+https://example.com/other serve"
-        "  (env MODE=fast) (changed since you approved it)"
-    ) in updated.lines
+    said = updated.lines
+    at = said.index("runs      tools: MCP server 'serve' changed since you approved it:")
+    assert said[at + 1 : at + 3] == [
+        "  -       uvx --from git+https://example.com/serve serve  (env MODE=fast)",
+        "  +       uvx --from git+https://example.com/other serve  (env MODE=fast)",
+    ]
     assert "serve" not in codex_servers(home)  # the old approval is carried nowhere
     assert approved(home) == first
     assert run("plugins", "approve", "tools", "--yes").code == 0
@@ -129,9 +137,11 @@ def test_sync_frozen_elsewhere_carries_exactly_what_was_approved(
     assert synced.code == 0, synced.stderr
     assert set(codex_servers(other)) == {"serve", "web"}
     # the same lockfile without the approval: the command is not carried there
-    text = (home / LOCK).read_text()
-    start = text.index("approved")
-    (other / LOCK).write_text(text[:start] + text[text.index("\n", start) + 1 :])
+    import tomlkit
+
+    document = tomlkit.parse((home / LOCK).read_text())
+    del document["sources"]["tools"]["approved"]
+    (other / LOCK).write_text(tomlkit.dumps(document))
     shutil.rmtree(other / ".local/share/skilltool/sources")
     again = run("plugins", "sync", "--frozen", "--home", other)
     assert again.code == 0, again.stderr

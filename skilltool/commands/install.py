@@ -426,7 +426,7 @@ def _what_runs(home: paths.Scope, catalogue: Catalogue) -> dict[str, list[dict[s
                 "plugin": item.plugin,
                 "what": item.key,
                 "command": item.shown,
-                "approved": source.approved.get(item.key) == item.digest,
+                "approved": consent.is_approved(item, source.approved),
             }
             for item in items
         ]

@@ -245,9 +245,15 @@ def _consent(opts: Options, home: paths.Scope, names: Sequence[str], said: list[
             continue
         for each in held:
             item = each.runnable
-            again = " (changed since you approved it)" if each.changed else ""
             server = item.key.split(":", 1)[1]
-            said.append(f"runs      {item.plugin}: MCP server {server!r}: {item.shown}{again}")
+            if each.was is None:
+                said.append(f"runs      {item.plugin}: MCP server {server!r}: {item.shown}")
+                continue
+            said += [
+                f"runs      {item.plugin}: MCP server {server!r} changed since you approved it:",
+                f"  -       {each.was}",
+                f"  +       {item.shown}",
+            ]
         if opts.dry_run or not (opts.yes or _asked(said, f"approve what {source.name} runs")):
             said.append(
                 f"held      {source.name}: {len(held)} command(s) no harness is given until "
