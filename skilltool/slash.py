@@ -289,7 +289,10 @@ STATE_WORDS = {
     "unready": "not supported",
     "placeholder": "missing",
 }
-HOOKS_NOTE = "skilltool installs no hooks; they run only in Claude Code, from the plugin itself"
+HOOKS_NOTE = (
+    "skilltool carries no hooks yet: they run only where the plugin itself is installed "
+    "(Claude Code's /plugin), never from what skilltool writes"
+)
 
 
 def _of(plugin: Plugin, actions: Sequence[Action]) -> tuple[dict[Path, list[Action]], list[Action]]:
