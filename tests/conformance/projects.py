@@ -25,33 +25,12 @@ from pathlib import Path
 
 from tests.conformance.homes import REPO, TIMEOUT, harness_dirs
 from tests.conformance.sandbox import harness_env, make_home
+from tests.conformance.stub import mcp_log_recorder
 
 PLUGIN = "proj"
 SKILL, AGENT, COMMAND, SERVER = "proj-skill", "proj-agent", "proj-cmd", "proj-srv"
 HARNESSES = ("opencode", "kilo", "gemini", "qwen")
-
-RECORDER = """import json, os, sys
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "started.log"), "a") as log:
-    log.write(sys.argv[1] + " " + os.getcwd() + "\\n")
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in message:
-        continue
-    method = message.get("method")
-    if method == "initialize":
-        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "rec", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "rec_" + sys.argv[1], "description": "recorder",
-                             "inputSchema": {"type": "object", "properties": {}}}]}
-    else:
-        result = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
-    sys.stdout.flush()
-"""
+RECORDER = mcp_log_recorder("started.log", cwd=True)
 
 
 def plugin(root: Path, side: str) -> Path:

@@ -8,7 +8,7 @@ real `python -m skilltool plugins add ./plugins/team --project` and `plugins sta
 repository with HOME = `home` (which holds only the harness folders the test made, so the
 manifest skilltool writes names those harnesses), and returns what they printed.
 
-The server is `RECORDER` of test_project_pi.py at `tmp/rec.py`, outside the repository (a
+The server is stub.py's `mcp_log_recorder("rec.log")` at `tmp/rec.py`, outside the repository (a
 server whose values name the project's own path is not carried into a project): it appends
 `team` to `tmp/rec.log` when a harness starts it. `tmp/sibling` is a folder beside the
 repository, for the "outside" runs.
@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tests.conformance.homes import REPO, TIMEOUT
 from tests.conformance.sandbox import harness_env
+from tests.conformance.stub import mcp_log_recorder
 from tests.helpers import build_file_tree
 
 SKILL, AGENT, COMMAND, SERVER = "team-skill", "team-agent", "team-cmd", "team-srv"
@@ -101,10 +102,8 @@ def skilltool(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedPro
 def team_project(tmp: Path, home: Path, manifest: str | None = None) -> TeamProject:
     """The repository after `plugins add ./plugins/team --project` (`manifest`: a
     skilltool.toml written first; else skilltool writes it from the home's harnesses)."""
-    from tests.conformance.test_project_pi import RECORDER
-
     recorder = tmp / "rec.py"
-    recorder.write_text(RECORDER)
+    recorder.write_text(mcp_log_recorder("rec.log"))
     repo = tmp / "repo"
     team_plugin(repo, recorder)
     (repo / "src/deep").mkdir(parents=True)
