@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tests.conformance import sandbox
 from tests.conformance.homes import REPO, TIMEOUT
+from tests.conformance.projects import skilltool_in
 from tests.conformance.stub import MCP_FLAG_RECORDER as RECORDER
 
 SKILL = "demo-skill"
@@ -164,18 +165,6 @@ def team_plugin(repo: Path, recorder: Path, flag: Path) -> Path:
     server = {"command": sys.executable, "args": [str(recorder), str(flag)]}
     write(plugin / ".mcp.json", json.dumps({"mcpServers": {TEAM_SERVER: server}}, indent=2))
     return plugin
-
-
-def skilltool_in(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real `python -m skilltool <args>` as a subprocess in `cwd`, HOME the temp home."""
-    env = sandbox.harness_env(home)
-    env.update(PYTHONPATH=str(REPO), XDG_DATA_DIRS=str(home.parent / "no-system-plugins"))
-    done = subprocess.run(
-        [sys.executable, "-m", "skilltool", *args],
-        env=env, cwd=cwd, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
-    )  # fmt: skip
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
-    return done
 
 
 def team_project(root: Path, harnesses: tuple[str, ...]) -> Team:

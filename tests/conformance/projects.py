@@ -33,6 +33,18 @@ HARNESSES = ("opencode", "kilo", "gemini", "qwen")
 RECORDER = mcp_log_recorder("started.log", cwd=True)
 
 
+def skilltool_in(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real `python -m skilltool <args>` as a subprocess in `cwd`, HOME the temp home."""
+    env = harness_env(home)
+    env.update(PYTHONPATH=str(REPO), XDG_DATA_DIRS=str(home.parent / "no-system-plugins"))
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", *args],
+        env=env, cwd=cwd, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return done
+
+
 def plugin(root: Path, side: str) -> Path:
     """The plugin `proj`, every text naming `side`; its server is the recorder."""
     base = root / "plugins" / PLUGIN
@@ -201,13 +213,7 @@ class Team:
 
     def skilltool(self, *args: str, cwd: Path | None = None) -> str:
         """The real `python -m skilltool ARGS`, HOME the team's home, run in the repository."""
-        env = harness_env(self.home, {"PYTHONPATH": str(REPO),
-                                      "XDG_DATA_DIRS": str(self.root / "no-system-plugins")})  # fmt: skip
-        done = subprocess.run(
-            [sys.executable, "-m", "skilltool", *args], env=env, cwd=cwd or self.repo,
-            capture_output=True, encoding="utf-8", timeout=TIMEOUT,
-        )  # fmt: skip
-        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+        done = skilltool_in(cwd or self.repo, self.home, *args)
         return done.stdout + done.stderr
 
 
