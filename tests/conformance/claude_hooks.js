@@ -1,6 +1,6 @@
 // A prototype of the plugin skilltool could generate for OpenCode and Kilo (test_hooks_opencode.py,
-// test_hooks_kilo.py): it runs a Claude Code plugin's hook commands, with Claude's stdin JSON,
-// from the plugin events of the harness. hookrec.plugin_source() fills in the two placeholders
+// [opencode] and [kilo]): it runs a Claude Code plugin's hook commands, with Claude's stdin JSON,
+// from the plugin events of the harness. hooks.plugin_source() fills in the two placeholders
 // below (the plugin's `hooks` object in Claude's format, and its root as a JSON string) before
 // the test writes it to ~/.config/<harness>/plugin/. SKILLTOOL_HOOK_TIMING, when set, names a file that gets one JSON
 // line per hook command run (event, ms): the measured cost.

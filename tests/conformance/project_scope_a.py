@@ -7,7 +7,7 @@ harnesses' directories and returns that home: its files are the exact shapes ski
 writes, which the tests copy into a repository's folders. `tag` goes into every
 description and body (`USER`, `PROJECT`) so a test can tell two copies of one name apart.
 
-The MCP server is `RECORDER`, a stdio server that appends a line to the file named by its
+The MCP server is `RECORDER` (stub.py's `MCP_FLAG_RECORDER`), a stdio server that appends a line to the file named by its
 first argument when it starts (and answers `initialize` and `tools/list` with one tool,
 `ping`): a file that exists proves the harness started it.
 """
@@ -23,29 +23,8 @@ from pathlib import Path
 
 from tests.conformance import sandbox
 from tests.conformance.homes import REPO, TIMEOUT
-
-RECORDER = """import json, sys
-with open(sys.argv[1], "a") as f:
-    f.write("started\\n")
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in message:
-        continue
-    method = message.get("method")
-    if method == "initialize":
-        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "recorder", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "ping", "description": "ping",
-                             "inputSchema": {"type": "object", "properties": {}}}]}
-    else:
-        result = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
-    sys.stdout.flush()
-"""
+from tests.conformance.projects import skilltool_in
+from tests.conformance.stub import MCP_FLAG_RECORDER as RECORDER
 
 SKILL = "demo-skill"
 AGENT = "helper"
@@ -186,18 +165,6 @@ def team_plugin(repo: Path, recorder: Path, flag: Path) -> Path:
     server = {"command": sys.executable, "args": [str(recorder), str(flag)]}
     write(plugin / ".mcp.json", json.dumps({"mcpServers": {TEAM_SERVER: server}}, indent=2))
     return plugin
-
-
-def skilltool_in(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real `python -m skilltool <args>` as a subprocess in `cwd`, HOME the temp home."""
-    env = sandbox.harness_env(home)
-    env.update(PYTHONPATH=str(REPO), XDG_DATA_DIRS=str(home.parent / "no-system-plugins"))
-    done = subprocess.run(
-        [sys.executable, "-m", "skilltool", *args],
-        env=env, cwd=cwd, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
-    )  # fmt: skip
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
-    return done
 
 
 def team_project(root: Path, harnesses: tuple[str, ...]) -> Team:

@@ -25,33 +25,24 @@ from pathlib import Path
 
 from tests.conformance.homes import REPO, TIMEOUT, harness_dirs
 from tests.conformance.sandbox import harness_env, make_home
+from tests.conformance.stub import mcp_log_recorder
 
 PLUGIN = "proj"
 SKILL, AGENT, COMMAND, SERVER = "proj-skill", "proj-agent", "proj-cmd", "proj-srv"
 HARNESSES = ("opencode", "kilo", "gemini", "qwen")
+RECORDER = mcp_log_recorder("started.log", cwd=True)
 
-RECORDER = """import json, os, sys
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "started.log"), "a") as log:
-    log.write(sys.argv[1] + " " + os.getcwd() + "\\n")
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in message:
-        continue
-    method = message.get("method")
-    if method == "initialize":
-        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "rec", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "rec_" + sys.argv[1], "description": "recorder",
-                             "inputSchema": {"type": "object", "properties": {}}}]}
-    else:
-        result = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
-    sys.stdout.flush()
-"""
+
+def skilltool_in(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real `python -m skilltool <args>` as a subprocess in `cwd`, HOME the temp home."""
+    env = harness_env(home)
+    env.update(PYTHONPATH=str(REPO), XDG_DATA_DIRS=str(home.parent / "no-system-plugins"))
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", *args],
+        env=env, cwd=cwd, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return done
 
 
 def plugin(root: Path, side: str) -> Path:
@@ -222,13 +213,7 @@ class Team:
 
     def skilltool(self, *args: str, cwd: Path | None = None) -> str:
         """The real `python -m skilltool ARGS`, HOME the team's home, run in the repository."""
-        env = harness_env(self.home, {"PYTHONPATH": str(REPO),
-                                      "XDG_DATA_DIRS": str(self.root / "no-system-plugins")})  # fmt: skip
-        done = subprocess.run(
-            [sys.executable, "-m", "skilltool", *args], env=env, cwd=cwd or self.repo,
-            capture_output=True, encoding="utf-8", timeout=TIMEOUT,
-        )  # fmt: skip
-        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+        done = skilltool_in(cwd or self.repo, self.home, *args)
         return done.stdout + done.stderr
 
 

@@ -37,7 +37,9 @@ Two more stubs share the recording and the API (``snapshot``, ``model_requests``
 A reply may be scripted: ``reply`` is a string or a callable ``(Recorded) -> reply``,
 where a reply is a string (one text part), a dict (one part/content block as the API
 spells it: ``{"functionCall": …}`` for Gemini, ``{"type": "tool_use", …}`` for
-Anthropic), or a list of those. ``Recorded.texts()`` gives every ``"text"`` string in
+Anthropic; for ``OpenAIStub`` ``{"call": NAME, "arguments": {…}}``, one function call:
+Chat Completions ``tool_calls`` or a Responses ``function_call`` item), or a list of
+those. ``Recorded.texts()`` gives every ``"text"`` string in
 a request (system, messages, tool results) for ``in`` checks.
 
 Nothing here needs a network beyond loopback; the server thread is a daemon and is
@@ -249,6 +251,12 @@ class OpenAIStub:
     def reply_for(self, rec: Recorded) -> ReplyValue:
         return self.reply(rec) if callable(self.reply) else self.reply
 
+    def tool_call(self, rec: Recorded) -> dict[str, Any] | None:
+        """The reply when it is one function call, `{"call": NAME, "arguments": {...}}` (an
+        `"id"` may name the call; else `call_stub<n>`, n the requests recorded so far)."""
+        value = self.reply_for(rec)
+        return value if isinstance(value, dict) and "call" in value else None
+
     def reply_text(self, rec: Recorded) -> str:
         """The reply as plain text (the OpenAI APIs here answer text only)."""
         value = self.reply_for(rec)
@@ -388,6 +396,10 @@ class _Handler(BaseHTTPRequestHandler):
     # -- chat completions --
 
     def _chat(self, rec: Recorded) -> None:
+        call = self.owner.tool_call(rec)
+        if call is not None:
+            self._chat_call(rec, call)
+            return
         text = self.owner.reply_text(rec)
         model = (rec.json or {}).get("model") or self.owner.model
         usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
@@ -430,9 +442,91 @@ class _Handler(BaseHTTPRequestHandler):
 
         self._send_sse(events())
 
+    def _chat_call(self, rec: Recorded, call: dict[str, Any]) -> None:
+        """One function call as Chat Completions `tool_calls` (JSON or SSE)."""
+        model = (rec.json or {}).get("model") or self.owner.model
+        cid = call.get("id") or f"call_stub{len(self.owner.snapshot())}"
+        usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+        tool = {
+            "id": cid,
+            "type": "function",
+            "function": {"name": call["call"], "arguments": json.dumps(call["arguments"])},
+        }
+        base = {"id": "chatcmpl-stub", "created": int(time.time()), "model": model}
+        if not rec.streaming:
+            message = {"role": "assistant", "content": None, "tool_calls": [tool]}
+            choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+            self._send_json(
+                200, dict(base, object="chat.completion", choices=[choice], usage=usage)
+            )
+            return
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return dict(base, object="chat.completion.chunk", choices=[choice])
+
+        def events() -> Iterator[tuple[str | None, Any]]:
+            yield None, chunk({"role": "assistant", "content": None}, None)
+            yield None, chunk({"tool_calls": [dict(tool, index=0)]}, None)
+            last = chunk({}, "tool_calls")
+            last["usage"] = usage
+            yield None, last
+            yield None, "[DONE]"
+
+        self._send_sse(events())
+
+    def _responses_call(self, rec: Recorded, call: dict[str, Any]) -> None:
+        """One function call as a Responses `function_call` item (JSON or SSE)."""
+        model = (rec.json or {}).get("model") or self.owner.model
+        n = len(self.owner.snapshot())
+        item = {
+            "type": "function_call",
+            "id": f"fc_stub{n}",
+            "call_id": call.get("id") or f"call_stub{n}",
+            "name": call["call"],
+            "arguments": json.dumps(call["arguments"]),
+            "status": "completed",
+        }
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 2,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 12,
+        }
+        base: dict[str, Any] = {
+            "id": f"resp_stub{n}",
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": model,
+            "output": [],
+            "status": "in_progress",
+        }
+        done = dict(base, status="completed", output=[item], usage=usage)
+        if not rec.streaming:
+            self._send_json(200, done)
+            return
+
+        def events() -> Iterator[tuple[str | None, Any]]:
+            seq = iter(range(1_000_000))
+
+            def ev(name: str, **kw: Any) -> tuple[str, Any]:
+                return name, {"type": name, "sequence_number": next(seq), **kw}
+
+            yield ev("response.created", response=base)
+            yield ev("response.output_item.added", output_index=0, item=item)
+            yield ev("response.output_item.done", output_index=0, item=item)
+            yield ev("response.completed", response=done)
+
+        self._send_sse(events())
+
     # -- responses --
 
     def _responses(self, rec: Recorded) -> None:
+        call = self.owner.tool_call(rec)
+        if call is not None:
+            self._responses_call(rec, call)
+            return
         text = self.owner.reply_text(rec)
         model = (rec.json or {}).get("model") or self.owner.model
         rid, mid = "resp_stub", "msg_stub"
@@ -773,3 +867,53 @@ if __name__ == "__main__":  # manual use: python stub.py [PORT]; prints each req
                 seen = len(reqs)
         except KeyboardInterrupt:
             pass
+
+
+# -- a stdio MCP server (a script the harness starts) -----------------------------------------
+
+_MCP_SERVER = """import json, os, sys
+__RECORD__for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in message:
+        continue
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "recorder", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": __TOOLS__}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+"""
+_PING = '[{"name": "ping", "description": "ping", "inputSchema": {"type": "object", "properties": {}}}]'  # fmt: skip
+
+
+def mcp_server(record: str = "", ping: bool = False) -> str:
+    """The source of a stdio MCP server that runs `record` (Python lines, recording that it
+    was started) and then answers `initialize` and `tools/list` (no tool, or one, `ping`:
+    a harness's startup may wait for both) until stdin closes."""
+    return _MCP_SERVER.replace("__RECORD__", record).replace("__TOOLS__", _PING if ping else "[]")
+
+
+def mcp_log_recorder(log: str, cwd: bool = False) -> str:
+    """An MCP server that appends its first argument (then ` <its cwd>` if `cwd`) as a line
+    to the file `log` beside the script."""
+    line = 'sys.argv[1] + " " + os.getcwd() + "\\n"' if cwd else 'sys.argv[1] + "\\n"'
+    return mcp_server(
+        f'with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "{log}"), "a") as log:\n'
+        f"    log.write({line})\n",
+        ping=cwd,
+    )
+
+
+# an MCP server that only answers; one that writes `started` to the file its first argument
+# names (a flag: the file exists once the harness started it)
+MCP_STUB = mcp_server()
+MCP_FLAG_RECORDER = mcp_server(
+    'with open(sys.argv[1], "a") as f:\n    f.write("started\\n")\n', ping=True
+)

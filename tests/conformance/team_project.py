@@ -8,7 +8,7 @@ real `python -m skilltool plugins add ./plugins/team --project` and `plugins sta
 repository with HOME = `home` (which holds only the harness folders the test made, so the
 manifest skilltool writes names those harnesses), and returns what they printed.
 
-The server is `RECORDER` of test_project_pi.py at `tmp/rec.py`, outside the repository (a
+The server is stub.py's `mcp_log_recorder("rec.log")` at `tmp/rec.py`, outside the repository (a
 server whose values name the project's own path is not carried into a project): it appends
 `team` to `tmp/rec.log` when a harness starts it. `tmp/sibling` is a folder beside the
 repository, for the "outside" runs.
@@ -23,8 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conformance.homes import REPO, TIMEOUT
-from tests.conformance.sandbox import harness_env
+from tests.conformance.projects import skilltool_in
+from tests.conformance.stub import mcp_log_recorder
 from tests.helpers import build_file_tree
 
 SKILL, AGENT, COMMAND, SERVER = "team-skill", "team-agent", "team-cmd", "team-srv"
@@ -85,26 +85,11 @@ def team_plugin(repo: Path, recorder: Path) -> Path:
     )
 
 
-def skilltool(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real CLI, as a user types it in `cwd`, HOME = `home`."""
-    env = harness_env(
-        home, {"PYTHONPATH": str(REPO), "XDG_DATA_DIRS": str(home.parent / "no-system-plugins")}
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "skilltool", *args],
-        env=env, cwd=cwd, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
-    )  # fmt: skip
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
-    return done
-
-
 def team_project(tmp: Path, home: Path, manifest: str | None = None) -> TeamProject:
     """The repository after `plugins add ./plugins/team --project` (`manifest`: a
     skilltool.toml written first; else skilltool writes it from the home's harnesses)."""
-    from tests.conformance.test_project_pi import RECORDER
-
     recorder = tmp / "rec.py"
-    recorder.write_text(RECORDER)
+    recorder.write_text(mcp_log_recorder("rec.log"))
     repo = tmp / "repo"
     team_plugin(repo, recorder)
     (repo / "src/deep").mkdir(parents=True)
@@ -113,8 +98,8 @@ def team_project(tmp: Path, home: Path, manifest: str | None = None) -> TeamProj
     subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
     sibling = tmp / "sibling"
     sibling.mkdir()
-    added = skilltool(["plugins", "add", "./plugins/team", "--project"], home, repo)
-    status = skilltool(["plugins", "status"], home, repo)
+    added = skilltool_in(repo, home, "plugins", "add", "./plugins/team", "--project")
+    status = skilltool_in(repo, home, "plugins", "status")
     return TeamProject(
         tmp, home, repo, sibling, tmp / "rec.log", added.stdout + added.stderr, status.stdout
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance import hooks_a as H
+from tests.conformance import hooks as H
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import AnthropicStub, Recorded
 from tests.conformance.support import Proven, need

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.conformance import hooks_a as H
+from tests.conformance import hooks as H
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import Recorded
+from tests.conformance.stub import OpenAIStub, Recorded
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -55,7 +55,7 @@ def _exec(home: Path, log: Path, marker: Path, *flags: str) -> tuple[str, list[R
             return "done"
         return {"call": "exec_command", "arguments": {"cmd": f"touch {marker}"}}
 
-    with H.ToolCallStub(reply=reply) as stub:
+    with OpenAIStub(reply=reply) as stub:
         env = harness_env(home, {"STUB_API_KEY": "dummy", "HOOK_LOG": str(log)})
         provider = {"name": "Stub", "base_url": stub.base_url, "wire_api": "responses",
                     "env_key": "STUB_API_KEY"}  # fmt: skip

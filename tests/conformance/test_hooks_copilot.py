@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.conformance import hooks_a as H
+from tests.conformance import hooks as H
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import Recorded
+from tests.conformance.stub import OpenAIStub, Recorded
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -69,7 +69,7 @@ def _session(tmp_path: Path, files: dict[str, Any]) -> tuple[Path, Path, list[Re
             return "done"
         return {"call": "bash", "arguments": {"command": f"touch {marker}", "description": "t"}}
 
-    with H.ToolCallStub(reply=reply) as stub:
+    with OpenAIStub(reply=reply) as stub:
         env = harness_env(home, {"COPILOT_PROVIDER_BASE_URL": stub.base_url,
                                  "COPILOT_PROVIDER_API_KEY": "dummy", "COPILOT_MODEL": "gpt-4.1",
                                  "COPILOT_OFFLINE": "true", "HOOK_LOG": str(log)})  # fmt: skip

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance import hooks_a as H
+from tests.conformance import hooks as H
 from tests.conformance.homes import GEMINI_SETTINGS
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import GeminiStub, Recorded

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.hooks_c import ToolCallStub, calls, fired, write_recorder
+from tests.conformance.hooks import ToolCallStub, calls, fired, write_rules_recorder
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
 
@@ -85,7 +85,7 @@ def hermes_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     rules = [
         {"event": "pre_tool_call", "contains": f"/{case}.txt", **a} for case, a in ANSWERS.items()
     ]
-    recorder = write_recorder(rec_dir, rules)
+    recorder = write_rules_recorder(rec_dir, rules)
     lines = ["hooks:"]
     for event in EVENTS:
         lines += [f"  {event}:", f'    - command: "{recorder} {event}"']

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance import hookrec
+from tests.conformance import hooks as H
 from tests.conformance.homes import QWEN_SETTINGS
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import AnthropicStub
@@ -32,8 +32,8 @@ def _need() -> None:
 
 def test_settings_hooks_fire_with_claude_payload_and_block(tmp_path: Path, proven: Proven) -> None:
     home = make_home(tmp_path)
-    script, out = hookrec.write_recorder(tmp_path)
-    hooks = hookrec.claude_hooks(script, out)  # Claude's matcher "Bash", as a plugin has it
+    script, out = H.write_payload_recorder(tmp_path)
+    hooks = H.claude_hooks(script, out)  # Claude's matcher "Bash", as a plugin has it
     hooks["SessionEnd"] = [
         {"hooks": [{"type": "command", "command": f"{script} {out} SessionEnd"}]}
     ]
@@ -42,41 +42,41 @@ def test_settings_hooks_fire_with_claude_payload_and_block(tmp_path: Path, prove
     (home / ".qwen/settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
-    with AnthropicStub(reply=hookrec.three_shell_calls("run_shell_command", work)) as stub:
+    with AnthropicStub(reply=H.three_shell_calls("run_shell_command", work)) as stub:
         env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
                                  "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
         done = run(["qwen", "-p", "hi", *QWEN], env, work, timeout=50)
         assert done.returncode == 0, done.stdout + done.stderr
-        last = [r for r in stub.model_requests() if hookrec.tool_results(r)][-1]
-    rows = hookrec.records(out)
+        last = [r for r in stub.model_requests() if H.tool_results(r)][-1]
+    rows = H.records(out)
 
-    [start] = hookrec.by_event(rows, "SessionStart")
+    [start] = H.by_event(rows, "SessionStart")
     session = start["payload"]["session_id"]
     assert start["payload"]["source"] == "startup"
     assert start["payload"]["transcript_path"].startswith(str(home / ".qwen/projects"))
-    prompts = hookrec.by_event(rows, "UserPromptSubmit")
+    prompts = H.by_event(rows, "UserPromptSubmit")
     assert prompts[0]["payload"]["prompt"] == "hi"
-    pre = hookrec.by_event(rows, "PreToolUse")
+    pre = H.by_event(rows, "PreToolUse")
     assert [r["payload"]["tool_name"] for r in pre] == ["run_shell_command"] * 3  # not "Bash"
     first = pre[0]["payload"]
     assert first["hook_event_name"] == "PreToolUse" and first["session_id"] == session
     assert first["cwd"] == str(work) and first["permission_mode"] == "yolo"
     assert first["tool_input"] == {"command": f"echo x > {work}/blocked.txt # BLOCKME",
                                    "description": "step"}  # fmt: skip
-    assert not hookrec.by_event(rows, "PreToolUse-Read")
+    assert not H.by_event(rows, "PreToolUse-Read")
     for name in ("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
         assert pre[0]["env"][name] == str(work)
     # blocked (exit 2) and denied (JSON) never ran; the third did and alone got a PostToolUse
     assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
     assert (work / "ran.txt").exists()
-    [post] = hookrec.by_event(rows, "PostToolUse")
+    [post] = H.by_event(rows, "PostToolUse")
     assert post["payload"]["tool_input"]["command"] == f"echo x > {work}/ran.txt"
     assert "Exit Code: 0" in post["payload"]["tool_response"]["llmContent"]
-    [stop] = hookrec.by_event(rows, "Stop")
+    [stop] = H.by_event(rows, "Stop")
     assert stop["payload"]["last_assistant_message"] == "done"
     assert stop["payload"]["stop_hook_active"] is False
-    assert not hookrec.by_event(rows, "SessionEnd")  # not at the end of a `-p` run
-    blocked, denied, ran = hookrec.tool_results(last)
+    assert not H.by_event(rows, "SessionEnd")  # not at the end of a `-p` run
+    blocked, denied, ran = H.tool_results(last)
     assert blocked.get("is_error") and "recorder blocks BLOCKME" in str(blocked["content"])
     assert denied.get("is_error") and "recorder denies DENYME" in str(denied["content"])
     assert not ran.get("is_error")
@@ -99,7 +99,7 @@ def test_an_extension_carries_a_plugins_hooks_json_as_it_is(tmp_path: Path, prov
     ext = home / ".qwen/extensions/hooked"
     (ext / "hooks").mkdir(parents=True)
     (ext / "qwen-extension.json").write_text('{"name": "hooked", "version": "1.0.0"}\n')
-    script, out = hookrec.write_recorder(ext)
+    script, out = H.write_payload_recorder(ext)
     command = f"${{CLAUDE_PLUGIN_ROOT}}/rec.py {out} PreToolUse"
     hooks = {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]
@@ -107,12 +107,12 @@ def test_an_extension_carries_a_plugins_hooks_json_as_it_is(tmp_path: Path, prov
     (ext / "hooks/hooks.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
-    with AnthropicStub(reply=hookrec.three_shell_calls("run_shell_command", work)) as stub:
+    with AnthropicStub(reply=H.three_shell_calls("run_shell_command", work)) as stub:
         env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
                                  "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
         done = run(["qwen", "-p", "hi", *QWEN], env, work, timeout=50)
         assert done.returncode == 0, done.stdout + done.stderr
-    pre = hookrec.by_event(hookrec.records(out), "PreToolUse")
+    pre = H.by_event(H.records(out), "PreToolUse")
     assert len(pre) == 3 and pre[0]["argv"][0] == str(out)
     assert not (work / "blocked.txt").exists() and (work / "ran.txt").exists()
     proven(

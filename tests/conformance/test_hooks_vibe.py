@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.hooks_c import ToolCallStub, calls, fired, write_recorder
+from tests.conformance.hooks import ToolCallStub, calls, fired, write_rules_recorder
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
 
@@ -100,7 +100,7 @@ def native(tmp_path_factory: pytest.TempPathFactory) -> Run:
             {"event": "pre_tool", "contains": f"/{case}.txt", **a} for case, a in ANSWERS.items()
         ]
         rules.insert(0, {"event": "strict", "contains": "/strict-exit2.txt", "exit": 2})
-        recorder = write_recorder(rec_dir, rules)
+        recorder = write_rules_recorder(rec_dir, rules)
         (home / ".vibe/hooks.toml").write_text(
             f'[[hooks]]\nname = "rec-pre"\ntype = "pre_tool"\nmatch = "bash"\n'
             f'command = "{recorder} pre_tool"\n'
@@ -179,7 +179,7 @@ def claude_plugin(tmp_path_factory: pytest.TempPathFactory) -> Run:
     tmp = tmp_path_factory.mktemp("vibe-claude-plugin")
 
     def setup(home: Path, rec_dir: Path) -> None:
-        recorder = write_recorder(rec_dir)
+        recorder = write_rules_recorder(rec_dir)
         plugin = home / ".vibe/plugins/demo"
         (plugin / ".claude-plugin").mkdir(parents=True)
         (plugin / "hooks").mkdir()

@@ -22,34 +22,15 @@ import pytest
 
 from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import OpenAIStub
+from tests.conformance.stub import MCP_STUB, OpenAIStub, mcp_server
 from tests.conformance.support import Proven, need
 from tests.helpers import REPO, build_file_tree
 
 pytestmark = pytest.mark.conformance
 
 SERVER = "plugin-srv"  # the plugin's server; the user's own is `mine`
-# a stdio MCP server that answers `initialize` and `tools/list` with no tools, so that a
-# harness whose listing starts each server (pi) sees both start; stdin closed: it ends
-STUB = """import json, sys
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in message:
-        continue
-    method = message.get("method")
-    if method == "initialize":
-        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "stub", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": []}
-    else:
-        result = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
-    sys.stdout.flush()
-"""
+# the plugin's server is MCP_STUB, which answers `initialize` and `tools/list` with no tools,
+# so that a harness whose listing starts each server (pi) sees both start; stdin closed: it ends
 
 
 class Case(NamedTuple):
@@ -120,7 +101,7 @@ def make_plugin(root: Path) -> Path:
         {
             ".claude-plugin/plugin.json": '{"name": "demo"}\n',
             ".mcp.json": json.dumps({"mcpServers": {SERVER: server}}, indent=2) + "\n",
-            "bin/srv": f"#!{sys.executable}\n{STUB}",
+            "bin/srv": f"#!{sys.executable}\n{MCP_STUB}",
         },
     )
     (plugin / "bin/srv").chmod(0o755)
@@ -322,16 +303,15 @@ USER_SETTINGS = '{\n  "model": "sonnet"\n}\n'
 
 def recorder(plugin: Path, seen: Path) -> Path:
     """A stdio server script in the plugin that writes its argv, `T_*` environment and
-    working directory to `seen` (one JSON line a start), then answers as STUB does."""
+    working directory to `seen` (one JSON line a start), then answers as MCP_STUB does."""
     script = plugin / "bin/recorder"
     record = (
-        "import json, os, sys\n"
         f"with open({str(seen)!r}, 'a') as out:\n"
         "    env = {k: v for k, v in os.environ.items() if k.startswith('T_')}\n"
         "    seen = {'argv': sys.argv[1:], 'env': env, 'cwd': os.getcwd()}\n"
         "    out.write(json.dumps(seen) + '\\n')\n"
     )
-    script.write_text(f"#!{sys.executable}\n{record}{STUB}")
+    script.write_text(f"#!{sys.executable}\n{mcp_server(record)}")
     script.chmod(0o755)
     return script
 

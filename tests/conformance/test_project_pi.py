@@ -24,6 +24,7 @@ import pytest
 
 from tests.conformance.homes import DUMP_EXTENSION, TIMEOUT, text
 from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import mcp_log_recorder
 from tests.conformance.support import Proven, need
 from tests.conformance.team_project import team_project
 from tests.conformance.test_pi import get_commands
@@ -34,27 +35,7 @@ pytestmark = pytest.mark.conformance
 MARK = f"(sha256:{'0' * 64})"
 # a stdio MCP server that appends its first argument to rec.log beside it when started, then
 # answers initialize and tools/list (pi's startup waits for both)
-RECORDER = """import json, os, sys
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "rec.log"), "a") as log:
-    log.write(sys.argv[1] + "\\n")
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in message:
-        continue
-    method = message.get("method")
-    if method == "initialize":
-        result = {"protocolVersion": message.get("params", {}).get("protocolVersion", "2024-11-05"),
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "rec", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": []}
-    else:
-        result = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
-    sys.stdout.flush()
-"""
+RECORDER = mcp_log_recorder("rec.log")
 
 
 @pytest.fixture(autouse=True)

@@ -1,27 +1,108 @@
-"""Shared by test_hooks_opencode.py, test_hooks_kilo.py and test_hooks_qwen.py: a recorder hook
-command, a stub model that makes the harness call its shell tool three times, and the
-OpenCode/Kilo plugin prototype (claude_hooks.js) filled with a plugin's Claude-style hooks.
+"""Helpers for the hook tests (`test_hooks_<harness>.py`): the recorder hook commands, a stub
+model that scripts shell tool calls, and the OpenCode/Kilo plugin prototype (claude_hooks.js).
 
-The recorder is a tiny Python script written into the test's tmp (outside any repository):
-`rec.py OUT EVENT` appends {event, argv, stdin, env} to OUT as one JSON line. Its answer depends
-on the payload, so one run proves firing and blocking: a stdin holding `BLOCKME` exits 2 with a
-reason on stderr; one holding `DENYME` exits 0 printing Claude's JSON answer
-`hookSpecificOutput.permissionDecision: "deny"`; anything else exits 0 silently.
+Every recorder is a small Python script written into the test's tmp (outside any repository)
+that appends one JSON line per call; they differ in how a test configures and answers them:
+
+- `recorder(root)` (`LABEL_RECORDER`; Claude Code, Codex, Copilot CLI, Gemini CLI): the hook
+  command `python3 <rec> <label> [<exit code> [<stdout file>]]` (`command(...)`) appends
+  {label, argv, cwd, stdin (parsed when JSON), env (names saying hook, plugin, project,
+  session or a harness)} to `$HOOK_LOG` (set by the test in the harness's environment), then
+  prints the stdout file's content if one is named and exits with the exit code (stderr says
+  `blocked by recorder` when it is not 0). Read with `entries`, `labels`, `first`.
+- `write_payload_recorder(root)` (`PAYLOAD_RECORDER`; OpenCode, Kilo, Qwen Code): `rec.py OUT
+  EVENT` appends {event, argv, stdin, env} to OUT. Its answer depends on the payload, so one
+  run proves firing and blocking: a stdin holding `BLOCKME` exits 2 with a reason on stderr;
+  one holding `DENYME` exits 0 printing Claude's JSON answer
+  `hookSpecificOutput.permissionDecision: "deny"`; anything else exits 0 silently. Read with
+  `records`, `by_event`.
+- `write_rules_recorder(dir, rules)` (`RULES_RECORDER`; pi, Mistral Vibe, Hermes): its first
+  argument names the event; it appends {argv, stdin parsed, env (`CLAUDE_*`/`PI_*`/
+  `HERMES_*`/`VIBE_*`/`PLUGIN_*`), cwd} to `calls.jsonl` beside it; the first rule whose
+  `event` is that name and whose `contains` is in stdin answers: `stdout`, `stderr`, `exit`.
+  Read with `calls`, `fired`.
+
+Stubs: `OpenAIStub(reply={"call": NAME, "arguments": {...}})` (stub.py) answers with one
+function call; `ToolCallStub(calls)` scripts several, one per request; `three_shell_calls`
+scripts the Anthropic stub for OpenCode, Kilo and Qwen.
 """
 
 from __future__ import annotations
 
 import json
+import stat
 import statistics
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import AnthropicStub, Recorded
+from tests.conformance.stub import AnthropicStub, OpenAIStub, Recorded, ReplyValue
+
+LABEL_RECORDER = r"""
+import json, os, sys
+raw = sys.stdin.read()
+try:
+    data = json.loads(raw) if raw.strip() else None
+except ValueError:
+    data = raw
+words = ("HOOK", "PLUGIN", "PROJECT", "SESSION", "CLAUDE", "GEMINI", "CODEX", "COPILOT")
+env = {k: v for k, v in os.environ.items() if any(w in k.upper() for w in words)}
+line = {"label": sys.argv[1], "argv": sys.argv, "cwd": os.getcwd(), "stdin": data, "env": env}
+with open(os.environ["HOOK_LOG"], "a") as f:
+    f.write(json.dumps(line) + "\n")
+if len(sys.argv) > 3:
+    sys.stdout.write(open(sys.argv[3]).read())
+code = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+if code:
+    sys.stderr.write("blocked by recorder\n")
+sys.exit(code)
+"""
+
+
+def recorder(root: Path) -> Path:
+    path = root / "rec.py"
+    path.write_text(LABEL_RECORDER)
+    return path
+
+
+def command(rec: Path, label: str, code: int = 0, answer: Path | None = None) -> str:
+    """The hook command line for the recorder."""
+    line = f"python3 {rec} {label} {code}"
+    return f"{line} {answer}" if answer else line
+
+
+def entries(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
+
+
+def labels(log: Path) -> list[str]:
+    return [e["label"] for e in entries(log)]
+
+
+def first(log: Path, label: str) -> dict[str, Any]:
+    found = [e for e in entries(log) if e["label"] == label]
+    assert found, f"no {label} hook fired; log: {labels(log)}"
+    return found[0]
+
+
+def wait_for_label(log: Path, label: str, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if label in labels(log):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+# -- the payload recorder; OpenCode and Kilo plugins; Qwen -------------------------------------
 
 HERE = Path(__file__).resolve().parent
 
-RECORDER = """\
+PAYLOAD_RECORDER = """\
 #!/usr/bin/env python3
 import json, os, sys
 out, event = sys.argv[1], sys.argv[2]
@@ -41,10 +122,10 @@ if "DENYME" in data:
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
 
-def write_recorder(root: Path) -> tuple[Path, Path]:
+def write_payload_recorder(root: Path) -> tuple[Path, Path]:
     """The recorder script and the file it appends to."""
     script = root / "rec.py"
-    script.write_text(RECORDER, encoding="utf-8")
+    script.write_text(PAYLOAD_RECORDER, encoding="utf-8")
     script.chmod(0o755)
     return script, root / "records.jsonl"
 
@@ -155,11 +236,11 @@ def binary_has(binary: Path, *needles: bytes) -> dict[bytes, bool]:
     return found
 
 
-def plugin_run(tmp_path: Path, harness: str, config_env: str) -> dict:
+def plugin_run(tmp_path: Path, harness: str, config_env: str) -> dict[str, Any]:
     """The prototype plugin with the recorder on every event, then `<harness> run hi` against a
     stub that calls `bash` three times (blocked by exit 2, denied by JSON, allowed)."""
     home = make_home(tmp_path)
-    script, out = write_recorder(tmp_path)
+    script, out = write_payload_recorder(tmp_path)
     plugin_dir = home / ".config" / harness / "plugin"
     plugin_dir.mkdir(parents=True)
     plugin_root = tmp_path / "plugin-root"
@@ -179,7 +260,7 @@ def plugin_run(tmp_path: Path, harness: str, config_env: str) -> dict:
             "plugin_root": plugin_root}  # fmt: skip
 
 
-def check_plugin_run(seen: dict) -> str:
+def check_plugin_run(seen: dict[str, Any]) -> str:
     rows, work = seen["rows"], seen["work"]
     [start] = by_event(rows, "SessionStart")
     session = start["payload"]["session_id"]
@@ -209,3 +290,91 @@ def check_plugin_run(seen: dict) -> str:
     assert not ran.get("is_error")
     ms = statistics.median(t["ms"] for t in seen["timing"])
     return f"median {ms:.0f} ms per hook command run ({len(seen['timing'])} runs)"
+
+
+# -- the rules recorder and a stub scripting several tool calls (pi, Vibe, Hermes) ----------
+
+RULES_RECORDER = r"""#!{python}
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+raw = sys.stdin.read()
+try:
+    payload = json.loads(raw) if raw.strip() else None
+except ValueError:
+    payload = {{"unparsed": raw}}
+keep = ("CLAUDE_", "PI_", "HERMES_", "VIBE_", "PLUGIN_")
+env = {{k: v for k, v in os.environ.items() if k.startswith(keep)}}
+line = {{"argv": sys.argv[1:], "stdin": payload, "env": env, "cwd": os.getcwd()}}
+with open(os.path.join(here, "calls.jsonl"), "a", encoding="utf-8") as f:
+    f.write(json.dumps(line) + "\n")
+try:
+    with open(os.path.join(here, "rules.json"), encoding="utf-8") as f:
+        rules = json.load(f)
+except OSError:
+    rules = []
+for rule in rules:
+    if sys.argv[1:2] == [rule["event"]] and rule.get("contains", "") in raw:
+        sys.stdout.write(rule.get("stdout", ""))
+        sys.stderr.write(rule.get("stderr", ""))
+        sys.exit(rule.get("exit", 0))
+"""
+
+
+# the system's Python when there is one: the recorder depends on nothing of the repository
+PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").is_file() else sys.executable
+
+
+def write_rules_recorder(directory: Path, rules: list[dict[str, Any]] | None = None) -> Path:
+    """The recorder script in `directory` (created); its calls land in `calls.jsonl`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / "recorder.py"
+    script.write_text(RULES_RECORDER.format(python=PYTHON), encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    (directory / "rules.json").write_text(json.dumps(rules or []), encoding="utf-8")
+    return script
+
+
+def calls(directory: Path) -> list[dict[str, Any]]:
+    log = directory / "calls.jsonl"
+    if not log.is_file():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def fired(directory: Path) -> list[str]:
+    """The event names the recorder was called for, in order."""
+    return [c["argv"][0] for c in calls(directory)]
+
+
+def tool_results_in(rec: Recorded) -> int:
+    messages = (rec.json or {}).get("messages") or []
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "tool")
+
+
+class ToolCallStub(OpenAIStub):
+    """The scripted tool calls one per request, then `final` as text: the n-th call (id
+    `call_stub_<n-1>`) while the request offers tools and carries n-1 tool results."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]], final: str = "hooks done") -> None:
+        super().__init__(reply=self._next)
+        self.calls = calls
+        self.final = final
+
+    def _next(self, rec: Recorded) -> ReplyValue:
+        done = tool_results_in(rec)
+        if done >= len(self.calls) or not (rec.json or {}).get("tools"):
+            return self.final
+        name, arguments = self.calls[done]
+        return {"call": name, "arguments": arguments, "id": f"call_stub_{done}"}
+
+    def tool_results(self) -> list[str]:
+        """The tool messages' contents of the last model request, in order."""
+        out: list[str] = []
+        requests = self.model_requests()
+        for m in (requests[-1].json or {}).get("messages") or [] if requests else []:
+            if isinstance(m, dict) and m.get("role") == "tool":
+                content = m.get("content")
+                if isinstance(content, list):
+                    content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+                out.append(str(content))
+        return out
