@@ -101,9 +101,15 @@ def test_killed_updates_leave_old_or_new_and_the_next_run_converges(
         shutil.rmtree(home)
         shutil.copytree(template, home, symlinks=True)
 
-    begin = time.monotonic()
-    assert subprocess.run(_update(home), env=env, capture_output=True).returncode == 0
-    seconds = time.monotonic() - begin
+    # how long an update takes: the shorter of two, so that a first run slowed by other work
+    # on the machine does not make the kills land after most updates have ended
+    times = []
+    for _ in range(2):
+        reset()
+        begin = time.monotonic()
+        assert subprocess.run(_update(home), env=env, capture_output=True).returncode == 0
+        times.append(time.monotonic() - begin)
+    seconds = min(times)
     after = listing(home)
     assert checkout_of(after, new) and checkout_of(before, old)
     complete = {old: checkout_of(before, old), new: checkout_of(after, new)}
