@@ -441,3 +441,28 @@ def test_switching_from_links_to_copies_replaces_each_link_of_ours(
     assert (copy / ".skilltool-copy").is_file()
     checked = run("plugins", "check")
     assert checked.code == 0, checked.stdout + checked.stderr
+
+
+def test_check_on_a_fresh_clone_is_what_ci_runs(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = Repo(tmp_path, "tools")
+    remote.commit(plugin_files("tools", skills=("lint",), agents={"fixer": "You fix.\n"}))
+    remote.push()
+    assert run("plugins", "add", "../../plugins/team", "--project").code == 0
+    assert run("plugins", "add", remote.url).code == 0
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "plugins", cwd=repo)
+    clone = tmp_path / "ci"
+    git("clone", "-q", repo, clone)
+    monkeypatch.chdir(clone)
+    checked = run("plugins", "check")
+    assert checked.code == 0, checked.stdout + checked.stderr
+    assert checked.lines == ["current   nothing would change"]
+    assert git("status", "--porcelain", cwd=clone) == ""  # what it fetched is ignored
+    # a commit that edits a rendering by hand fails the check, with the diff
+    agent = clone / ".claude/agents/fixer.md"
+    agent.write_text(agent.read_text() + "An edit by hand.\n")
+    failed = run("plugins", "check")
+    assert failed.code == 1
+    assert "-An edit by hand." in failed.lines

@@ -206,8 +206,9 @@ def _change(opts: Options, remove: bool, planned: list[plan.Action] | None = Non
 
 
 def check(opts: Options) -> Result:
-    """`plugins check`, for CI and pre-commit: exit 1 with what an install would change and
-    its diff, 0 and one line when everything is current. In a project the manifest must
+    """`plugins check`, for CI and pre-commit: exit 1 with what an install would change (and
+    what was edited by hand, which `install --force` would) and its diff, 0 and one line
+    when everything is current. In a project the manifest must
     match the lockfile, and a checkout of a locked source that is missing is fetched first
     into the project's own ignored folder (as `sync --frozen` does); nothing else is written."""
     home = opts.where
@@ -224,13 +225,17 @@ def check(opts: Options) -> Result:
     looked = _change(opts._replace(dry_run=True, diff=False), False, actions)
     if looked.code != OK:
         return looked
-    if not any(a.writes for a in actions):
+    # a rendering or copy edited by hand is kept by install, but is not what it would write
+    changing = [a for a in actions if a.writes or a.state == "edited"]
+    if not changing:
         return Result(OK, {"current": True}, (home.line(), "current   nothing would change"))
-    changing = [a for a in actions if a.writes]
     said = report.outcome_lines([Outcome(a, True) for a in changing], home, True, "normal")
     lines = [home.line(), *said, *report.new_file_lines(changing, home)]
     lines += report.diff_lines(changing, home)
-    lines.append("check     run 'skilltool plugins install' (or 'sync') and commit the result")
+    lines.append(
+        "check     run 'skilltool plugins install' (--force for what was edited by hand) "
+        "and commit the result"
+    )
     return Result(FAILED, {"current": False}, tuple(lines), looked.problems, looked.warnings)
 
 
