@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -196,6 +195,8 @@ def write(action: Action, within: Path | None) -> None:
     """Carry out a copy action: the new copy is made beside its place and renamed into it;
     one it replaces or removes is renamed aside first, so no half of either is ever seen
     under the skill's name. `within`: the project, whose paths the marker records."""
+    import shutil  # here: only a run that copies a skill needs it
+
     target = action.target
     sweep(target.parent)
     aside = target.parent / f"{TEMP_PREFIX}gone-{os.getpid()}-{target.name}"
@@ -232,6 +233,8 @@ def sweep(folder: Path) -> None:
         names = os.listdir(folder)
     except OSError:
         return
+    import shutil
+
     for name in names:
         path = folder / name
         if name.startswith(TEMP_PREFIX) and os.path.isdir(path) and not os.path.islink(path):
@@ -240,6 +243,8 @@ def sweep(folder: Path) -> None:
 
 def _copy_file(source: str, destination: str) -> None:
     """A file's bytes, with the mode git keeps: executable or not."""
+    import shutil
+
     shutil.copyfile(source, destination, follow_symlinks=False)
     executable = os.stat(source).st_mode & 0o100
     os.chmod(destination, 0o755 if executable else 0o644)

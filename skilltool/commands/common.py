@@ -32,6 +32,14 @@ class Options(NamedTuple):
     @property
     def where(self) -> paths.Scope:
         """The scope the run acts on; a path named that is not there stops it here."""
+        import os
+        from pathlib import Path
+
+        home = self.project is None and (
+            self.user or self.home is not None or paths.find_project(Path(os.getcwd())) is None
+        )
+        if home:  # the usual run: nothing of a project is imported
+            return paths.Home.resolve(self.home, self.namespace, self.skills_dir)
         from skilltool import project
 
         return project.scope(self.home, self.namespace, self.skills_dir, self.project, self.user)

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltool import consent, copies, discover, paths, plan, report, slash
+from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, OK, SkilltoolError
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from skilltool.cache import Caches
     from skilltool.harnesses import Harness
     from skilltool.ledger import Ledger
+    from skilltool.model import Problem
+    from skilltool.sources import Source
 
 
 def status(opts: Options) -> Result:
@@ -316,6 +318,8 @@ def install_plan(
     evidence = plan.Evidence(catalogue, opts.prune)
     copied: dict[str, Skill] = {}
     if isinstance(home, paths.Project):  # a git source's skills: copies (or links, if asked)
+        from skilltool import copies
+
         trust = None
         winners = plan.winning_skills(catalogue)[0]
         copied = {n: s for n, s in winners.items() if copies.copied(home, s.path)}
@@ -335,20 +339,43 @@ def install_plan(
             plan.plan_links(seen, folder, remove, owner, trust, detail, evidence, frozenset(copied))
         )
         if isinstance(home, paths.Project):
+            from skilltool import copies
+
             made = copies.plan(home, mine, folder, remove, opts.force, evidence, owner)
             parts.append(plan.Plan(tuple(made), ()))
     renders = caches.renders
     ledger = ledger or open_ledger(home)
-    by_place = consent.fetched(home)  # a server they fetched runs once the user approved it
+    by_place = _fetched(home)  # a server they fetched runs once the user approved it
     for seen, group in groups:
         parts.append(plan.plan_renderings(seen, group, remove, opts.force, renders, evidence))
         parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
-        approved, held = consent.approved_only(by_place, seen)
+        approved, held = _approved_only(by_place, seen)
         parts.append(_entries_plan(opts, approved, remove, group, ledger, evidence))
         parts.append(plan.Plan((), tuple(held)))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
     return plan.merge(parts)
+
+
+def _fetched(home: paths.Scope) -> dict[Path, Source]:
+    """The lockfile's sources fetched from a URL (consent.fetched), without importing what
+    asks for consent when there is no lockfile, as in most homes."""
+    if not os.path.lexists(home.lockfile):
+        return {}
+    from skilltool import consent
+
+    return consent.fetched(home)
+
+
+def _approved_only(
+    by_place: dict[Path, Source], catalogue: Catalogue
+) -> tuple[Catalogue, list[Problem]]:
+    """The catalogue without the servers the user has not approved (consent.approved_only)."""
+    if not by_place:
+        return catalogue, []
+    from skilltool import consent
+
+    return consent.approved_only(by_place, catalogue)
 
 
 def _has(catalogue: Catalogue, skill: Skill) -> bool:
@@ -424,7 +451,12 @@ def _what_runs(home: paths.Scope, catalogue: Catalogue) -> dict[str, list[dict[s
     """Per fetched source, the commands of its plugins a harness would run, and whether
     the user approved each as it is now."""
     runs: dict[str, list[dict[str, object]]] = {}
-    for place, source in consent.fetched(home).items():
+    by_place = _fetched(home)
+    if not by_place:
+        return runs
+    from skilltool import consent
+
+    for place, source in by_place.items():
         items = consent.runnables(catalogue.plugins, {place: source})
         runs[source.name] = [
             {
