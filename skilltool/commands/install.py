@@ -123,7 +123,12 @@ def _whose(kind: str, harnesses: list[Harness]) -> str:
     return f"in the project and the home: {said}"
 
 
-WHOSE = {"project": "the project's", "home": "the home's", "both": "both listed"}
+WHOSE = {
+    "project": "the project's",
+    "home": "the home's",
+    "both": "both listed",
+    "either": "either, not always the same",
+}
 
 
 def _status_data(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -76,6 +77,9 @@ class OpenCodeFamily(Harness):
 class OpenCode(OpenCodeFamily):
     name = "opencode"
     title = "OpenCode"
+    # a skill named in both: the project's in most runs of test_project_opencode.py, not in
+    # every run of the whole suite; the project's agent wins always
+    precedence: ClassVar[Mapping[str, str]] = {"skill": "either", "agent": "project"}
     # `opencode agent list` in a clean home
     builtin_agents = frozenset(
         {"build", "compaction", "explore", "general", "plan", "summary", "title"}

@@ -163,10 +163,13 @@ def test_precedence_project_over_home(w: World, proven: Proven) -> None:
     assert data["command"][COMMAND]["template"].startswith("Run the project command")
     assert data["mcp"][SERVER]["command"][-1] == "project"
     skill = skills(w.user, w.deep)[SKILL]
+    # the skill: the project's in every run of this file alone, the home's in two of three
+    # runs of the whole suite: not fixed (skilltool's status says "either" for OpenCode)
     proven("opencode", "same names in ~ and the repo: agent, command and MCP server are the "
-           f"project's; the skill is {'the project' if str(w.repo) in skill else 'the home'}'s "
-           f"({skill})")  # fmt: skip
-    assert str(w.repo) in skill, skill
+           f"project's; the skill was {'the project' if str(w.repo) in skill else 'the home'}'s "
+           f"this run ({skill}): which one is not fixed")  # fmt: skip
+    assert skill.endswith(f"/{SKILL}/SKILL.md"), skill
+    assert skill.startswith((str(w.repo), str(w.user))), skill  # one of the two, no other
 
 
 def test_skilltool_project_loads_inside_and_not_outside(tmp_path: Path, proven: Proven) -> None:
