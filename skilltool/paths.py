@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from skilltool.model import SearchEntry
@@ -256,26 +257,23 @@ class Project(NamedTuple):
 Scope = Home | Project
 
 
-def find_project(start: Path) -> Path | None:
-    """The nearest folder at or above `start` that holds a manifest, as git finds its own."""
-    here = start
-    while True:
-        if os.path.isfile(here / MANIFEST):
+def nearest(start: Path, name: str, there: Callable[[Path], bool] = os.path.lexists) -> Path | None:
+    """The nearest folder at or above `start` holding `name` (as `there` tells), as git
+    finds its repository; None at the root."""
+    for here in (start, *start.parents):
+        if there(here / name):
             return here
-        if here.parent == here:
-            return None
-        here = here.parent
+    return None
+
+
+def find_project(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds a manifest."""
+    return nearest(start, MANIFEST, os.path.isfile)
 
 
 def repository_of(start: Path) -> Path | None:
     """The top of the git repository `start` is in (a folder holding `.git`), or None."""
-    here = start
-    while True:
-        if os.path.lexists(here / ".git"):
-            return here
-        if here.parent == here:
-            return None
-        here = here.parent
+    return nearest(start, ".git")
 
 
 def named_path(text: str, what: str) -> Path:

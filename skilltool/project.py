@@ -31,8 +31,6 @@ IGNORE = (
     "# into the project's config files, is committed\n"
     "/cache/\n/sources/\n/state/\n"
 )
-# the keys of a source's table in the manifest: what was asked, never what it resolved to
-ASKED = ("url", "path", "ref", "subdir", "plugins", "marketplace")
 
 
 class Manifest(NamedTuple):
@@ -46,34 +44,8 @@ class Manifest(NamedTuple):
     withheld: tuple[tuple[str, str], ...] = ()
 
 
-def scope(
-    home: str | None,
-    namespace: str | None,
-    skills_dir: str | None,
-    project: str | None,
-    user: bool,
-) -> paths.Scope:
-    """The scope a run acts on: `--user` or `--home` (without `--project`) the home; else
-    the project `--project` names (`""`: the repository of the working directory), else
-    the project the working directory is in, else the home."""
-    if user and project is not None:
-        raise UsageError("--project and --user name two scopes; give one of them")
-    if user or (home is not None and project is None):
-        return paths.Home.resolve(home, namespace, skills_dir)
-    if project:
-        root = paths.named_directory(project, "--project")
-    elif project is not None:
-        root = current_repository()
-    else:
-        found = paths.find_project(Path(os.getcwd()))
-        if found is None:
-            return paths.Home.resolve(home, namespace, skills_dir)
-        root = found
-    if skills_dir is not None:
-        raise UsageError(
-            "--dir names a home's skills dir; a project's is its .agents/skills: "
-            "leave out --dir, or give --user"
-        )
+def opened(root: Path, namespace: str | None) -> paths.Project:
+    """The project in `root`, as its manifest (none yet: an empty one) says it."""
     ns = namespace or os.environ.get(paths.NAMESPACE_VARIABLE) or paths.DEFAULT_NAMESPACE
     manifest = read(root)
     return paths.Project(root, ns, manifest.harnesses, manifest.copies, manifest.withheld)

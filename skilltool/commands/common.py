@@ -31,18 +31,34 @@ class Options(NamedTuple):
 
     @property
     def where(self) -> paths.Scope:
-        """The scope the run acts on; a path named that is not there stops it here."""
+        """The scope the run acts on: `--user` or `--home` (without `--project`) the home;
+        else the project `--project` names (alone: the repository of the working directory),
+        else the project the working directory is in, else the home. A path named that is
+        not there stops the run here."""
         import os
         from pathlib import Path
 
-        home = self.project is None and (
-            self.user or self.home is not None or paths.find_project(Path(os.getcwd())) is None
-        )
-        if home:  # the usual run: nothing of a project is imported
+        from skilltool.errors import UsageError
+
+        if self.user and self.project is not None:
+            raise UsageError("--project and --user name two scopes; give one of them")
+        root = None
+        if self.project is None and not self.user and self.home is None:
+            root = paths.find_project(Path(os.getcwd()))
+        if self.project is None and root is None:  # the usual run: nothing of a project read
             return paths.Home.resolve(self.home, self.namespace, self.skills_dir)
+        if self.skills_dir is not None:
+            raise UsageError(
+                "--dir names a home's skills dir; a project's is its .agents/skills: "
+                "leave out --dir, or give --user"
+            )
         from skilltool import project
 
-        return project.scope(self.home, self.namespace, self.skills_dir, self.project, self.user)
+        if self.project:
+            root = paths.named_directory(self.project, "--project")
+        elif root is None:
+            root = project.current_repository()
+        return project.opened(root, self.namespace)
 
     @property
     def user_home(self) -> paths.Home:
