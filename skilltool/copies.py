@@ -76,9 +76,12 @@ def plan(
     force: bool,
     evidence: Evidence,
     owner: str = "skill",
+    digests: dict[Path, str] | None = None,
 ) -> list[Action]:
     """The copies of `winners` in `skills_dir` (or their removal), and copies of ours no
-    winning skill needs any more."""
+    winning skill needs any more. `digests`: each skill folder's digest, kept by the
+    caller across the skills dirs of one plan, so that a skill is read once."""
+    known = {} if digests is None else digests
     from skilltool.plan import Action
 
     actions: list[Action] = []
@@ -112,7 +115,9 @@ def plan(
                 Action("copy", owner, name, target, state, change, source, reason=why, seen=now)
             )
             continue
-        if intact and now == digest(source):
+        if source not in known:
+            known[source] = digest(source)
+        if intact and now == known[source]:
             actions.append(Action("copy", owner, name, target, "current", "none", source, seen=now))
         elif intact or force:
             actions.append(

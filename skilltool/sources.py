@@ -610,7 +610,9 @@ def _same_place(a: Source, b: Source) -> bool:
     return same_ask(a._replace(plugins=(), nothing=False), b._replace(plugins=(), nothing=False))
 
 
-def _more_of(home: paths.Scope, known: Source, wanted: Source, dry_run: bool) -> Done | None:
+def _more_of(
+    home: paths.Scope, known: Source, wanted: Source, sources: list[Source], dry_run: bool
+) -> Done | None:
     """`add --plugin` of a source already recorded from the same place: those plugins
     added to the ones it has (a marketplace's, one at a time), or None if it is not that."""
     if not wanted.plugins or not _same_place(known, wanted):
@@ -622,10 +624,10 @@ def _more_of(home: paths.Scope, known: Source, wanted: Source, dry_run: bool) ->
     grown = known._replace(plugins=names, nothing=False)
     at = source_root(home, known)
     if at is not None:  # each plugin named is there, and no other source has it
-        others = [(s, entry(home, s)) for s in read_lock(home) if s.name != known.name]
+        others = [(s, entry(home, s)) for s in sources if s.name != known.name]
         check_plugins(wanted._replace(nothing=False), at, others)
     if not dry_run:
-        write_lock(home, [grown if s.name == known.name else s for s in read_lock(home)])
+        write_lock(home, [grown if s.name == known.name else s for s in sources])
     return Done("added", grown, detail=f"{', '.join(wanted.plugins)} of {known.name}")
 
 
@@ -639,7 +641,7 @@ def _add_source(
 ) -> Done:
     known = next((s for s in sources if s.name == wanted.name), None)
     if known is not None:
-        more = _more_of(home, known, wanted, dry_run)
+        more = _more_of(home, known, wanted, sources, dry_run)
         if more is not None:
             return more
         # the same place asked again, with no plugin named: what was picked stays

@@ -323,7 +323,7 @@ def install_plan(
     evidence = plan.Evidence(catalogue, opts.prune)
     copied: dict[str, Skill] = {}
     if isinstance(home, paths.Project):  # a git source's skills: copies (or links, if asked)
-        from skilltool import copies
+        from skilltool import copies  # the one import, for the loop below too
 
         trust = None
         winners = plan.winning_skills(catalogue)[0]
@@ -338,15 +338,14 @@ def install_plan(
             own = harness.own_skills_dir() if harness.present() else None
             if own is not None:
                 dirs.append((harness.name, own, seen))
+    digests: dict[Path, str] = {}  # a copied skill's folder, read once for every skills dir
     for owner, folder, seen in dirs:
         mine = {n: s for n, s in copied.items() if seen is catalogue or _has(seen, s)}
         parts.append(
             plan.plan_links(seen, folder, remove, owner, trust, detail, evidence, frozenset(copied))
         )
         if isinstance(home, paths.Project):
-            from skilltool import copies
-
-            made = copies.plan(home, mine, folder, remove, opts.force, evidence, owner)
+            made = copies.plan(home, mine, folder, remove, opts.force, evidence, owner, digests)
             parts.append(plan.Plan(tuple(made), ()))
     renders = caches.renders
     ledger = ledger or open_ledger(home)
