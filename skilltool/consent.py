@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool.model import Catalogue, McpServer, Plugin, Problem
+from skilltool.model import Catalogue, Hook, McpServer, Plugin, Problem
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -30,10 +30,16 @@ class Runnable(NamedTuple):
 
     source: str  # the name of the source it comes from
     plugin: str
-    key: str  # "server:NAME": what the lockfile's `approved` names it by
+    key: str  # "server:NAME", "hook:EVENT:GROUP:INDEX": what the lockfile's `approved` names it by
     shown: str  # the command line, its environment and working folder, as a person reads it
     digest: str  # of exactly what is shown, the plugin's folder written as ${CLAUDE_PLUGIN_ROOT}
     path: Path  # the file that declares it
+
+
+def label(key: str) -> str:
+    """What a runnable is, in words: `MCP server 'name'`, or `hook`."""
+    kind, _, name = key.partition(":")
+    return "hook" if kind == "hook" else f"MCP server {name!r}"
 
 
 class Held(NamedTuple):
@@ -75,6 +81,23 @@ def runnable(source: str, plugin: Plugin, server: McpServer) -> Runnable | None:
     return Runnable(source, plugin.name, f"server:{server.name}", shown, digest, server.path)
 
 
+def hook_runnable(source: str, plugin: Plugin, hook: Hook) -> Runnable:
+    """What a hook runs, shown with the event and the tools it runs on."""
+    import hashlib
+    import json
+
+    command = _unexpanded(hook.command, str(plugin.root))
+    on = f" on {hook.matcher}" if hook.matcher not in ("", "*") else ""
+    timeout = f"  (timeout {hook.timeout} s)" if hook.timeout is not None else ""
+    shown = f"{hook.event}{on}: {command}{timeout}"
+    canonical = json.dumps(
+        {"event": hook.event, "matcher": hook.matcher, "command": command, "timeout": hook.timeout},
+        sort_keys=True,
+    )
+    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return Runnable(source, plugin.name, hook.key, shown, digest, hook.path)
+
+
 def fetched(home: paths.Scope) -> dict[Path, Source]:
     """The lockfile's sources fetched from a URL, by the folder their plugins are read from;
     none when there is no lockfile (or one that cannot be read: the commands say why)."""
@@ -103,13 +126,15 @@ def runnables(plugins: Iterable[Plugin], by_place: Mapping[Path, Source]) -> lis
     """Every runnable of the plugins that come from a fetched source."""
     found = []
     for plugin in plugins:
-        source = source_of(plugin, by_place) if plugin.mcp_servers else None
+        runs = plugin.mcp_servers or plugin.hook_commands
+        source = source_of(plugin, by_place) if runs else None
         if source is None:
             continue
         for server in plugin.mcp_servers:
             item = runnable(source.name, plugin, server)
             if item is not None:
                 found.append(item)
+        found += [hook_runnable(source.name, plugin, hook) for hook in plugin.hook_commands]
     return found
 
 
@@ -138,7 +163,8 @@ def approved_only(
         return catalogue, []
     held: dict[tuple[str, str], Held] = {}
     for plugin in catalogue.plugins:
-        source = source_of(plugin, by_place) if plugin.mcp_servers else None
+        runs = plugin.mcp_servers or plugin.hook_commands
+        source = source_of(plugin, by_place) if runs else None
         if source is None:
             continue
         for item in waiting(runnables([plugin], by_place), source.approved):
@@ -148,9 +174,9 @@ def approved_only(
     plugins = []
     for plugin in catalogue.plugins:
         kept = tuple(s for s in plugin.mcp_servers if (plugin.name, f"server:{s.name}") not in held)
-        plugins.append(
-            plugin if len(kept) == len(plugin.mcp_servers) else plugin._replace(mcp_servers=kept)
-        )
+        hooks = tuple(h for h in plugin.hook_commands if (plugin.name, h.key) not in held)
+        same = len(kept) == len(plugin.mcp_servers) and len(hooks) == len(plugin.hook_commands)
+        plugins.append(plugin if same else plugin._replace(mcp_servers=kept, hook_commands=hooks))
     problems = [held_problem(item) for item in held.values()]
     return catalogue._replace(plugins=tuple(plugins)), problems
 
@@ -158,10 +184,14 @@ def approved_only(
 def held_problem(held: Held) -> Problem:
     item = held.runnable
     why = "changed since you approved it" if held.changed else "which you have not approved"
+    if item.key.startswith("hook:"):
+        said = f"hook `{item.shown}` runs a command {why}"
+    else:
+        said = f"MCP server {item.key.split(':', 1)[1]!r} runs `{item.shown}`, {why}"
     return Problem(
         item.path,
-        f"MCP server {item.key.split(':', 1)[1]!r} runs `{item.shown}`, {why}; no harness is "
-        f"given it: 'skilltool plugins approve {item.source}' shows it and asks",
+        f"{said}; no harness is given it: 'skilltool plugins approve {item.source}' shows it "
+        "and asks",
         severity="warning",
     )
 

@@ -26,6 +26,7 @@ from skilltool import parse, paths, probe
 from skilltool.model import (
     Agent,
     Catalogue,
+    Hook,
     Layout,
     Marketplace,
     MarketplaceEntry,
@@ -295,6 +296,7 @@ def read_plugin(
     if cached is not None:
         read = functools.partial(cached, read=parse_commands.read_command)
     commands = parse_commands.read_commands(files.commands, root, problems, read)
+    hook_files, hooks = _read_hooks(root, data, manifest, entry, market, problems)
     return Plugin(
         name,
         root,
@@ -310,8 +312,30 @@ def read_plugin(
         commands=tuple(files.commands),
         mcp_servers=servers,
         slash_commands=tuple(commands),
-        hooks=tuple(hook_files(root, [(data, manifest), (entry, market)])),
+        hooks=tuple(hook_files),
+        hook_commands=tuple(hooks),
     )
+
+
+def _read_hooks(
+    root: Path,
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> tuple[list[Path], list[Hook]]:
+    """The plugin's hook files and command hooks, as Claude Code finds them (parse_hooks)."""
+    from skilltool import parse_hooks
+
+    declared = [(data, manifest)]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest))
+    files, hooks, found = parse_hooks.read_hooks(root, declared)
+    # a hook skilltool cannot read is carried nowhere, and the rest of the plugin still is,
+    # as Claude Code loads a plugin whose hooks it refuses
+    problems += [p._replace(severity="warning") for p in found]
+    return files, hooks
 
 
 def _read_servers(
@@ -328,27 +352,6 @@ def _read_servers(
     servers, found = parse_servers.read_servers(root, manifest, data, entry, listing)
     problems += found
     return tuple(servers)
-
-
-def hook_files(root: Path, declared: list[tuple[Any, Any]]) -> list[Path]:
-    """The plugin's hooks as Claude Code finds them (`hooks/hooks.json`, and the `hooks` of
-    plugin.json or of a marketplace entry: paths, or an inline object, shown as the file
-    that holds it). skilltool carries none: status lists them so nobody believes they run.
-
-    `declared` pairs plugin.json's fields with its path, and the entry with its marketplace."""
-    found = [root / "hooks" / "hooks.json"] if probe.now.isfile(root / "hooks/hooks.json") else []
-    for holder, where in declared:
-        fields = holder.fields if isinstance(holder, MarketplaceEntry) else holder
-        where = where.manifest if isinstance(where, Marketplace) else where
-        value = fields.get("hooks") if isinstance(fields, Mapping) else None
-        if isinstance(value, Mapping):
-            found.append(where)
-            continue
-        for path in parse.component_paths(value) or []:
-            full = Path(os.path.normpath(root / path))
-            if _inside(full, root):  # one outside is not the plugin's: Claude Code refuses it
-                found.append(full)
-    return list(dict.fromkeys(found))
 
 
 def _read_files(

@@ -231,6 +231,24 @@ class EntryRecord(NamedTuple):
         return (str(self.file), self.table, self.name)
 
 
+class Hook(NamedTuple):
+    """One command a plugin's hooks run on an event, in Claude Code's terms (parse_hooks)."""
+
+    event: str  # Claude Code's event name: PreToolUse, Stop, ...
+    matcher: str  # Claude Code's matcher: a tool name or a regex of them; "" matches all
+    command: str  # the shell command as written, ${CLAUDE_PLUGIN_ROOT} unexpanded
+    timeout: int | None  # seconds
+    path: Path  # the file that declares it
+    group: int  # its matcher group's place in the event's list
+    position: int  # its place in that group
+    line: int | None = None
+
+    @property
+    def key(self) -> str:
+        """What the lockfile's approvals name it by."""
+        return f"hook:{self.event}:{self.group}:{self.position}"
+
+
 class Plugin(NamedTuple):
     name: str
     root: Path
@@ -252,8 +270,9 @@ class Plugin(NamedTuple):
     slash_commands: tuple[SlashCommand, ...] = ()  # read from `commands` (SPEC §10)
     mcp_servers: tuple[McpServer, ...] = ()
     # hook files (`hooks/hooks.json`, plugin.json `hooks`; the manifest itself for inline
-    # hooks): listed by status as not carried
+    # hooks), and the command hooks they declare (parse_hooks)
     hooks: tuple[Path, ...] = ()
+    hook_commands: tuple[Hook, ...] = ()
 
     @property
     def active(self) -> bool:

@@ -23,6 +23,7 @@ from skilltool.fs import path_in, read_regular, replace_regular
 from skilltool.model import (
     Agent,
     Catalogue,
+    Hook,
     LazySkills,
     Marketplace,
     MarketplaceEntry,
@@ -35,9 +36,19 @@ from skilltool.model import (
     named_paths,
 )
 
-FORMAT = f"skilltool-catalogue-2-{__version__}"
+FORMAT = f"skilltool-catalogue-3-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
-DISCOVERY_MODULES = ("discover", "parse", "mcp", "slash", "model", "probe", "trusted", "cache")
+DISCOVERY_MODULES = (
+    "discover",
+    "parse",
+    "parse_hooks",
+    "mcp",
+    "slash",
+    "model",
+    "probe",
+    "trusted",
+    "cache",
+)
 
 # how each field of each value type is kept, and of what type it must be read back: "s" a
 # string, "s?" a string or None, "i?" an int or None, "b" a bool, "S" a tuple of strings, "sm" a
@@ -60,7 +71,8 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (McpServer, "s p s s? S ms s? s? ms i?"),
                 (MarketplaceEntry, "s sm b m i?"),
                 (Marketplace, "s p p s? *MarketplaceEntry"),
-                (Plugin, "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t"),
+                (Hook, "s s s i? p i i i?"),
+                (Plugin, "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook"),
             )
         )
     return SCHEMA

@@ -122,12 +122,12 @@ def consent(opts: Options, home: paths.Scope, names: Sequence[str], said: list[s
             continue
         for each in held:
             item = each.runnable
-            server = item.key.split(":", 1)[1]
+            what = consent.label(item.key)
             if each.was is None:
-                said.append(f"runs      {item.plugin}: MCP server {server!r}: {item.shown}")
+                said.append(f"runs      {item.plugin}: {what}: {item.shown}")
                 continue
             said += [
-                f"runs      {item.plugin}: MCP server {server!r} changed since you approved it:",
+                f"runs      {item.plugin}: {what} changed since you approved it:",
                 f"  -       {each.was}",
                 f"  +       {item.shown}",
             ]
