@@ -48,7 +48,8 @@ class Action(NamedTuple):
     """One decision about one path."""
 
     # a command: a slash command's file; a copy: a skill's folder copied into a project
-    kind: Literal["link", "file", "command", "entry", "copy"]
+    # a hook: a file that carries a plugin's hooks to a harness (hooks.py)
+    kind: Literal["link", "file", "command", "entry", "copy", "hook"]
     owner: str  # "skill" for a link in the skills dir, else the harness (its file or its link)
     name: str  # the skill or agent the action is for
     target: Path

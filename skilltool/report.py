@@ -138,6 +138,9 @@ DONE_VERBS = {
     ("command", "create"): "wrote",
     ("command", "replace"): "rewrote",
     ("command", "remove"): "removed",
+    ("hook", "create"): "wrote",
+    ("hook", "replace"): "rewrote",
+    ("hook", "remove"): "removed",
 }
 STATUS_WORDS = {
     "missing": "not linked",
@@ -318,6 +321,9 @@ SUMMARY_WORDS = {
     ("command", "create"): "rendered",
     ("command", "replace"): "rendered",
     ("command", "remove"): "removed",
+    ("hook", "create"): "rendered",
+    ("hook", "replace"): "rendered",
+    ("hook", "remove"): "removed",
 }
 SUMMARY_ORDER = (
     "linked",
@@ -383,7 +389,7 @@ def diff_lines(actions: Iterable[Action], home: Scope) -> list[str]:
     lines: list[str] = []
     for action in actions:
         if (
-            action.kind not in ("file", "command")
+            action.kind not in ("file", "command", "hook")
             or action.state not in ("stale", "edited")
             or not action.content
         ):
@@ -594,6 +600,7 @@ class StatusView(NamedTuple):
     skills_dir: Path
     entries: tuple[Action, ...] = ()  # each MCP server's entry in each harness's config
     commands: Sequence[Action] = ()  # each command's file in each harness (slash.plan_commands)
+    hooks: Sequence[Action] = ()  # each plugin's hook files in each harness (hooks.plan_hooks)
     settled: tuple[str, ...] = ()  # the owners of the skills dirs the plan found as planned
 
     def _entries_of(self, server: McpServer) -> list[Action]:
@@ -625,17 +632,26 @@ class StatusView(NamedTuple):
         """One line per harness not set up here for all of a plugin's commands and MCP
         servers, rather than one under each of them: a plugin with many stays short."""
         paths = {c.path for c in plugin.slash_commands}
-        found: dict[str, list[Any]] = {}  # harness -> [reason, commands, servers]
+        found: dict[str, list[Any]] = {}  # harness -> [reason, commands, servers, hooks]
         for action in self.commands:
             if action.state == "absent" and action.source in paths:
-                found.setdefault(action.owner, [action.reason, 0, 0])[1] += 1
+                found.setdefault(action.owner, [action.reason, 0, 0, 0])[1] += 1
         for server in plugin.mcp_servers:
             for action in self._entries_of(server):
                 if action.state == "absent":
-                    found.setdefault(action.owner, [action.reason, 0, 0])[2] += 1
+                    found.setdefault(action.owner, [action.reason, 0, 0, 0])[2] += 1
+        for action in _hooks_of(plugin, self.hooks):
+            if action.state == "absent":
+                found.setdefault(action.owner, [action.reason, 0, 0, 0])[3] += len(
+                    plugin.hook_commands
+                )
         lines = []
-        for owner, (reason, commands, servers) in found.items():
-            what = [_count(commands, "command"), _count(servers, "MCP server")]
+        for owner, (reason, commands, servers, hooks) in found.items():
+            what = [
+                _count(commands, "command"),
+                _count(servers, "MCP server"),
+                _count(hooks, "hook"),
+            ]
             carried = " and ".join(w for w in what if w)
             lines.append(f"  absent  {owner:<9} {reason}: {carried} not carried there")
         return lines
@@ -741,6 +757,7 @@ class StatusView(NamedTuple):
             lines += self._server_lines(plugin)
             if plugin.active:
                 lines += slash.status_lines(plugin, self.commands, show)
+                lines += hook_lines(plugin, self.hooks, show)
                 lines += self._absent_lines(plugin)
             for problem in plugin.problems:
                 lines.append(f"  problem {problem_line(problem)}")
@@ -810,6 +827,7 @@ class StatusView(NamedTuple):
                     "agents": agents,
                     "mcp_servers": self._server_dicts(plugin),
                     **slash.status_dict(plugin, self.commands),
+                    "hooks": hook_dict(plugin, self.hooks),
                     "problems": [p.as_dict() for p in plugin.problems],
                 }
             )
@@ -837,6 +855,54 @@ class StatusView(NamedTuple):
         }
 
 
+def _hooks_of(plugin: Plugin, actions: Sequence[Action]) -> list[Action]:
+    return [a for a in actions if a.name == plugin.name and a.source in plugin.hooks]
+
+
+def hook_lines(plugin: Plugin, actions: Sequence[Action], show: Any) -> list[str]:
+    """A plugin's hooks: how many on which events, then each harness's file for them, or
+    why a harness runs none (or none on some event)."""
+    if not plugin.hooks:
+        return []
+    events = ", ".join(dict.fromkeys(h.event for h in plugin.hook_commands))
+    said = f"{_count(len(plugin.hook_commands), 'command') or 'no command'}"
+    said += f" on {events}" if events else ""
+    lines = [f"  hooks   {said}: " + ", ".join(show(p) for p in plugin.hooks)]
+    for action in _hooks_of(plugin, actions):
+        if action.state == "absent":
+            continue
+        word = FILE_WORDS[action.state]
+        there = action.reason if action.state in SKIPPED else show(action.target)
+        lines.append(f"    {action.owner:<9} {word:<15} {there}")
+    return lines
+
+
+def hook_dict(plugin: Plugin, actions: Sequence[Action]) -> dict[str, Any]:
+    """The JSON of a plugin's hooks: the commands, and each harness's files or reason."""
+    return {
+        "files": [str(p) for p in plugin.hooks],
+        "commands": [
+            {
+                "event": h.event,
+                "matcher": h.matcher,
+                "command": h.command,
+                "timeout": h.timeout,
+                "path": str(h.path),
+            }
+            for h in plugin.hook_commands
+        ],
+        "renderings": [
+            {
+                "harness": a.owner,
+                "state": FILE_WORDS[a.state],
+                "target": None if a.state in SKIPPED else str(a.target),
+                "reason": a.reason or None,
+            }
+            for a in _hooks_of(plugin, actions)
+        ],
+    }
+
+
 def source_line(row: dict[str, Any]) -> str:
     """One added source, as `status` shows it: where from, ref, commit, local changes."""
     if row["name"] is None:
@@ -853,7 +919,8 @@ def source_line(row: dict[str, Any]) -> str:
 
 def runs_line(run: Mapping[str, Any]) -> str:
     """What a fetched source has a harness run, and whether it is approved as it is."""
-    what = str(run["what"]).replace("server:", "MCP server ", 1)
+    kind, _, name = str(run["what"]).partition(":")
+    what = "hook" if kind == "hook" else f"MCP server {name}"
     state = "approved" if run["approved"] else "not approved: no harness is given it"
     return f"  runs    {run['plugin']}: {what}: {run['command']} ({state})"
 

@@ -289,10 +289,6 @@ STATE_WORDS = {
     "unready": "not supported",
     "placeholder": "missing",
 }
-HOOKS_NOTE = (
-    "skilltool carries no hooks yet: they run only where the plugin itself is installed "
-    "(Claude Code's /plugin), never from what skilltool writes"
-)
 
 
 def _of(plugin: Plugin, actions: Sequence[Action]) -> tuple[dict[Path, list[Action]], list[Action]]:
@@ -328,9 +324,6 @@ def status_lines(plugin: Plugin, actions: Sequence[Action], show: Any) -> list[s
             lines.append(f"    {action.owner:<9} {word:<15} {there}")
     for action in whole:
         lines.append(f"    {action.owner:<9} {'not supported':<15} {action.reason}")
-    if plugin.hooks:
-        listed = ", ".join(show(path) for path in plugin.hooks)
-        lines.append(f"  hooks   not carried: {listed} ({HOOKS_NOTE})")
     return lines
 
 
@@ -357,5 +350,4 @@ def status_dict(plugin: Plugin, actions: Sequence[Action]) -> dict[str, Any]:
             for command in plugin.slash_commands
         ],
         "commands_not_carried": [{"harness": a.owner, "reason": a.reason} for a in whole],
-        "hooks": {"carried": False, "files": [str(p) for p in plugin.hooks], "note": HOOKS_NOTE},
     }

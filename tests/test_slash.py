@@ -412,9 +412,7 @@ def test_dry_run_shows_and_writes_nothing_and_diff_shows_an_edit(home: Path, sou
 # --------------------------------------------------------------------------- status, validate
 
 
-def test_status_shows_each_command_per_harness_and_hooks_not_carried(
-    home: Path, source: Path
-) -> None:
+def test_status_shows_each_command_per_harness_and_the_hooks_file(home: Path, source: Path) -> None:
     (home / ".claude").mkdir()
     (home / ".gemini").mkdir()
     (home / ".codex").mkdir()
@@ -432,7 +430,8 @@ def test_status_shows_each_command_per_harness_and_hooks_not_carried(
         for line in lines
     )
     assert any(
-        line.startswith("  hooks   not carried: ") and "hooks/hooks.json" in line for line in lines
+        line.startswith("  hooks   no command: ") and line.endswith("hooks/hooks.json")
+        for line in lines
     )
     result = run(
         "plugins", "status", "--json", "--home", home, env={"SKILLTOOL_PLUGINS": str(source)}
@@ -442,7 +441,7 @@ def test_status_shows_each_command_per_harness_and_hooks_not_carried(
     states = {r["harness"]: r["state"] for r in review["renderings"]}
     assert states["claude"] == "current" and states["gemini"] == "missing"
     assert states["opencode"] == "harness absent"
-    assert plugin["hooks"]["carried"] is False
+    assert plugin["hooks"]["commands"] == []
     assert plugin["hooks"]["files"] == [str(source / "hooks/hooks.json")]
     assert [r["harness"] for r in plugin["commands_not_carried"]] == ["codex"]
 

@@ -18,6 +18,7 @@ from skilltool.model import (
     BARE_REFERENCE,
     EMPTY,
     Agent,
+    Hook,
     McpPlace,
     McpServer,
     Plugin,
@@ -98,6 +99,12 @@ class Harness(abc.ABC):
     command_syntax: ClassVar[str | None] = None
     no_commands: ClassVar[str] = ""
     command_suffix: ClassVar[str] = ".md"
+
+    # hooks (hooks.py, docs/hooks-harnesses.md): Claude Code's events the harness runs a
+    # plugin's hooks on, each by the harness's own name (None: every event, as Claude Code
+    # names it; empty: it is given no hooks, and `no_hooks` says why in one clause)
+    hook_events: ClassVar[Mapping[str, str] | None] = {}
+    no_hooks: ClassVar[str] = "skilltool carries no hooks to it"
 
     def __init__(self, home: Scope) -> None:
         self.home = home
@@ -363,6 +370,57 @@ class Harness(abc.ABC):
     def command_rivals(self, name: str) -> list[Path]:
         """Other files the harness would read as a command of the same name."""
         return []
+
+    # hooks: each harness module that carries them fills these in
+
+    def hooks_refusal(self) -> str | None:
+        """Why the harness is given no hooks here, or None."""
+        if self.hook_events is not None and not self.hook_events:
+            return self.no_hooks
+        if self.home.kind == "project":
+            return "skilltool carries hooks into a home, not yet into a project"
+        return None
+
+    def hook_loss(self, hook: Hook) -> str | None:
+        """Why one hook cannot be carried to the harness (an event it has no equivalent of),
+        or None."""
+        if self.hook_events is not None and hook.event not in self.hook_events:
+            return f"{self.title} has no {hook.event} event"
+        return None
+
+    def plugin_hooks_refusal(self, plugin: Plugin) -> str | None:
+        """Why none of this plugin's hooks can be carried to the harness, or None."""
+        return None
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        """The files that carry a plugin's hooks (those on events the harness has) to it."""
+        raise NotImplementedError
+
+    def hook_files(self) -> list[Path]:
+        """Files that may be hook renderings of this harness, to find ones no plugin needs."""
+        return []
+
+    def hook_plugin(self, path: Path) -> str:
+        """The plugin a hook rendering of `hook_files` is for."""
+        return path.name.partition(".")[0]
+
+    def hooks_script(self, template: str, plugin: Plugin, hooks: Sequence[Hook]) -> bytes:
+        """A generated plugin or extension that runs the hooks (`templates/<template>`):
+        Claude Code's hooks object in it, the events as Claude Code names them."""
+        from skilltool.hook_format import claude_object
+
+        text = (
+            environment()
+            .get_template(template)
+            .render(
+                marker=markers.SLOT,
+                plugin=plugin,
+                harness=self,
+                hooks=claude_object(plugin, hooks),
+                root=str(plugin.root),
+            )
+        )
+        return markers.stamp(text, self.home.stored(plugin.hooks[0]))
 
     # helpers for the modules
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,11 +19,13 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpPlace, McpServer, Plugin, Rendering
+from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering
 
 # the folder of the plugin skilltool generates in ~/.claude/skills for a plugin's MCP servers:
 # a '.' no skill name has, so it never takes the place of a skill's link
 MCP_FOLDER = "{plugin}.mcp"
+HOOKS_FOLDER = "{plugin}.hooks"  # and one for its hooks
 # keys the template writes itself, and skilltool's own, which Claude Code would warn about
 WRITTEN = frozenset({"name", "description", "tools", "skills", "model", "harnesses"})
 
@@ -121,6 +123,30 @@ class Claude(Harness):
 
     def own_skills_dir(self) -> Path:
         return self.root() / "skills"
+
+    # hooks: like the MCP servers, a plugin folder in ~/.claude/skills that Claude Code loads
+    # itself, holding only the hooks (proven in tests/conformance/test_hooks_claude.py); every
+    # event as it is
+    hook_events: ClassVar[Mapping[str, str] | None] = None
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        folder = self.own_skills_dir() / HOOKS_FOLDER.format(plugin=plugin.name)
+        source = self.home.stored(plugin.hooks[0])
+        manifest = json_file({"name": f"{plugin.name}-hooks"}, source)
+        carried = json_file({"hooks": claude_object(plugin, hooks)}, source)
+        return [
+            Rendering(folder / ".claude-plugin" / "plugin.json", manifest),
+            Rendering(folder / "hooks" / "hooks.json", carried),
+        ]
+
+    def hook_files(self) -> list[Path]:
+        folder = self.own_skills_dir()
+        found = files_under(folder, HOOKS_FOLDER.format(plugin="*") + "/.claude-plugin/plugin.json")
+        return found + files_under(folder, HOOKS_FOLDER.format(plugin="*") + "/hooks/hooks.json")
+
+    def hook_plugin(self, path: Path) -> str:
+        folder = path.parent.parent
+        return folder.name.removesuffix(HOOKS_FOLDER.format(plugin=""))
 
     def accepts_model(self, model: str) -> bool:
         # Claude Code sends any model as it is: render only what it can serve

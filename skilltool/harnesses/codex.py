@@ -50,6 +50,12 @@ def forwarded(server: McpServer) -> tuple[list[str], dict[str, str]]:
 class Codex(Harness):
     name = "codex"
     title = "Codex"
+    # docs/hooks-harnesses.md: Codex reads Claude Code's hooks file, but runs none of it until
+    # the user trusts each hook (a hash in config.toml), which is theirs to do
+    no_hooks = (
+        "Codex skips a hook of ~/.codex/hooks.json without a word until you trust it in its "
+        "/hooks view, which skilltool leaves to you"
+    )
     precedence: ClassVar[Mapping[str, str]] = {"skill": "both", "agent": "project"}
     project_reach = (
         "reads .codex/ (agents, MCP servers) only once you trust the project (its skills from"

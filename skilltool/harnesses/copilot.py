@@ -3,7 +3,7 @@ agent silently disappears."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,7 +19,8 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
+from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 from skilltool.paths import Scope
 
@@ -86,6 +87,36 @@ class Copilot(Harness):
             "agent.md.j2", agent, tools=list(agent.tools), model=self.model(agent)
         )
         return [Rendering(self.root() / "agents" / f"{agent.name}.agent.md", content)]
+
+    # hooks: Claude Code's own file, as it is, one per plugin in ~/.copilot/hooks/ (proven in
+    # tests/conformance/test_hooks_copilot.py)
+    hook_events: ClassVar[Mapping[str, str] | None] = {
+        event: event
+        for event in (
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "SessionStart",
+            "SessionEnd",
+            "Stop",
+            "SubagentStop",
+            "Notification",
+            "PreCompact",
+        )
+    }
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        target = self.root() / "hooks" / f"{plugin.name}.json"
+        carried = json_file(
+            {"hooks": claude_object(plugin, hooks)}, self.home.stored(plugin.hooks[0])
+        )
+        return [Rendering(target, carried)]
+
+    def hook_files(self) -> list[Path]:
+        return files_under(self.root() / "hooks", "*.json")
+
+    def hook_plugin(self, path: Path) -> str:
+        return path.stem
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".agent.md")

@@ -4,7 +4,9 @@ string or a `skills` key would make it reject the whole agent."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
@@ -20,7 +22,8 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill, SlashCommand
+from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
 # Claude Code tool names -> Gemini CLI's
@@ -36,6 +39,48 @@ TOOL_NAMES = {
     "WebFetch": "web_fetch",
     "WebSearch": "google_web_search",
 }
+
+
+# Claude Code's hook events -> Gemini CLI's (docs/hooks-harnesses.md); PreCompact has
+# PreCompress, which 0.61.0 runs before every model request, and SubagentStop has none
+HOOK_EVENTS = {
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+    "UserPromptSubmit": "BeforeAgent",
+    "Stop": "AfterAgent",
+    "SessionStart": "SessionStart",
+    "SessionEnd": "SessionEnd",
+    "Notification": "Notification",
+}
+
+
+def gemini_matcher(hook: Hook) -> str | None:
+    """A hook's matcher for Gemini CLI: on a tool event, Claude Code's tool names (`Bash`,
+    `Edit|Write`) as a regex of Gemini's own, anchored since Gemini tests it anywhere in the
+    name; None when it names a tool Gemini has no name for, or is a regex of another shape.
+    On another event (a session's source) it is compared as it is."""
+    matcher = hook.matcher
+    if matcher in ("", "*") or hook.event not in ("PreToolUse", "PostToolUse"):
+        return matcher
+    names = [TOOL_NAMES.get(part.strip()) for part in matcher.split("|")]
+    if not all(names):
+        return None
+    return "^(" + "|".join(dict.fromkeys(n for n in names if n)) + ")$"
+
+
+def _extension_name(manifest: Path) -> str | None:
+    """The `name` of an extension's gemini-extension.json, or None."""
+    import json
+
+    from skilltool.fs import read_regular
+
+    data = read_regular(manifest)
+    try:
+        value = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    name = value.get("name") if isinstance(value, dict) else None
+    return name if isinstance(name, str) else None
 
 
 # the agent name its schema allows (0.61: "Name must be a valid slug"); others are refused
@@ -153,6 +198,55 @@ class Gemini(Harness):
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")
+
+    # hooks: Claude Code's format under Gemini's event and tool names, in an extension folder
+    # skilltool generates per plugin, loaded with no install step (proven in
+    # tests/conformance/test_hooks_gemini.py)
+    hook_events: ClassVar[Mapping[str, str] | None] = HOOK_EVENTS
+
+    def hook_loss(self, hook: Hook) -> str | None:
+        if hook.event == "PreCompact":
+            return "Gemini CLI's PreCompress runs before every model request, not at compaction"
+        lost = super().hook_loss(hook)
+        if lost is None and gemini_matcher(hook) is None:
+            return f"its matcher {hook.matcher!r} names tools Gemini CLI has no name for"
+        return lost
+
+    def plugin_hooks_refusal(self, plugin: Plugin) -> str | None:
+        name = f"{plugin.name}-hooks"
+        if re.fullmatch(r"[A-Za-z0-9-]+", name) is None:
+            return f"Gemini CLI refuses the extension name {name!r} (letters, digits, '-')"
+        mine = self._hooks_folder(plugin.name)
+        for manifest in files_under(self.root() / "extensions", "*/gemini-extension.json"):
+            if manifest.parent != mine and _extension_name(manifest) == name:
+                shown = self.home.show(manifest)
+                return (
+                    f"{shown} is an extension named {name!r} too, and Gemini CLI starts with "
+                    "none of two of one name: rename that one"
+                )
+        return None
+
+    def _hooks_folder(self, plugin: str) -> Path:
+        return self.root() / "extensions" / f"{plugin}.hooks"
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        folder = self._hooks_folder(plugin.name)
+        source = self.home.stored(plugin.hooks[0])
+        manifest = json_file({"name": f"{plugin.name}-hooks", "version": "1.0.0"}, source)
+        events = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher)
+        return [
+            Rendering(folder / "gemini-extension.json", manifest),
+            Rendering(folder / "hooks" / "hooks.json", json_file({"hooks": events}, source)),
+        ]
+
+    def hook_files(self) -> list[Path]:
+        folder = self.root() / "extensions"
+        found = files_under(folder, "*.hooks/gemini-extension.json")
+        return found + files_under(folder, "*.hooks/hooks/hooks.json")
+
+    def hook_plugin(self, path: Path) -> str:
+        folder = path.parent if path.name == "gemini-extension.json" else path.parent.parent
+        return folder.name.removesuffix(".hooks")
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

@@ -40,6 +40,11 @@ PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 class Hermes(Harness):
     name = "hermes"
     title = "Hermes"
+    # docs/hooks-harnesses.md: shell hooks in config.yaml, accepted one by one by the user
+    no_hooks = (
+        "Hermes runs a hook only once you accept it, and blocks a tool only on its own JSON "
+        "answer, not on Claude Code's exit code 2"
+    )
     no_commands = "Hermes has no command files (it offers its skills as /name commands)"
     # `default` is the built-in profile, ~/.hermes itself ('hermes profile create' refuses it)
     builtin_agents = frozenset({"default"})

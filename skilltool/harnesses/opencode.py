@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named_or_skipped, remote_entry
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill, env_references
+from skilltool.hook_format import files_under
+from skilltool.model import (
+    Agent,
+    Hook,
+    McpPlace,
+    McpServer,
+    Plugin,
+    Rendering,
+    Skill,
+    env_references,
+)
 from skilltool.placeholders import Translation
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
@@ -72,6 +82,27 @@ class OpenCodeFamily(Harness):
 
     def accepts_model(self, model: str) -> bool:
         return re.fullmatch(self.provider_model, model) is not None
+
+    # hooks: no command hooks of its own; a generated plugin per plugin runs them from its
+    # plugin events (proven in tests/conformance/test_hooks_opencode.py)
+    hook_events: ClassVar[Mapping[str, str] | None] = {
+        event: event
+        for event in (
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "SessionStart",
+            "Stop",
+            "PreCompact",
+        )
+    }
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        target = self.root() / "plugins" / f"{plugin.name}.hooks.js"
+        return [Rendering(target, self.hooks_script("opencode/hooks.js.j2", plugin, hooks))]
+
+    def hook_files(self) -> list[Path]:
+        return files_under(self.root() / "plugins", "*.hooks.js")
 
 
 class OpenCode(OpenCodeFamily):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named, remote_entry, stdio_entry
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
+from skilltool.hook_format import files_under
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
 from skilltool.placeholders import Translation
 
@@ -123,6 +126,28 @@ class Pi(Harness):
         if skill.fields.get("disable-model-invocation") is True:
             return Verdict(False, "offer it as a command only")
         return named(skill)
+
+    # hooks: no command hooks of its own; a generated extension per plugin runs them from its
+    # events (proven in tests/conformance/test_hooks_pi.py)
+    hook_events: ClassVar[Mapping[str, str] | None] = {
+        event: event
+        for event in (
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "SessionStart",
+            "SessionEnd",
+            "Stop",
+            "PreCompact",
+        )
+    }
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        target = self.root() / "extensions" / f"{plugin.name}.hooks.ts"
+        return [Rendering(target, self.hooks_script("pi/hooks.ts.j2", plugin, hooks))]
+
+    def hook_files(self) -> list[Path]:
+        return files_under(self.root() / "extensions", "*.hooks.ts")
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"

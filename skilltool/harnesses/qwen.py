@@ -5,7 +5,9 @@ without a word."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
@@ -19,7 +21,8 @@ from skilltool.harnesses import (
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill, SlashCommand
+from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
 # Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)
@@ -128,6 +131,45 @@ class Qwen(Harness):
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")
+
+    # hooks: Claude Code's, by the same names and in the same format, from an extension folder
+    # skilltool generates per plugin (proven in tests/conformance/test_hooks_qwen.py)
+    hook_events: ClassVar[Mapping[str, str] | None] = {
+        event: event
+        for event in (
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "UserPromptSubmit",
+            "SessionStart",
+            "SessionEnd",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "Notification",
+            "PreCompact",
+            "PermissionRequest",
+        )
+    }
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        folder = self.root() / "extensions" / f"{plugin.name}.hooks"
+        source = self.home.stored(plugin.hooks[0])
+        manifest = json_file({"name": f"{plugin.name}-hooks", "version": "1.0.0"}, source)
+        carried = json_file({"hooks": claude_object(plugin, hooks)}, source)
+        return [
+            Rendering(folder / "qwen-extension.json", manifest),
+            Rendering(folder / "hooks" / "hooks.json", carried),
+        ]
+
+    def hook_files(self) -> list[Path]:
+        folder = self.root() / "extensions"
+        found = files_under(folder, "*.hooks/qwen-extension.json")
+        return found + files_under(folder, "*.hooks/hooks/hooks.json")
+
+    def hook_plugin(self, path: Path) -> str:
+        folder = path.parent if path.name == "qwen-extension.json" else path.parent.parent
+        return folder.name.removesuffix(".hooks")
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

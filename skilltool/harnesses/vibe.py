@@ -35,6 +35,11 @@ def prompt_id(agent: Agent) -> str:
 class Vibe(Harness):
     name = "vibe"
     title = "Mistral Vibe"
+    # docs/hooks-harnesses.md: hooks.toml, with a protocol of its own
+    no_hooks = (
+        "Mistral Vibe's hooks speak another protocol (exit code 2 does not block a tool; it "
+        "has no prompt or session events)"
+    )
     project_reach = (
         "reads the project's agents and skills only when started in its top folder, and "
         "nothing of it until you trust the folder"

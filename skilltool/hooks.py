@@ -1,0 +1,172 @@
+"""A plugin's hooks planned: the commands it runs on Claude Code's events, carried to each
+harness that runs hooks in a file skilltool can own whole (a generated plugin, extension or
+hooks file per plugin: `Harness.render_hooks`), under the rules of every rendered file
+(SPEC §5): the same marker, the same states (`plan._file_action`), the same apply.
+
+What is carried is only what the user may run: a fetched plugin's hooks reach here only once
+approved (consent.py). Each harness renames the events it has; a hook on an event it has not
+is said, one line per plugin and harness (the loss report), never dropped in silence. The
+plugin's folder is written into each command in place of `${CLAUDE_PLUGIN_ROOT}`, which no
+harness but Claude Code sets for a hook, and which Claude Code sets to the generated folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilltool import markers
+from skilltool.hook_format import root_refusal
+from skilltool.model import Catalogue, Hook, Plugin, Problem
+
+if TYPE_CHECKING:
+    from skilltool.harnesses import Harness
+    from skilltool.plan import Action, Evidence, Plan, State
+
+NOT_CARRIED = " not carried: "  # between the hooks a harness takes none of and why
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def winning(catalogue: Catalogue) -> list[Plugin]:
+    """The active plugins with hooks to carry."""
+    return [p for p in catalogue.active if p.hook_commands]
+
+
+def loss_line(plugin: Plugin, lost: Mapping[Hook, str]) -> str:
+    """One line for the hooks a harness cannot carry: on which events, and why."""
+    whys = "; ".join(dict.fromkeys(lost.values()))
+    names = ", ".join(dict.fromkeys(h.event for h in lost))
+    return f"plugin {plugin.name}'s {_count(list(lost))} on {names}{NOT_CARRIED}{whys}"
+
+
+def _count(hooks: Sequence[Hook]) -> str:
+    return f"{len(hooks)} hook{'s' if len(hooks) > 1 else ''}"
+
+
+def plan_hooks(
+    catalogue: Catalogue,
+    harnesses: list[Harness],
+    remove: bool = False,
+    force: bool = False,
+    evidence: Evidence | None = None,
+) -> Plan:
+    """Every plugin's hooks in every harness given that runs them, a line where a harness
+    runs none or has no event for some, and our hook files no plugin needs any more."""
+    from skilltool.plan import Evidence, Plan
+
+    plugins = winning(catalogue)
+    read = evidence or Evidence(catalogue)
+    actions: list[Action] = []
+    problems: list[Problem] = []
+    for harness in harnesses:
+        try:
+            actions += _harness_actions(harness, plugins, remove, force, read)
+        except OSError as err:  # a folder of the harness that cannot be read: skip it
+            where = Path(err.filename) if err.filename else harness.root()
+            why = f"cannot be read ({err.strerror}), so no hook is carried to {harness.title}"
+            problems.append(Problem(where, f"{why}; check its permissions"))
+    return Plan(tuple(actions), tuple(problems))
+
+
+def _skipped(harness: Harness, plugin: Plugin, state: State, why: str) -> Action:
+    """A line for hooks not carried: the harness is absent, takes none, or lacks an event."""
+    from skilltool.plan import Action
+
+    source = plugin.hooks[0]
+    return Action(
+        "hook", harness.name, plugin.name, harness.root(), state, "none", source, reason=why
+    )
+
+
+def _harness_actions(
+    harness: Harness, plugins: list[Plugin], remove: bool, force: bool, read: Evidence
+) -> list[Action]:
+    from skilltool.plan import _file_action
+
+    if not harness.present():
+        if remove:
+            return []
+        from skilltool.harnesses import not_set_up
+
+        absent = not_set_up(harness.home, harness.root(), harness.name)
+        return [_skipped(harness, p, "absent", absent) for p in plugins]
+    why = harness.hooks_refusal()
+    if why is not None:
+        if remove:
+            return []
+        return [
+            _skipped(
+                harness,
+                p,
+                "unready",
+                f"plugin {p.name}'s {_count(p.hook_commands)}{NOT_CARRIED}{why}",
+            )
+            for p in plugins
+        ]
+    actions: list[Action] = []
+    wanted: set[Path] = set()
+    for plugin in plugins:
+        gone = {h: why for h in plugin.hook_commands if (why := harness.hook_loss(h)) is not None}
+        carried = [h for h in plugin.hook_commands if h not in gone]
+        refused = root_refusal(plugin) or harness.plugin_hooks_refusal(plugin) if carried else None
+        if not remove and gone:
+            actions.append(_skipped(harness, plugin, "unready", loss_line(plugin, gone)))
+        if refused is not None and not remove:
+            why = f"plugin {plugin.name}'s {_count(carried)}{NOT_CARRIED}{refused}"
+            actions.append(_skipped(harness, plugin, "unready", why))
+        if not carried or refused is not None:
+            continue
+        for rendering in harness.render_hooks(plugin, carried):
+            wanted.add(rendering.target)
+            action = _file_action(harness.name, plugin.name, rendering, remove, force)
+            if not (remove and action.state == "missing"):
+                actions.append(action._replace(kind="hook", source=plugin.hooks[0]))
+    return actions + _orphans(harness, wanted, force, read)
+
+
+def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -> list[Action]:
+    """Our hook files no plugin needs any more: removed if unedited, and only when the place
+    their plugin lived in was read this run."""
+    from skilltool.fs import TEMP_PREFIX, digest, read_regular
+    from skilltool.plan import Action, _edited_copy
+
+    found = []
+    for path in harness.hook_files():
+        if path in wanted or path.is_symlink() or path.name.startswith(TEMP_PREFIX):
+            continue
+        data = read_regular(path)
+        marker = markers.find(data) if data is not None else None
+        if data is None or marker is None:
+            continue
+        name = harness.hook_plugin(path)
+        source = harness.home.restored(marker.source)
+        unknown = read.unknown(str(source))
+        if unknown is not None:
+            why = f"its hooks {marker.source} {unknown}; kept"
+            found.append(Action("hook", harness.name, name, path, "stale", "none", reason=why))
+        elif marker.intact or force:
+            found.append(
+                Action(
+                    "hook",
+                    harness.name,
+                    name,
+                    path,
+                    "stale" if marker.intact else "edited",
+                    "remove",
+                    source,
+                    reason="its hooks are gone",
+                    seen=digest(data),
+                    keep=None if marker.intact else _edited_copy(path),
+                )
+            )
+        else:
+            why = (
+                "its hooks are gone, but it was edited by hand (--force removes it, keeping a copy)"
+            )
+            found.append(
+                Action("hook", harness.name, name, path, "edited", "none", source, reason=why)
+            )
+    return found
