@@ -21,7 +21,7 @@ from skilltool.hook_format import root_refusal
 from skilltool.model import Catalogue, Hook, Plugin, Problem
 
 if TYPE_CHECKING:
-    from skilltool.harnesses import Harness
+    from skilltool.harnesses import Harness, Verdict
     from skilltool.plan import Action, Evidence, Plan, State
 
 NOT_CARRIED = " not carried: "  # between the hooks a harness takes none of and why
@@ -44,6 +44,19 @@ def loss_line(plugin: Plugin, lost: Mapping[Hook, str]) -> str:
 
 def _count(hooks: Sequence[Hook]) -> str:
     return f"{len(hooks)} hook{'s' if len(hooks) > 1 else ''}"
+
+
+def verdict(harness: Harness, plugin: Plugin, hook: Hook) -> Verdict | None:
+    """What one harness does with one hook (validate): None when it runs it, else why not."""
+    from skilltool.harnesses import Verdict
+
+    why = (
+        harness.hooks_refusal()
+        or root_refusal(plugin)
+        or harness.plugin_hooks_refusal(plugin)
+        or harness.hook_loss(hook)
+    )
+    return None if why is None else Verdict(True, why)
 
 
 def plan_hooks(

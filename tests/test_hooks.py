@@ -350,3 +350,21 @@ def test_a_fetched_plugins_hooks_wait_for_approval_then_are_carried(
     ]
     carried = json.loads((home / CARRIED["copilot"][0]).read_text())["hooks"]
     assert set(carried) == {"PreToolUse", "Notification"}
+
+
+def test_validate_says_per_harness_what_it_does_with_each_hook(home: Path) -> None:
+    root = guard(home)
+    done = run("plugins", "validate")
+    assert done.code == 0, done.stderr
+    hooks = root / "hooks/hooks.json"
+    [line] = [x for x in done.lines if x.startswith(f"{hooks}: hook Notification: verdict: ")]
+    assert "OpenCode skips it: OpenCode has no Notification event" in line
+    assert "pi skips it: pi has no Notification event" in line
+    assert not any(x.startswith(f"{hooks}: hook PreToolUse") for x in done.lines)  # runs in all
+    assert any(x.startswith("hooks: Codex runs none: Codex skips a hook") for x in done.lines)
+    data = json.loads(run("plugins", "validate", "--json").stdout)
+    pre = next(
+        v for v in data["verdicts"] if v["kind"] == "hook" and v["name"] == "PreToolUse on Bash"
+    )
+    assert pre["harnesses"]["copilot"] == {"loads": True, "note": None}
+    assert pre["harnesses"]["vibe"]["loads"] is False

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from skilltool import discover, paths, plan, report, slash
 from skilltool.commands.common import Options, harnesses
 from skilltool.errors import FAILED, OK
-from skilltool.model import Catalogue, Problem, SearchEntry
+from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
 from skilltool.parse import SKILL_FILE
 from skilltool.record import NamedTuple
 from skilltool.report import Result
@@ -77,7 +77,7 @@ class ItemVerdicts(NamedTuple):
     """What each harness does with one skill, agent, command or MCP server that skilltool
     links, renders or carries."""
 
-    kind: str  # "skill", "agent", "command" or "server"
+    kind: str  # "skill", "agent", "command", "server" or "hook"
     name: str
     file: Path  # the SKILL.md, the agent's or command's file, the servers' file
     by_harness: dict[str, tuple[str, Verdict | None]]  # harness -> (title, verdict)
@@ -86,6 +86,8 @@ class ItemVerdicts(NamedTuple):
     @property
     def where(self) -> str:
         """What its line starts with: its file, and a server's name (one file holds many)."""
+        if self.kind == "hook":
+            return f"{self.file}: hook {self.name}"
         return f"{self.file}: mcp {self.name}" if self.kind == "server" else str(self.file)
 
     @property
@@ -138,18 +140,40 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for server in plugin.mcp_servers:
             by = {h.name: (h.title, h.mcp_verdict(server)) for h in found}
             items.append(ItemVerdicts("server", server.name, server.path, by))
+        if plugin.hook_commands:
+            items += _hook_verdicts(plugin, found)
+    return items
+
+
+def _hook_verdicts(plugin: Plugin, found: list[Harness]) -> list[ItemVerdicts]:
+    """Each hook: which harnesses run it, and why the others do not (the loss report)."""
+    from skilltool import hooks
+
+    none = frozenset(h.name for h in found if h.hook_events is not None and not h.hook_events)
+    items = []
+    for hook in plugin.hook_commands:
+        by = {h.name: (h.title, hooks.verdict(h, plugin, hook)) for h in found}
+        on = f" on {hook.matcher}" if hook.matcher not in ("", "*") else ""
+        items.append(ItemVerdicts("hook", f"{hook.event}{on}", hook.path, by, none))
     return items
 
 
 def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
-    """A harness that takes no command at all is said once, not beside every command."""
-    if not any(p.slash_commands for p in catalogue.active):
-        return []
-    return [
-        f"commands: {h.title} takes none: {h.no_commands}"
-        for h in found
-        if h.command_syntax is None
-    ]
+    """A harness that takes no command (or no hook) at all is said once, not beside each."""
+    lines = []
+    if any(p.slash_commands for p in catalogue.active):
+        lines += [
+            f"commands: {h.title} takes none: {h.no_commands}"
+            for h in found
+            if h.command_syntax is None
+        ]
+    if any(p.hook_commands for p in catalogue.active):
+        lines += [
+            f"hooks: {h.title} runs none: {h.no_hooks}"
+            for h in found
+            if h.hook_events is not None and not h.hook_events
+        ]
+    return lines
 
 
 def _validate_lines(problems: list[Problem], verdicts: list[ItemVerdicts]) -> list[str]:
