@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING
 from skilltool import markers
 from skilltool.hook_format import root_refusal
 from skilltool.model import Catalogue, Hook, Plugin, Problem
+from skilltool.slash import NOT_CARRIED
 
 if TYPE_CHECKING:
     from skilltool.harnesses import Harness, Verdict
     from skilltool.plan import Action, Evidence, Plan, State
-
-NOT_CARRIED = " not carried: "  # between the hooks a harness takes none of and why
 
 
 # --------------------------------------------------------------------------- planning
@@ -114,7 +113,7 @@ def _harness_actions(
             _skipped(
                 harness,
                 p,
-                "unready",
+                "unsupported",
                 f"plugin {p.name}'s {_count(p.hook_commands)}{NOT_CARRIED}{why}",
             )
             for p in plugins

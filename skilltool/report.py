@@ -225,8 +225,8 @@ def outcome_lines(
     alike = _alike_skips(outcomes)
     for outcome in outcomes:
         action = outcome.action
-        if action.owner in uncarried and _is_uncarried(action):
-            line = uncarried.pop(action.owner)
+        if (action.owner, action.kind) in uncarried and _is_uncarried(action):
+            line = uncarried.pop((action.owner, action.kind))
             lines += [] if verbosity == "quiet" and outcome.done else [prefix + line]
             continue
         if _is_uncarried(action):
@@ -284,24 +284,28 @@ def _alike_skips(outcomes: list[Outcome]) -> dict[tuple[str, str], str]:
 
 
 def _is_uncarried(action: Action) -> bool:
-    """A plugin's commands, all left by a harness that takes none (`slash._not_carried`)."""
+    """A plugin's commands, all left by a harness that takes none (`slash._not_carried`), or
+    its hooks, by a harness that runs none here (hooks.py: "unsupported")."""
+    if action.kind == "hook":
+        return action.state == "unsupported"
     return action.kind == "command" and action.reason.startswith(f"plugin {action.name}'s ")
 
 
-def _uncarried(outcomes: list[Outcome], home: Scope) -> dict[str, str]:
-    """A harness that takes no command: one line for all the plugins' commands it leaves."""
-    by: dict[str, list[Action]] = {}
+def _uncarried(outcomes: list[Outcome], home: Scope) -> dict[tuple[str, str], str]:
+    """A harness that takes no command (or runs no hook): one line for all the plugins'
+    commands (hooks) it leaves."""
+    by: dict[tuple[str, str], list[Action]] = {}
     for outcome in outcomes:
         if _is_uncarried(outcome.action):
-            by.setdefault(outcome.action.owner, []).append(outcome.action)
+            by.setdefault((outcome.action.owner, outcome.action.kind), []).append(outcome.action)
     lines = {}
-    for owner, actions in by.items():
+    for (owner, kind), actions in by.items():
         if len(actions) == 1:
-            lines[owner] = action_line(actions[0], home)
+            lines[(owner, kind)] = action_line(actions[0], home)
             continue
         why = actions[0].reason.partition(slash.NOT_CARRIED)[2]
-        plugins = f"the commands of {len(actions)} plugins"
-        lines[owner] = f"{'skipped':<9} {owner}: {plugins}{slash.NOT_CARRIED}{why}"
+        plugins = f"the {kind}s of {len(actions)} plugins"
+        lines[(owner, kind)] = f"{'skipped':<9} {owner}: {plugins}{slash.NOT_CARRIED}{why}"
     return lines
 
 

@@ -368,3 +368,19 @@ def test_validate_says_per_harness_what_it_does_with_each_hook(home: Path) -> No
     )
     assert pre["harnesses"]["copilot"] == {"loads": True, "note": None}
     assert pre["harnesses"]["vibe"]["loads"] is False
+
+
+def test_a_harness_that_runs_no_hooks_is_one_line_for_all_plugins(home: Path) -> None:
+    (home / ".codex").mkdir()
+    guard(home)
+    build_file_tree(home / DATA / "audit", {
+        ".claude-plugin/plugin.json": '{"name": "audit"}\n',
+        "hooks/hooks.json": json.dumps(HOOKS),
+    })  # fmt: skip
+    done = run("plugins", "install")
+    said = [line for line in done.lines if line.startswith("skipped   codex:")]
+    assert said == [
+        "skipped   codex: the hooks of 2 plugins not carried: Codex skips a hook of "
+        "~/.codex/hooks.json without a word until you trust it in its /hooks view, which "
+        "skilltool leaves to you"
+    ]
