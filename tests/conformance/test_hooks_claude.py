@@ -118,8 +118,9 @@ def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
     skill links) gives ~/.claude back: every file that was there before install (the user's
     settings.json) with the same bytes, no file skilltool wrote or link it made left, none
     holding its marker; what Claude Code itself wrote during its run (the session transcript,
-    a backup of ~/.claude.json, its plugin store) stays, as it would without skilltool, and is
-    not compared."""
+    a backup of ~/.claude.json, its plugin store, and the empty data folder it makes for the
+    loaded plugin, `~/.claude/plugins/data/guard-hooks-skills-dir`) stays, as it would for any
+    plugin, and is not compared."""
     home = make_home(tmp_path)
     (home / ".claude").mkdir()
     (home / ".claude/settings.json").write_text('{\n  "model": "sonnet"\n}\n')
@@ -165,6 +166,8 @@ def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
     C.skilltool(home, "uninstall", "--only", "claude")
     own = C.given_back(home / ".claude", before, wrote)
     assert not folder.exists() and own  # the session Claude Code wrote is its own
+    data = home / ".claude/plugins/data/guard-hooks-skills-dir"
+    assert not data.exists() or not any(data.iterdir())
     proven("claude", "skilltool's ~/.claude/skills/<plugin>.hooks (.claude-plugin/plugin.json "
                      "named <plugin>-hooks, hooks/hooks.json) is loaded by itself: SessionStart, "
                      "UserPromptSubmit, PreToolUse/PostToolUse (Bash), Stop fire the plugin's "
