@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.conformance import carried as C
 from tests.conformance import hooks as H
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import AnthropicStub, Recorded
@@ -105,3 +106,70 @@ def test_json_deny_blocks_the_tool(tmp_path: Path, proven: Proven) -> None:
     assert not marker.exists()
     assert "denied by recorder json" in requests[-1].text
     proven("claude", "PreToolUse stdout hookSpecificOutput.permissionDecision=deny blocks Bash")
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only claude` carries the plugin `guard`'s hooks
+    (carried.py) as the plugin folder `~/.claude/skills/guard.hooks/`, which `claude -p` loads
+    by itself: its hooks fire with `${CLAUDE_PLUGIN_ROOT}` written as the plugin's own folder,
+    and the gate's exit 2 blocks Bash. Uninstall (of it and of the bundled plugin's agent and
+    skill links) gives ~/.claude back: every file that was there before install (the user's
+    settings.json) with the same bytes, no file skilltool wrote or link it made left, none
+    holding its marker; what Claude Code itself wrote during its run (the session transcript,
+    a backup of ~/.claude.json, its plugin store, and the empty data folder it makes for the
+    loaded plugin, `~/.claude/plugins/data/guard-hooks-skills-dir`) stays, as it would for any
+    plugin, and is not compared."""
+    home = make_home(tmp_path)
+    (home / ".claude").mkdir()
+    (home / ".claude/settings.json").write_text('{\n  "model": "sonnet"\n}\n')
+    plugin = C.guard_plugin(home)
+    work, log = tmp_path / "work", tmp_path / "log.jsonl"
+    work.mkdir()
+    before = C.snapshot(home / ".claude")
+    installed = C.skilltool(home, "install", "--only", "claude")
+    wrote = C.written(installed.stdout, home)
+    folder = home / ".claude/skills/guard.hooks"
+    assert {folder / ".claude-plugin/plugin.json", folder / "hooks/hooks.json"} <= set(wrote)
+
+    def reply(r: Recorded) -> Any:
+        if "Bash" not in [t.get("name") for t in (r.json or {}).get("tools", [])]:
+            return "title"
+        command = C.shell_command(len(H.tool_results(r)), work)
+        if command is None:
+            return "done"
+        return {"type": "tool_use", "name": "Bash", "input": {"command": command,
+                                                              "description": "touch"}}  # fmt: skip
+
+    with AnthropicStub(reply=reply) as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "sk-ant-fake",
+                                 "ANTHROPIC_BASE_URL": stub.base_url, "HOOK_LOG": str(log)})  # fmt: skip
+        done = run(["claude", "-p", "hi", "--allowedTools", "Bash"], env, work, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        requests = stub.model_requests()
+    order = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse", "PostToolUse", "Stop"]
+    assert H.labels(log) == order
+    # each command ran the plugin's own script, the folder skilltool wrote in for the name;
+    # Claude Code's own CLAUDE_PLUGIN_ROOT is the generated folder, which holds no script
+    assert {e["argv"][0] for e in H.entries(log)} == {str(plugin / "rec.py")}
+    pre = [e for e in H.entries(log) if e["label"] == "PreToolUse"]
+    commands = [f"touch {work}/BLOCKME", f"touch {work}/ran"]
+    assert [e["stdin"]["tool_input"]["command"] for e in pre] == commands
+    assert pre[0]["env"]["CLAUDE_PLUGIN_ROOT"] == str(folder)
+    # the gate's exit 2 blocked the first Bash call, its stderr reaching the model
+    assert not (work / "BLOCKME").exists() and (work / "ran").exists()
+    assert "guard blocks BLOCKME" in requests[-1].text
+    post = H.first(log, "PostToolUse")["stdin"]
+    assert post["tool_input"]["command"] == f"touch {work}/ran"
+
+    C.skilltool(home, "uninstall", "--only", "claude")
+    own = C.given_back(home / ".claude", before, wrote)
+    assert not folder.exists() and own  # the session Claude Code wrote is its own
+    data = home / ".claude/plugins/data/guard-hooks-skills-dir"
+    assert not data.exists() or not any(data.iterdir())
+    proven("claude", "skilltool's ~/.claude/skills/<plugin>.hooks (.claude-plugin/plugin.json "
+                     "named <plugin>-hooks, hooks/hooks.json) is loaded by itself: SessionStart, "
+                     "UserPromptSubmit, PreToolUse/PostToolUse (Bash), Stop fire the plugin's "
+                     "own scripts (${CLAUDE_PLUGIN_ROOT} written in), exit 2 blocks Bash; "
+                     "uninstall gives ~/.claude back")  # fmt: skip

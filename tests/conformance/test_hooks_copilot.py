@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.conformance import carried as C
 from tests.conformance import hooks as H
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import OpenAIStub, Recorded
@@ -138,3 +139,71 @@ def test_settings_json_hooks_fire_and_config_json_hooks_do_not(
     assert not [x for x in seen if x.startswith("k:")], seen
     assert marker.exists()
     proven("copilot", '"hooks" in ~/.copilot/settings.json fire; in ~/.copilot/config.json not')
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only copilot` carries the plugin `guard`'s hooks
+    (carried.py) as `~/.copilot/hooks/guard.json`, Claude Code's file with skilltool's marker
+    as a top-level `description`, beside a hooks file of the user's own; `copilot -p` runs
+    both, the plugin's with `${CLAUDE_PLUGIN_ROOT}` written as its folder, and the gate's
+    exit 2 blocks bash. Uninstall gives ~/.copilot back: every file that was there before
+    install (the user's hooks file) with the same bytes, no file skilltool wrote left, none
+    holding its marker; what Copilot CLI itself wrote during its run (its config, session
+    state, logs) stays, as it would without skilltool, and is not compared."""
+    home = make_home(tmp_path)
+    plugin = C.guard_plugin(home)
+    work, log = tmp_path / "work", tmp_path / "log.jsonl"
+    work.mkdir()
+    rec = H.recorder(tmp_path)
+    mine = {"hooks": {"SessionStart": [{"hooks": [{"type": "command",
+                                                    "command": H.command(rec, "mine")}]}]}}  # fmt: skip
+    (home / ".copilot/hooks").mkdir(parents=True)
+    (home / ".copilot/hooks/mine.json").write_text(json.dumps(mine))
+    before = C.snapshot(home / ".copilot")
+    installed = C.skilltool(home, "install", "--only", "copilot")
+    wrote = C.written(installed.stdout, home)
+    carried = home / ".copilot/hooks/guard.json"
+    assert carried in wrote
+    assert "rendered by skilltool" in json.loads(carried.read_text())["description"]
+
+    def reply(r: Recorded) -> Any:
+        messages = (r.json or {}).get("messages", [])
+        command = C.shell_command(len([m for m in messages if m.get("role") == "tool"]), work)
+        if command is None:
+            return "done"
+        return {"call": "bash", "arguments": {"command": command, "description": "t"}}
+
+    with OpenAIStub(reply=reply) as stub:
+        env = harness_env(home, {"COPILOT_PROVIDER_BASE_URL": stub.base_url,
+                                 "COPILOT_PROVIDER_API_KEY": "dummy", "COPILOT_MODEL": "gpt-4.1",
+                                 "COPILOT_OFFLINE": "true", "HOOK_LOG": str(log)})  # fmt: skip
+        done = run(["copilot", "-p", "hi", "--allow-all-tools"], env, work, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        requests = stub.model_requests()
+    seen = H.labels(log)
+    mapped = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse", "PostToolUse", "Stop"]
+    assert sorted(seen) == sorted(["mine", *mapped]), seen  # the user's own hook too
+    # each of the plugin's commands ran its own script, the folder skilltool wrote in
+    ours = [e for e in H.entries(log) if e["label"] != "mine"]
+    assert [e["label"] for e in ours][2:] == mapped[2:]  # the first two: either order
+    assert {e["argv"][0] for e in ours} == {str(plugin / "rec.py")}
+    pre = [e["stdin"] for e in ours if e["label"] == "PreToolUse"]
+    commands = [f"touch {work}/BLOCKME", f"touch {work}/ran"]
+    assert [p["tool_input"]["command"] for p in pre] == commands
+    assert {p["tool_name"] for p in pre} == {"Bash"}
+    # the gate's exit 2 blocked the first bash call (Copilot gives the model no stderr)
+    assert not (work / "BLOCKME").exists() and (work / "ran").exists()
+    assert "Denied by preToolUse hook: hook exited with code 2" in requests[-1].text
+    post = H.first(log, "PostToolUse")["stdin"]
+    assert post["tool_input"]["command"] == f"touch {work}/ran"
+
+    C.skilltool(home, "uninstall", "--only", "copilot")
+    own = C.given_back(home / ".copilot", before, wrote)
+    assert not carried.exists() and own  # the session state Copilot CLI wrote is its own
+    proven("copilot", "skilltool's ~/.copilot/hooks/<plugin>.json (Claude's file plus a "
+                      "top-level description holding the marker) is taken beside the user's "
+                      "own: SessionStart, UserPromptSubmit, PreToolUse/PostToolUse (Bash), "
+                      "Stop fire the plugin's own scripts (${CLAUDE_PLUGIN_ROOT} written in), "
+                      "exit 2 blocks bash; uninstall gives ~/.copilot back")  # fmt: skip

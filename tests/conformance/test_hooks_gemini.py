@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.conformance import carried as C
 from tests.conformance import hooks as H
 from tests.conformance.homes import GEMINI_SETTINGS
 from tests.conformance.sandbox import harness_env, make_home, run
@@ -289,3 +290,72 @@ def test_extension_hooks_and_folder_trust(tmp_path: Path, proven: Proven) -> Non
     proven("gemini", "an extension needs no trust of its own: without --skip-trust a headless "
                      "run in an untrusted folder exits 55 before any hook; with folder trust "
                      "off (or --skip-trust) its hooks run, cwd outside the home")  # fmt: skip
+
+
+def _responses(r: Recorded) -> int:
+    """How many function responses the request carries back to the model."""
+    contents = (r.json or {}).get("contents", [])
+    return sum("functionResponse" in p for c in contents for p in c.get("parts", []))
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only gemini` carries the plugin `guard`'s hooks
+    (carried.py) as the extension folder `~/.gemini/extensions/guard.hooks/` (manifest named
+    `guard-hooks`, hooks under Gemini's event names, matcher `Bash` as
+    `^(run_shell_command)$`), which `gemini -p` loads with no install step: the mapped events
+    fire the plugin's own scripts, `${CLAUDE_PLUGIN_ROOT}` written as its folder, and the
+    gate's exit 2 blocks run_shell_command. Uninstall gives ~/.gemini back: every file that
+    was there before install (the user's settings.json) with the same bytes, no file skilltool
+    wrote left, none holding its marker; what Gemini CLI itself wrote during its run (its
+    chats, project registry, installation id) stays, as it would without skilltool, and is not
+    compared."""
+    home, log = _home(tmp_path), tmp_path / "log.jsonl"
+    plugin = C.guard_plugin(home)
+    work = tmp_path / "work"
+    work.mkdir()
+    before = C.snapshot(home / ".gemini")
+    installed = C.skilltool(home, "install", "--only", "gemini")
+    wrote = C.written(installed.stdout, home)
+    folder = home / ".gemini/extensions/guard.hooks"
+    assert {folder / "gemini-extension.json", folder / "hooks/hooks.json"} <= set(wrote)
+
+    def reply(r: Recorded) -> Any:
+        command = C.shell_command(_responses(r), work)
+        if command is None:
+            return "done"
+        return {"functionCall": {"name": "run_shell_command", "args": {"command": command}}}
+
+    with GeminiStub(reply=reply) as stub:
+        env = harness_env(home, {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": stub.base_url,
+                                 "HOOK_LOG": str(log)})  # fmt: skip
+        argv = ["gemini", "-p", "hi", "--skip-trust", "--yolo", "-m", "gemini-2.5-pro"]
+        done = run(argv, env, work, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        requests = stub.model_requests()
+    order = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreToolUse", "PostToolUse", "Stop"]
+    assert H.labels(log) == order  # the plugin's labels: Claude's names, on Gemini's events
+    names = ["SessionStart", "BeforeAgent", "BeforeTool", "BeforeTool", "AfterTool", "AfterAgent"]
+    assert [e["stdin"]["hook_event_name"] for e in H.entries(log)] == names
+    assert "xtension" not in done.stderr and "Invalid hook" not in done.stderr, done.stderr
+    # each command ran the plugin's own script, the folder skilltool wrote in
+    assert {e["argv"][0] for e in H.entries(log)} == {str(plugin / "rec.py")}
+    pre = [e["stdin"] for e in H.entries(log) if e["label"] == "PreToolUse"]
+    commands = [f"touch {work}/BLOCKME", f"touch {work}/ran"]
+    assert [p["tool_input"]["command"] for p in pre] == commands
+    # the gate's exit 2 blocked the first call, its stderr reaching the model
+    assert not (work / "BLOCKME").exists() and (work / "ran").exists()
+    assert "Tool execution blocked: guard blocks BLOCKME" in requests[-1].text
+    post = H.first(log, "PostToolUse")["stdin"]
+    assert post["tool_input"]["command"] == f"touch {work}/ran"
+
+    C.skilltool(home, "uninstall", "--only", "gemini")
+    own = C.given_back(home / ".gemini", before, wrote)
+    assert not folder.exists() and own  # the chat Gemini CLI recorded is its own
+    proven("gemini", "skilltool's ~/.gemini/extensions/<plugin>.hooks (gemini-extension.json "
+                     "named <plugin>-hooks, hooks/hooks.json under Gemini's names) is loaded "
+                     "with no install step: SessionStart, BeforeAgent, BeforeTool/AfterTool "
+                     "(matcher ^(run_shell_command)$), AfterAgent fire the plugin's own scripts "
+                     "(${CLAUDE_PLUGIN_ROOT} written in), exit 2 blocks run_shell_command; "
+                     "uninstall gives ~/.gemini back")  # fmt: skip
