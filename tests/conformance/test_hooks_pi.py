@@ -19,7 +19,15 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.hooks import ToolCallStub, calls, fired, write_rules_recorder
+from tests.conformance import carried_hooks as C
+from tests.conformance.hooks import (
+    ToolCallStub,
+    by_event,
+    calls,
+    fired,
+    records,
+    write_rules_recorder,
+)
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
 
@@ -43,6 +51,8 @@ ANSWERS: dict[str, dict[str, Any]] = {
     "plain": {},
 }
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SessionEnd", "Stop")
+# what pi writes in ~/.pi/agent while it runs (--no-session: no session files)
+RUNTIME = ("auth.json", "models-store.json")
 
 
 @dataclass
@@ -187,4 +197,59 @@ def test_what_a_bridged_command_costs(bridged: Run, proven: Proven) -> None:
         "pi",
         f"a bridged command blocks pi while it runs (spawnSync): `true` {per_call:.1f} ms median, "
         f"the Python recorder {statistics.median(recorder):.0f} ms median",
+    )
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only pi` of a user plugin `guard` with hooks on
+    the five events writes `~/.pi/agent/extensions/guard.hooks.ts` (two dots in the name),
+    which `pi -p` loads and compiles: the hooks fire with the plugin's folder written in for
+    `${CLAUDE_PLUGIN_ROOT}` and set in the environment, and exit 2 (and a JSON deny) keeps the
+    bash call from running. `uninstall --only pi` then removes every file install added under
+    ~/.pi/agent and leaves the files there before it (models.json, the user's own
+    extensions/mine.ts) byte for byte; the only other files left are the ones pi writes
+    itself when it runs (RUNTIME: auth.json, models-store.json)."""
+    need("pi")
+    home = make_home(tmp_path)
+    folder = home / ".pi/agent"
+    (folder / "extensions").mkdir(parents=True)
+    (folder / "extensions/mine.ts").write_text("export default function (pi: any) {}\n")
+    plugin, out = C.guard_plugin(home)
+    work = tmp_path / "work"
+    work.mkdir()
+    cases = ("blocked.txt # BLOCKME", "denied.txt # DENYME", "ran.txt")
+    script = [("bash", {"command": f"echo x > {work}/{case}"}) for case in cases]
+    with ToolCallStub(script) as stub:
+        models_json(home, stub)
+        before = C.files(folder)
+        C.skilltool(home, "install", "--only", "pi")
+        wrote = C.written(folder, before)
+        source = wrote["extensions/guard.hooks.ts"].decode()
+        assert C.ROOT not in source and f"{plugin}/rec.py {plugin}/records.jsonl" in source
+        seconds, said = pi_print(home, harness_env(home, {"PI_OFFLINE": "1"}))
+        assert "hooks done" in said
+        results = stub.tool_results()
+    rows = records(out)
+    order = [r["event"] for r in rows]
+    assert order[:2] == ["SessionStart", "UserPromptSubmit"] and order[-1] == "Stop"
+    assert order.count("PreToolUse") == 3 and order.count("PostToolUse") == 1
+    assert all(r["argv"][0] == str(out) for r in rows)  # ${CLAUDE_PLUGIN_ROOT} in an argument
+    assert {r["env"]["CLAUDE_PLUGIN_ROOT"] for r in rows} == {str(plugin)}
+    pre = by_event(rows, "PreToolUse")
+    assert [r["payload"]["tool_name"] for r in pre] == ["Bash"] * 3
+    assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
+    assert (work / "ran.txt").exists()
+    assert "recorder blocks BLOCKME" in results[0] and "recorder denies DENYME" in results[1]
+    C.skilltool(home, "uninstall", "--only", "pi")
+    C.given_back(folder, before, wrote, RUNTIME)
+    proven(
+        "pi",
+        "`skilltool plugins install --only pi` wrote extensions/guard.hooks.ts (two dots) from "
+        f"a user plugin's hooks.json; `pi -p` ({seconds:.1f} s) loaded it: SessionStart, "
+        "UserPromptSubmit, PreToolUse (Bash), PostToolUse and Stop ran the plugin's own "
+        "recorder through ${CLAUDE_PLUGIN_ROOT} (written in, and set), exit 2 and a JSON deny "
+        "blocked bash; uninstall removed what install wrote and left the folder's other files "
+        "byte for byte",
     )

@@ -10,10 +10,12 @@ Claude's stdin JSON (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
+from tests.conformance import carried_hooks as C
 from tests.conformance import hooks as H
 from tests.conformance.homes import QWEN_SETTINGS
 from tests.conformance.sandbox import harness_env, make_home, run
@@ -23,6 +25,9 @@ from tests.conformance.support import Proven, need
 pytestmark = pytest.mark.conformance
 
 QWEN = ["--auth-type", "anthropic", "-m", "claude-sonnet-4-5", "--approval-mode", "yolo"]
+# what Qwen writes in ~/.qwen while it runs: chats, temp files, logs, its extension bookkeeping
+RUNTIME = ("projects/*", "tmp/*", ".openai-logs-cleanup-*", "usage_record.jsonl",
+           "output-language.md", "extension-store/*", "extensions/extension-enablement.json")  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
@@ -119,4 +124,68 @@ def test_an_extension_carries_a_plugins_hooks_json_as_it_is(tmp_path: Path, prov
         "qwen",
         "an extension ~/.qwen/extensions/<name>/ (qwen-extension.json + Claude's hooks/hooks.json "
         "as it is) ran its PreToolUse hook with ${CLAUDE_PLUGIN_ROOT} expanded, and exit 2 blocked",
+    )
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only qwen` of a user plugin `guard` with hooks on
+    the five events writes the extension folder `~/.qwen/extensions/guard.hooks/` (a dot in
+    the folder's name; `qwen-extension.json` named `guard-hooks`, both files with skilltool's
+    marker in a `description` key), which `qwen -p` loads with no install step: the hooks fire
+    with the plugin's folder written in for `${CLAUDE_PLUGIN_ROOT}`, and exit 2 (and a JSON
+    deny) keeps the shell call from running. `uninstall --only qwen` then removes every file
+    install added under ~/.qwen and leaves the files there before it (settings.json) byte for
+    byte; the only other files left are the ones Qwen writes itself when it runs (RUNTIME),
+    among them extension-store/state.json, which keeps its own entry for `guard-hooks`."""
+    home = make_home(tmp_path)
+    folder = home / ".qwen"
+    folder.mkdir()
+    # in the form Qwen 0.24.4 keeps it (it adds "$version" to a settings.json without one)
+    settings = json.dumps({**QWEN_SETTINGS, "$version": 4}, indent=2)
+    (folder / "settings.json").write_text(settings, encoding="utf-8")
+    plugin, out = C.guard_plugin(home)
+    before = C.files(folder)
+    C.skilltool(home, "install", "--only", "qwen")
+    wrote = C.written(folder, before)
+    manifest = json.loads(wrote["extensions/guard.hooks/qwen-extension.json"])
+    assert manifest["name"] == "guard-hooks" and "skilltool" in manifest["description"]
+    carried = wrote["extensions/guard.hooks/hooks/hooks.json"].decode()
+    assert C.ROOT not in carried and f"{plugin}/rec.py {plugin}/records.jsonl" in carried
+    work = tmp_path / "work"
+    work.mkdir()
+    with AnthropicStub(reply=H.three_shell_calls("run_shell_command", work)) as stub:
+        env = harness_env(home, {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url,
+                                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})  # fmt: skip
+        start = time.monotonic()
+        done = run(["qwen", "-p", "hi", *QWEN], env, work, timeout=50)
+        seconds = time.monotonic() - start
+        assert done.returncode == 0, done.stdout + done.stderr
+        last = [r for r in stub.model_requests() if H.tool_results(r)][-1]
+    rows = H.records(out)
+    fired = [r["event"] for r in rows]
+    assert fired[:2] == ["SessionStart", "UserPromptSubmit"] and fired[-1] == "Stop"
+    assert fired.count("PreToolUse") == 3 and fired.count("PostToolUse") == 1
+    assert H.by_event(rows, "UserPromptSubmit")[0]["payload"]["prompt"] == "hi"
+    assert all(r["argv"][0] == str(out) for r in rows)  # ${CLAUDE_PLUGIN_ROOT} in an argument
+    pre = H.by_event(rows, "PreToolUse")
+    assert [r["payload"]["tool_name"] for r in pre] == ["run_shell_command"] * 3  # matcher Bash
+    assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
+    assert (work / "ran.txt").exists()
+    blocked, denied, ran = H.tool_results(last)
+    assert blocked.get("is_error") and "recorder blocks BLOCKME" in str(blocked["content"])
+    assert denied.get("is_error") and "recorder denies DENYME" in str(denied["content"])
+    C.skilltool(home, "uninstall", "--only", "qwen")
+    C.given_back(folder, before, wrote, RUNTIME)
+    assert "guard-hooks" in (folder / "extension-store/state.json").read_text()
+    proven(
+        "qwen",
+        "`skilltool plugins install --only qwen` wrote extensions/guard.hooks/ (qwen-extension."
+        "json named guard-hooks and hooks/hooks.json, each with a `description` marker) from a "
+        f"user plugin's hooks.json; `qwen -p` ({seconds:.0f} s) loaded it: SessionStart, "
+        "UserPromptSubmit, PreToolUse (matcher Bash), PostToolUse and Stop ran the plugin's own "
+        "recorder through ${CLAUDE_PLUGIN_ROOT} (written in), exit 2 and a JSON deny blocked "
+        "the shell; uninstall removed what install wrote and left the folder's other files "
+        "byte for byte (Qwen's extension-store/state.json keeps its own guard-hooks entry)",
     )
