@@ -23,6 +23,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+from tests.conformance.carried import snapshot as files
 from tests.conformance.hooks import write_payload_recorder
 from tests.conformance.projects import skilltool_in
 
@@ -56,17 +57,6 @@ def skilltool(home: Path, *args: str) -> str:
     """`python -m skilltool plugins ARGS`, the real CLI; fails the test unless it exits 0."""
     done = skilltool_in(home, home, "plugins", *args)
     return done.stdout + done.stderr
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder` (relative path → bytes), symlinks as their target's text."""
-    found: dict[str, bytes] = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_symlink():
-            found[str(path.relative_to(folder))] = str(path.readlink()).encode()
-        elif path.is_file():
-            found[str(path.relative_to(folder))] = path.read_bytes()
-    return found
 
 
 def written(folder: Path, before: dict[str, bytes]) -> dict[str, bytes]:
