@@ -20,6 +20,11 @@ ROOT_NAMES = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT(?![A-Za-
 SHELL_SPECIAL = frozenset('"$`\\\n')
 
 
+def same_names(*events: str) -> Mapping[str, str]:
+    """`Harness.hook_events` of a harness that calls these events as Claude Code does."""
+    return {event: event for event in events}
+
+
 def expand(command: str, root: Path) -> str:
     """The command with the plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}`."""
     return ROOT_NAMES.sub(lambda _: str(root), command)

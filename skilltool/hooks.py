@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool import markers
 from skilltool.hook_format import root_refusal
 from skilltool.model import Catalogue, Hook, Plugin, Problem
 from skilltool.slash import NOT_CARRIED
@@ -140,45 +139,17 @@ def _harness_actions(
 
 
 def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -> list[Action]:
-    """Our hook files no plugin needs any more: removed if unedited, and only when the place
-    their plugin lived in was read this run."""
-    from skilltool.fs import TEMP_PREFIX, digest, read_regular
-    from skilltool.plan import Action, _edited_copy
+    """Our hook files that no plugin needs any more (plan.orphan)."""
+    from skilltool.plan import orphan
 
     found = []
     for path in harness.hook_files():
-        if path in wanted or path.is_symlink() or path.name.startswith(TEMP_PREFIX):
-            continue
-        data = read_regular(path)
-        marker = markers.find(data) if data is not None else None
-        if data is None or marker is None:
-            continue
         name = harness.hook_plugin(path)
-        source = harness.home.restored(marker.source)
-        unknown = read.unknown(str(source))
-        if unknown is not None:
-            why = f"its hooks {marker.source} {unknown}; kept"
-            found.append(Action("hook", harness.name, name, path, "stale", "none", reason=why))
-        elif marker.intact or force:
-            found.append(
-                Action(
-                    "hook",
-                    harness.name,
-                    name,
-                    path,
-                    "stale" if marker.intact else "edited",
-                    "remove",
-                    source,
-                    reason="its hooks are gone",
-                    seen=digest(data),
-                    keep=None if marker.intact else _edited_copy(path),
-                )
-            )
-        else:
-            why = (
-                "its hooks are gone, but it was edited by hand (--force removes it, keeping a copy)"
-            )
-            found.append(
-                Action("hook", harness.name, name, path, "edited", "none", source, reason=why)
-            )
+        action = (
+            None
+            if path in wanted
+            else orphan("hook", harness.name, name, path, harness.home, read, force, "its hooks")
+        )
+        if action is not None:
+            found.append(action)
     return found

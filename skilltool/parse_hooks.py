@@ -14,16 +14,15 @@ warning and carried nowhere.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from skilltool import probe
 from skilltool.model import Hook, Problem, Severity
+from skilltool.parse_servers import json_text, key_line
 
 HOOKS_FILE = "hooks/hooks.json"
-SIZE_LIMIT = 1 << 20
 
 
 def read_hooks(
@@ -46,12 +45,12 @@ def read_hooks(
             continue
         if isinstance(value, Mapping):
             files.append(where)
-            hooks += _events(value, where, _text(where) or "", problems)
+            hooks += _events(value, where, json_text(where) or "", problems)
             continue
         paths = [value] if isinstance(value, str) else value if isinstance(value, list) else None
         if paths is None or not all(isinstance(p, str) for p in paths):
             why = 'must be a path, a list of paths, or an object of events, e.g. "./hooks.json"'
-            problems.append(Problem(where, why, "hooks", _key_line(_text(where) or "", "hooks")))
+            problems.append(Problem(where, why, "hooks", key_line(json_text(where) or "", "hooks")))
             continue
         for path in paths:
             full = Path(os.path.normpath(root / path))
@@ -66,19 +65,9 @@ def read_hooks(
     return files, hooks, problems
 
 
-def _text(path: Path) -> str | None:
-    data = probe.now.read_regular(path)
-    if data is None or len(data) > SIZE_LIMIT:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-
-
 def _read_file(path: Path, problems: list[Problem]) -> list[Hook]:
     """The hooks of one file: `{"hooks": {Event: [...]}}`, or the bare `{Event: [...]}`."""
-    text = _text(path)
+    text = json_text(path)
     if text is None:
         problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
         return []
@@ -96,7 +85,7 @@ def _read_file(path: Path, problems: list[Problem]) -> list[Hook]:
     events = value.get("hooks", value) if isinstance(value.get("hooks"), dict) else value
     if "hooks" in value and not isinstance(value["hooks"], dict):
         why = 'must be an object of events, e.g. {"PreToolUse": [...]}'
-        problems.append(Problem(path, why, "hooks", _key_line(text, "hooks")))
+        problems.append(Problem(path, why, "hooks", key_line(text, "hooks")))
         return []
     return _events(events, path, text, problems)
 
@@ -112,7 +101,7 @@ def _events(
     for event, groups in events.items():
         if event in NOT_EVENTS:
             continue
-        line = _key_line(text, event)
+        line = key_line(text, event)
         if not isinstance(groups, list):
             why = 'must be a list of matcher groups: [{"matcher": "…", "hooks": [...]}]'
             problems.append(Problem(path, why, f"hooks.{event}", line))
@@ -161,11 +150,3 @@ def _group(
         seconds = None if timeout is None else max(1, round(timeout))
         found.append(Hook(event, matcher, command, seconds, path, g, i, line))
     return found
-
-
-def _key_line(text: str, key: str) -> int | None:
-    """The line where `"key":` first appears in a JSON text (None if it does not)."""
-    import json
-
-    match = re.search(re.escape(json.dumps(key)) + r"\s*:", text)
-    return text.count("\n", 0, match.start()) + 1 if match else None

@@ -43,9 +43,9 @@ def read_servers(
         servers += _read_file(root / MCP_FILE, root, problems)
     declared: list[tuple[Path, Any, str]] = []
     if data is not None and "mcpServers" in data and manifest is not None:
-        declared.append((manifest, data["mcpServers"], _read_text(manifest) or ""))
+        declared.append((manifest, data["mcpServers"], json_text(manifest) or ""))
     if entry is not None and "mcpServers" in entry.fields and listing is not None:
-        declared.append((listing, entry.fields["mcpServers"], _read_text(listing) or ""))
+        declared.append((listing, entry.fields["mcpServers"], json_text(listing) or ""))
     for where, value, text in declared:
         items = value if isinstance(value, list) else [value]
         for item in items:
@@ -60,7 +60,7 @@ def _declared(
     item: Any, where: Path, text: str, root: Path, problems: list[Problem]
 ) -> list[McpServer]:
     """One item of a `mcpServers` field: an object of servers, or a path to a file of them."""
-    line = _key_line(text, "mcpServers")
+    line = key_line(text, "mcpServers")
     if isinstance(item, Mapping):
         return _servers(item, where, text, root, problems)
     if not isinstance(item, str):
@@ -81,7 +81,7 @@ def _declared(
     return _read_file(full, root, problems)
 
 
-def _read_text(path: Path) -> str | None:
+def json_text(path: Path) -> str | None:
     data = probe.now.read_regular(path)
     if data is None or len(data) > SIZE_LIMIT:
         return None
@@ -94,7 +94,7 @@ def _read_text(path: Path) -> str | None:
 def _read_file(path: Path, root: Path, problems: list[Problem]) -> list[McpServer]:
     """The servers of one `.mcp.json`-shaped file: `{"mcpServers": {...}}`, or the bare
     `{name: {...}}` shape Claude Code also loads."""
-    text = _read_text(path)
+    text = json_text(path)
     if text is None:
         problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
         return []
@@ -112,7 +112,7 @@ def _read_file(path: Path, root: Path, problems: list[Problem]) -> list[McpServe
     if "mcpServers" in value:
         servers = value["mcpServers"]
         if not isinstance(servers, dict):
-            line = _key_line(text, "mcpServers")
+            line = key_line(text, "mcpServers")
             problems.append(Problem(path, "must be an object of servers", "mcpServers", line))
             return []
         return _servers(servers, path, text, root, problems)
@@ -124,14 +124,14 @@ def _servers(
 ) -> list[McpServer]:
     found = []
     for name, value in servers.items():
-        line = _key_line(text, name)
+        line = key_line(text, name)
         server = _server(str(name), value, path, line, root, problems)
         if server is not None:
             found.append(server)
     return found
 
 
-def _key_line(text: str, key: str) -> int | None:
+def key_line(text: str, key: str) -> int | None:
     """The line where `"key":` first appears in a JSON text (None if it does not)."""
     import json
 

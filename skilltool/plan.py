@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness
     from skilltool.model import Rendering
+    from skilltool.paths import Scope
     from skilltool.trusted import CatalogueCache
 
 Named = TypeVar("Named", Skill, Agent)
@@ -488,6 +489,48 @@ def _file_action(
         keep,
         seen,
         edited,
+    )
+
+
+def orphan(
+    kind: Literal["command", "hook"],
+    owner: str,
+    name: str,
+    path: Path,
+    home: Scope,
+    read: Evidence,
+    force: bool,
+    what: str,
+) -> Action | None:
+    """A rendering of ours (a command's or hooks' file) that nothing on the search path needs
+    any more: removed if unedited, and only when the place it came from was read this run
+    (`what`: what is gone, "its command"); None for a file that is not ours."""
+    if path.is_symlink() or path.name.startswith(TEMP_PREFIX):
+        return None
+    data = read_regular(path)
+    marker = markers.find(data) if data is not None else None
+    if data is None or marker is None:
+        return None
+    source = home.restored(marker.source)
+    unknown = read.unknown(str(source))
+    if unknown is not None:
+        why = f"{what} {marker.source} {unknown}; kept"
+        return Action(kind, owner, name, path, "stale", "none", reason=why)
+    went = f"{what} {'are' if what.endswith('s') else 'is'} gone"
+    if not (marker.intact or force):
+        why = f"{went}, but it was edited by hand (--force removes it, keeping a copy)"
+        return Action(kind, owner, name, path, "edited", "none", source, reason=why)
+    return Action(
+        kind,
+        owner,
+        name,
+        path,
+        "stale" if marker.intact else "edited",
+        "remove",
+        source,
+        reason=went,
+        seen=digest(data),
+        keep=None if marker.intact else _edited_copy(path),
     )
 
 

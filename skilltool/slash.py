@@ -227,52 +227,24 @@ def _rival(harness: Harness, name: str) -> str | None:
 
 
 def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -> list[Action]:
-    """Our command files that no command on the search path needs any more: removed if
-    unedited, and only when the place their command lived in was read this run."""
-    from skilltool.fs import TEMP_PREFIX, digest, read_regular
-    from skilltool.plan import Action, _edited_copy
+    """Our command files that no command on the search path needs any more (plan.orphan)."""
+    from skilltool.plan import orphan
 
     folder = harness.commands_dir()
     if folder is None or not os.path.isdir(folder):
         return []
-    suffix = harness.command_suffix
     found = []
-    for path in sorted(folder.rglob(f"*{suffix}")):
-        if path in wanted or path.is_symlink() or path.name.startswith(TEMP_PREFIX):
-            continue
-        data = read_regular(path)
-        marker = markers.find(data) if data is not None else None
-        if data is None or marker is None:
-            continue
+    for path in sorted(folder.rglob(f"*{harness.command_suffix}")):
         name = ":".join(path.relative_to(folder).with_suffix("").parts)
-        source = harness.home.restored(marker.source)
-        unknown = read.unknown(str(source))
-        if unknown is not None:
-            why = f"its command {marker.source} {unknown}; kept"
-            found.append(Action("command", harness.name, name, path, "stale", "none", reason=why))
-        elif marker.intact or force:
-            found.append(
-                Action(
-                    "command",
-                    harness.name,
-                    name,
-                    path,
-                    "stale" if marker.intact else "edited",
-                    "remove",
-                    source,
-                    reason="its command is gone",
-                    seen=digest(data),
-                    keep=None if marker.intact else _edited_copy(path),
-                )
+        action = (
+            None
+            if path in wanted
+            else orphan(
+                "command", harness.name, name, path, harness.home, read, force, "its command"
             )
-        else:
-            why = (
-                "its command is gone, but it was edited by hand "
-                "(--force removes it, keeping a copy)"
-            )
-            found.append(
-                Action("command", harness.name, name, path, "edited", "none", source, reason=why)
-            )
+        )
+        if action is not None:
+            found.append(action)
     return found
 
 

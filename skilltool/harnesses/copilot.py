@@ -19,7 +19,7 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.hook_format import claude_object, files_under, json_file, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 from skilltool.paths import Scope
@@ -90,20 +90,17 @@ class Copilot(Harness):
 
     # hooks: Claude Code's own file, as it is, one per plugin in ~/.copilot/hooks/ (proven in
     # tests/conformance/test_hooks_copilot.py)
-    hook_events: ClassVar[Mapping[str, str] | None] = {
-        event: event
-        for event in (
-            "PreToolUse",
-            "PostToolUse",
-            "UserPromptSubmit",
-            "SessionStart",
-            "SessionEnd",
-            "Stop",
-            "SubagentStop",
-            "Notification",
-            "PreCompact",
-        )
-    }
+    hook_events: ClassVar[Mapping[str, str] | None] = same_names(
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "SubagentStop",
+        "Notification",
+        "PreCompact",
+    )
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         target = self.root() / "hooks" / f"{plugin.name}.json"

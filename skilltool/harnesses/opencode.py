@@ -14,7 +14,7 @@ from typing import ClassVar
 from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named_or_skipped, remote_entry
-from skilltool.hook_format import files_under
+from skilltool.hook_format import files_under, same_names
 from skilltool.model import (
     Agent,
     Hook,
@@ -85,17 +85,14 @@ class OpenCodeFamily(Harness):
 
     # hooks: no command hooks of its own; a generated plugin per plugin runs them from its
     # plugin events (proven in tests/conformance/test_hooks_opencode.py)
-    hook_events: ClassVar[Mapping[str, str] | None] = {
-        event: event
-        for event in (
-            "PreToolUse",
-            "PostToolUse",
-            "UserPromptSubmit",
-            "SessionStart",
-            "Stop",
-            "PreCompact",
-        )
-    }
+    hook_events: ClassVar[Mapping[str, str] | None] = same_names(
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+        "Stop",
+        "PreCompact",
+    )
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         target = self.root() / "plugins" / f"{plugin.name}.hooks.js"

@@ -9,7 +9,7 @@ from typing import ClassVar
 from skilltool import placeholders
 from skilltool.fs import ending_with
 from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named, remote_entry, stdio_entry
-from skilltool.hook_format import files_under
+from skilltool.hook_format import files_under, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
 from skilltool.placeholders import Translation
@@ -129,18 +129,15 @@ class Pi(Harness):
 
     # hooks: no command hooks of its own; a generated extension per plugin runs them from its
     # events (proven in tests/conformance/test_hooks_pi.py)
-    hook_events: ClassVar[Mapping[str, str] | None] = {
-        event: event
-        for event in (
-            "PreToolUse",
-            "PostToolUse",
-            "UserPromptSubmit",
-            "SessionStart",
-            "SessionEnd",
-            "Stop",
-            "PreCompact",
-        )
-    }
+    hook_events: ClassVar[Mapping[str, str] | None] = same_names(
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "PreCompact",
+    )
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         target = self.root() / "extensions" / f"{plugin.name}.hooks.ts"

@@ -21,7 +21,7 @@ from skilltool.harnesses import (
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.hook_format import claude_object, files_under, json_file, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
@@ -134,23 +134,20 @@ class Qwen(Harness):
 
     # hooks: Claude Code's, by the same names and in the same format, from an extension folder
     # skilltool generates per plugin (proven in tests/conformance/test_hooks_qwen.py)
-    hook_events: ClassVar[Mapping[str, str] | None] = {
-        event: event
-        for event in (
-            "PreToolUse",
-            "PostToolUse",
-            "PostToolUseFailure",
-            "UserPromptSubmit",
-            "SessionStart",
-            "SessionEnd",
-            "Stop",
-            "SubagentStart",
-            "SubagentStop",
-            "Notification",
-            "PreCompact",
-            "PermissionRequest",
-        )
-    }
+    hook_events: ClassVar[Mapping[str, str] | None] = same_names(
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "SubagentStart",
+        "SubagentStop",
+        "Notification",
+        "PreCompact",
+        "PermissionRequest",
+    )
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         folder = self.root() / "extensions" / f"{plugin.name}.hooks"
