@@ -20,7 +20,7 @@ from typing import Any
 
 from skilltool import probe
 from skilltool.model import Hook, Problem, Severity
-from skilltool.parse_servers import json_text, key_line
+from skilltool.parse_servers import json_object, json_text, key_line
 
 HOOKS_FILE = "hooks/hooks.json"
 
@@ -67,21 +67,10 @@ def read_hooks(
 
 def _read_file(path: Path, problems: list[Problem]) -> list[Hook]:
     """The hooks of one file: `{"hooks": {Event: [...]}}`, or the bare `{Event: [...]}`."""
-    text = json_text(path)
-    if text is None:
-        problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
+    found = json_object(path, "hooks", problems)
+    if found is None:
         return []
-    import json
-
-    try:
-        value = json.loads(text)
-    except ValueError as err:
-        line = getattr(err, "lineno", None)
-        problems.append(Problem(path, f"is not valid JSON ({err}); fix it", line=line))
-        return []
-    if not isinstance(value, dict):
-        problems.append(Problem(path, 'must be a JSON object: {"hooks": {...}}', line=1))
-        return []
+    value, text = found
     events = value.get("hooks", value) if isinstance(value.get("hooks"), dict) else value
     if "hooks" in value and not isinstance(value["hooks"], dict):
         why = 'must be an object of events, e.g. {"PreToolUse": [...]}'

@@ -94,21 +94,10 @@ def json_text(path: Path) -> str | None:
 def _read_file(path: Path, root: Path, problems: list[Problem]) -> list[McpServer]:
     """The servers of one `.mcp.json`-shaped file: `{"mcpServers": {...}}`, or the bare
     `{name: {...}}` shape Claude Code also loads."""
-    text = json_text(path)
-    if text is None:
-        problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
+    found = json_object(path, "mcpServers", problems)
+    if found is None:
         return []
-    import json  # here, not at the top: a run that reads no such file does not import it
-
-    try:
-        value = json.loads(text)
-    except ValueError as err:
-        line = getattr(err, "lineno", None)
-        problems.append(Problem(path, f"is not valid JSON ({err}); fix it", line=line))
-        return []
-    if not isinstance(value, dict):
-        problems.append(Problem(path, 'must be a JSON object: {"mcpServers": {...}}', line=1))
-        return []
+    value, text = found
     if "mcpServers" in value:
         servers = value["mcpServers"]
         if not isinstance(servers, dict):
@@ -117,6 +106,27 @@ def _read_file(path: Path, root: Path, problems: list[Problem]) -> list[McpServe
             return []
         return _servers(servers, path, text, root, problems)
     return _servers(value, path, text, root, problems)
+
+
+def json_object(path: Path, key: str, problems: list[Problem]) -> tuple[dict[str, Any], str] | None:
+    """A plugin's JSON file that must hold an object (`{"<key>": {...}}`, as its line says),
+    and its text; None, with a problem, when it cannot be read or is not one."""
+    text = json_text(path)
+    if text is None:
+        problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
+        return None
+    import json  # here, not at the top: a run that reads no such file does not import it
+
+    try:
+        value = json.loads(text)
+    except ValueError as err:
+        line = getattr(err, "lineno", None)
+        problems.append(Problem(path, f"is not valid JSON ({err}); fix it", line=line))
+        return None
+    if not isinstance(value, dict):
+        problems.append(Problem(path, f'must be a JSON object: {{"{key}": {{...}}}}', line=1))
+        return None
+    return value, text
 
 
 def _servers(

@@ -87,7 +87,7 @@ FILE_SYSTEM = {
 DISCOVERY = {
     "discover": None,
     "parse": {"_read", "find_manifest"},
-    "parse_servers": {"read_servers", "_declared", "json_text", "_read_file"},
+    "parse_servers": {"read_servers", "_declared", "json_text", "_read_file", "json_object"},
     "parse_hooks": {"read_hooks", "_read_file"},
     "parse_commands": {"read_commands", "_command_files", "_inside"},
 }
