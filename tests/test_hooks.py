@@ -384,3 +384,9 @@ def test_a_harness_that_runs_no_hooks_is_one_line_for_all_plugins(home: Path) ->
         "~/.codex/hooks.json without a word until you trust it in its /hooks view, which "
         "skilltool leaves to you"
     ]
+
+
+def test_a_marketplace_listing_counts_a_plugins_hooks(home: Path) -> None:
+    from skilltool.commands.asking import carried
+
+    assert carried(read_plugin(guard(home), "user")) == "3 hooks"

@@ -19,15 +19,16 @@ if TYPE_CHECKING:
 
 
 def carried(plugin: Plugin) -> str:
-    """What a plugin carries, in words: `3 skills, 1 agent, 1 MCP server, hooks`."""
+    """What a plugin carries, in words: `3 skills, 1 agent, 1 MCP server, 2 hooks`."""
     counts = [
         (len(plugin.skills), "skill"),
         (len(plugin.agents), "agent"),
         (len(plugin.slash_commands), "command"),
         (len(plugin.mcp_servers), "MCP server"),
+        (len(plugin.hook_commands), "hook"),
     ]
     said = [f"{n} {what}{'s' if n > 1 else ''}" for n, what in counts if n]
-    return ", ".join(said + (["hooks"] if plugin.hooks else [])) or "nothing skilltool carries"
+    return ", ".join(said) or "nothing skilltool carries"
 
 
 def _descriptions(at: Path) -> dict[str, str]:
