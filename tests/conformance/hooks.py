@@ -25,6 +25,9 @@ that appends one JSON line per call; they differ in how a test configures and an
 Stubs: `OpenAIStub(reply={"call": NAME, "arguments": {...}})` (stub.py) answers with one
 function call; `ToolCallStub(calls)` scripts several, one per request; `three_shell_calls`
 scripts the Anthropic stub for OpenCode, Kilo and Qwen.
+
+The Hermes plugin prototype (hermes_claude_hooks.py): `hermes_plugin(home, name, hooks, root)`
+writes `~/.hermes/plugins/<name>/` (plugin.yaml + the prototype as __init__.py).
 """
 
 from __future__ import annotations
@@ -378,3 +381,33 @@ class ToolCallStub(OpenAIStub):
                     content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
                 out.append(str(content))
         return out
+
+
+# -- the Hermes plugin prototype (hermes_claude_hooks.py) ---------------------------------------
+
+HERMES_MANIFEST = """\
+name: {name}
+version: "1"
+description: The hooks of a Claude Code plugin, run on Hermes's events
+kind: standalone
+provides_hooks: [pre_tool_call, post_tool_call, pre_llm_call, on_session_start, on_session_end,
+  on_session_finalize, subagent_stop]
+"""
+
+
+def hermes_plugin_source(hooks: dict[str, Any], plugin_root: Path) -> str:
+    """hermes_claude_hooks.py with a plugin's hooks and root filled in: what skilltool would
+    generate. The hooks go into a raw string (a JSON text holds no backslash before its end)."""
+    source = (HERE / "hermes_claude_hooks.py").read_text(encoding="utf-8")
+    return source.replace("__HOOKS__", json.dumps(hooks, indent=2)).replace(
+        '"__PLUGIN_ROOT__"', json.dumps(str(plugin_root))
+    )
+
+
+def hermes_plugin(home: Path, name: str, hooks: dict[str, Any], plugin_root: Path) -> Path:
+    """The plugin folder ~/.hermes/plugins/<name>/ (plugin.yaml, __init__.py)."""
+    folder = home / ".hermes" / "plugins" / name
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(HERMES_MANIFEST.format(name=name), encoding="utf-8")
+    (folder / "__init__.py").write_text(hermes_plugin_source(hooks, plugin_root), encoding="utf-8")
+    return folder

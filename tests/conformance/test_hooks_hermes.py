@@ -1,21 +1,34 @@
 """Hermes shell hooks (`hooks:` in ~/.hermes/config.yaml), proven in the binary: a recorder
 command configured by hand for every event Hermes has, `hermes chat -q` against the loopback
 stub scripted to call `terminal` four times, each call answered differently by the
-pre_tool_call hook. One run (about 25 s) serves every test here.
+pre_tool_call hook. One run (about 25 s) serves the first three tests.
+
+Then a Python plugin (`hermes_claude_hooks.py`) carrying a Claude plugin's hooks, in
+~/.hermes/plugins/claude-hooks/: one `chat -q` before `hermes plugins enable`, one after
+(about 20 s together) serve the last two tests.
 
 Findings: docs/findings-hooks-c.md."""
 
 from __future__ import annotations
 
 import json
+import re
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.conformance.hooks import ToolCallStub, calls, fired, write_rules_recorder
+from tests.conformance.hooks import (
+    ToolCallStub,
+    calls,
+    fired,
+    hermes_plugin,
+    write_rules_recorder,
+)
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
 
@@ -172,4 +185,170 @@ def test_consent_is_recorded_in_the_home(hermes_run: Run, proven: Proven) -> Non
         "hermes",
         "first use of each (event, command) is written to ~/.hermes/shell-hooks-allowlist.json "
         "when accepted (HERMES_ACCEPT_HOOKS=1, --accept-hooks or hooks_auto_accept: true)",
+    )
+
+
+# -- a generated Python plugin carrying a Claude plugin's hooks (hermes_claude_hooks.py) --------
+
+PLUGIN = "claude-hooks"
+# PreToolUse answers of the Claude hook, one per scripted `terminal` call; the last one runs
+CLAUDE_ANSWERS: dict[str, dict[str, Any]] = {
+    "exit2": {"exit": 2, "stderr": "claude exit-2 block"},
+    "claude-decision": {"stdout": json.dumps({"decision": "block", "reason": "claude decision"})},
+    "claude-permission": ANSWERS["claude-permission"],
+    "allowed": {},
+}
+
+
+def claude_hooks() -> dict[str, Any]:
+    """A Claude plugin's hooks: its recorder (`${CLAUDE_PLUGIN_ROOT}/recorder.py <event>`) on
+    every event the plugin carries; a `Read` group that a shell call must not fire; `true` first
+    on the tool events, to time a trivial hook."""
+
+    def group(label: str, matcher: str | None = None, command: str = "") -> dict[str, Any]:
+        line = command or f'"${{CLAUDE_PLUGIN_ROOT}}/recorder.py" {label}'
+        g: dict[str, Any] = {"hooks": [{"type": "command", "command": line}]}
+        return {"matcher": matcher, **g} if matcher else g
+
+    hooks = {e: [group(e)] for e in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")}
+    hooks["PreToolUse"] = [group("", "Bash", "true"), group("PreToolUse", "Bash"),
+                           group("PreToolUse-Read", "Read")]  # fmt: skip
+    hooks["PostToolUse"] = [group("", "Bash", "true"), group("PostToolUse", "Bash")]
+    return hooks
+
+
+@dataclass
+class PluginRun:
+    tmp: Path
+    home: Path
+    root: Path  # the Claude plugin's folder, which holds its recorder
+    off_calls: list[dict[str, Any]]  # the recorder's calls before `hermes plugins enable`
+    enable: str  # what `hermes plugins enable` printed
+    config: str  # config.yaml after it
+    stub: ToolCallStub
+    timing: list[dict[str, Any]]
+
+    def payloads(self, event: str) -> list[dict[str, Any]]:
+        return [c["stdin"] for c in calls(self.root) if c["argv"][0] == event]
+
+
+@pytest.fixture(scope="module")
+def plugin_run(tmp_path_factory: pytest.TempPathFactory) -> PluginRun:
+    """The generated plugin in ~/.hermes/plugins/claude-hooks/; `chat -q` once as installed,
+    then `hermes plugins enable claude-hooks --no-allow-tool-override`, then `chat -q` again
+    with a `terminal` call per answer case."""
+    need("hermes")
+    tmp = tmp_path_factory.mktemp("hermes-plugin")
+    home = make_home(tmp)
+    root = tmp / "claude-plugin"
+    rules = [{"event": "PreToolUse", "contains": f"/{case}.txt", **a}
+             for case, a in CLAUDE_ANSWERS.items() if a]  # fmt: skip
+    rules += [
+        {"event": "SessionStart", "stdout": "session-start context 7f3a"},
+        {"event": "UserPromptSubmit", "stdout": json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                    "additionalContext": "prompt context 9c1e"}})},
+    ]  # fmt: skip
+    write_rules_recorder(root, rules)
+    hermes_plugin(home, PLUGIN, claude_hooks(), root)
+    timing = tmp / "timing.jsonl"
+    env = harness_env(
+        home, {"HERMES_DISABLE_LAZY_INSTALLS": "1", "SKILLTOOL_HOOK_TIMING": str(timing)}
+    )
+
+    def chat(stub: ToolCallStub) -> None:
+        (home / ".hermes/config.yaml").write_text(
+            re.sub(r"base_url: .*", f"base_url: {stub.base_url}", config_text)
+        )
+        done = run(["hermes", "chat", "-q", "run it", "-Q", "--yolo"], env, home, timeout=50)
+        assert done.returncode == 0, done.stderr
+        assert "hooks done" in done.stdout
+
+    config_text = (
+        "# the user's own comment\nmodel:\n  default: stub-model\n  provider: custom\n"
+        "  base_url: http://127.0.0.1:9/v1\n  api_key: dummy-key\n"
+    )
+    with ToolCallStub([("terminal", {"command": f"echo ran > {tmp}/off.txt"})]) as stub:
+        chat(stub)
+    assert (tmp / "off.txt").exists()
+    off_calls = calls(root)
+    enable = run(["hermes", "plugins", "enable", PLUGIN, "--no-allow-tool-override"], env, home)
+    assert enable.returncode == 0, enable.stderr
+    config_text = (home / ".hermes/config.yaml").read_text()
+    script = [("terminal", {"command": f"echo ran > {tmp / case}.txt"}) for case in CLAUDE_ANSWERS]
+    with ToolCallStub(script) as stub:
+        chat(stub)
+    rows = [json.loads(x) for x in timing.read_text().splitlines()] if timing.exists() else []
+    return PluginRun(tmp, home, root, off_calls, enable.stdout, config_text, stub, rows)
+
+
+def test_a_user_plugin_loads_only_once_enabled(plugin_run: PluginRun, proven: Proven) -> None:
+    assert plugin_run.off_calls == []  # discovered, not loaded: no hook ran
+    assert "Plugin claude-hooks enabled" in plugin_run.enable
+    config = yaml.safe_load(plugin_run.config)
+    assert config["plugins"]["enabled"] == [PLUGIN]
+    assert config["plugins"]["entries"] == {PLUGIN: {"allow_tool_override": False}}
+    assert config["model"]["default"] == "stub-model"
+    assert "the user's own comment" not in plugin_run.config  # Hermes rewrote the file
+    proven(
+        "hermes",
+        "a user plugin ~/.hermes/plugins/<name>/ (plugin.yaml + __init__.py register(ctx)) is "
+        "found but not loaded until its name is in plugins.enabled of config.yaml; "
+        "`hermes plugins enable <name> --no-allow-tool-override` puts it there (rewriting "
+        "config.yaml: the user's comments go) and `chat -q` then runs its hooks",
+    )
+
+
+def test_the_generated_plugin_runs_claude_hooks(plugin_run: PluginRun, proven: Proven) -> None:
+    fired_events = fired(plugin_run.root)
+    assert fired_events[:2] == ["SessionStart", "UserPromptSubmit"]
+    assert fired_events.count("PreToolUse") == len(CLAUDE_ANSWERS)
+    assert "PreToolUse-Read" not in fired_events  # matcher Read: not a shell call
+    assert fired_events.count("PostToolUse") == 1  # only the call that ran
+    assert fired_events[-2:] == ["Stop", "SessionEnd"]
+
+    [start] = plugin_run.payloads("SessionStart")
+    session = start["session_id"]
+    assert start == {"cwd": str(plugin_run.home), "hook_event_name": "SessionStart",
+                     "session_id": session, "source": "startup"}  # fmt: skip
+    [prompt] = plugin_run.payloads("UserPromptSubmit")
+    assert prompt["prompt"] == "run it" and prompt["session_id"] == session
+    pre = plugin_run.payloads("PreToolUse")[0]
+    assert pre == {"cwd": str(plugin_run.home), "hook_event_name": "PreToolUse",
+                   "session_id": session, "tool_name": "Bash",
+                   "tool_input": {"command": f"echo ran > {plugin_run.tmp}/exit2.txt"},
+                   "tool_use_id": "call_stub_0"}  # fmt: skip
+    [post] = plugin_run.payloads("PostToolUse")
+    assert post["tool_input"] == {"command": f"echo ran > {plugin_run.tmp}/allowed.txt"}
+    assert post["tool_response"]["exit_code"] == 0
+    env = calls(plugin_run.root)[0]["env"]
+    assert env["CLAUDE_PLUGIN_ROOT"] == str(plugin_run.root)
+    assert env["CLAUDE_PROJECT_DIR"] == str(plugin_run.home)
+
+    # exit 2, decision block and permissionDecision deny all block `terminal`; the reason is
+    # the tool result the model gets
+    for case in ("exit2", "claude-decision", "claude-permission"):
+        assert not (plugin_run.tmp / f"{case}.txt").exists(), case
+    assert (plugin_run.tmp / "allowed.txt").exists()
+    results = plugin_run.stub.tool_results()
+    assert len(results) == len(CLAUDE_ANSWERS)
+    assert "claude exit-2 block" in results[0] and "claude decision" in results[1]
+    assert "claude permission" in results[2] and '"exit_code": 0' in results[3]
+    # SessionStart's stdout and UserPromptSubmit's additionalContext reach the model
+    last = json.dumps(plugin_run.stub.model_requests()[-1].json)
+    assert "session-start context 7f3a" in last and "prompt context 9c1e" in last
+
+    true_ms = [t["ms"] for t in plugin_run.timing if t["command"] == "true"]
+    assert len(true_ms) == len(CLAUDE_ANSWERS) + 1  # every PreToolUse, the one PostToolUse
+    trivial = statistics.median(true_ms)
+    recorder = statistics.median(t["ms"] for t in plugin_run.timing if t["command"] != "true")
+    proven(
+        "hermes",
+        "the generated plugin (tests/conformance/hermes_claude_hooks.py) runs a Claude plugin's "
+        "hooks on pre_tool_call/post_tool_call/pre_llm_call/on_session_start/on_session_end/"
+        "on_session_finalize with Claude's payload (tool_name Bash) and CLAUDE_PLUGIN_ROOT; exit 2, "
+        "decision block and permissionDecision deny block terminal; SessionStart/UserPromptSubmit "
+        f"output reaches the model; `sh -c true` costs {trivial:.0f} ms median per call "
+        f"({len(true_ms)} calls), the "
+        f"Python recorder {recorder:.0f} ms",
     )
