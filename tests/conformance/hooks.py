@@ -1,5 +1,7 @@
 """Helpers for the hook tests (`test_hooks_<harness>.py`): the recorder hook commands, a stub
-model that scripts shell tool calls, and the OpenCode/Kilo plugin prototype (claude_hooks.js).
+model that scripts shell tool calls, the OpenCode/Kilo plugin prototype (claude_hooks.js), and
+the Mistral Vibe one (`vibe_hooks_folder`: the wrapper vibe_claude_hook.py, `hooks.json` and
+the `[[hooks]]` entries for `~/.vibe/hooks.toml`).
 
 Every recorder is a small Python script written into the test's tmp (outside any repository)
 that appends one JSON line per call; they differ in how a test configures and answers them:
@@ -33,6 +35,7 @@ writes `~/.hermes/plugins/<name>/` (plugin.yaml + the prototype as __init__.py).
 from __future__ import annotations
 
 import json
+import shlex
 import stat
 import statistics
 import sys
@@ -352,6 +355,45 @@ def fired(directory: Path) -> list[str]:
 def tool_results_in(rec: Recorded) -> int:
     messages = (rec.json or {}).get("messages") or []
     return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "tool")
+
+
+# -- the Vibe wrapper prototype (vibe_claude_hook.py) -------------------------------------------
+
+# Claude Code's events that Vibe has, and Vibe's tool names by Claude's
+VIBE_EVENTS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool", "Stop": "post_agent"}
+VIBE_TOOLS = {"Bash": "bash", "Read": "read_file", "Write": "write_file", "Edit": "edit"}
+
+
+def vibe_hooks_folder(folder: Path, plugin: str, hooks: dict[str, Any], plugin_root: Path) -> str:
+    """What skilltool could write for a plugin's Claude hooks in Vibe: `folder` (created) gets
+    the wrapper and `hooks.json`; the text returned is the `[[hooks]]` entries for
+    `~/.vibe/hooks.toml`, one per Claude command of an event Vibe has. A matcher of one tool
+    Vibe has becomes `match` (Vibe spawns nothing for other tools); any other matcher is left
+    to the wrapper, which runs for every tool and checks it against Claude's tool name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    wrapper = folder / "vibe_claude_hook.py"
+    wrapper.write_text((HERE / "vibe_claude_hook.py").read_text(encoding="utf-8"))
+    spec = {"plugin_root": str(plugin_root), "hooks": hooks}
+    (folder / "hooks.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    entries = []
+    for event, groups in hooks.items():
+        if event not in VIBE_EVENTS:
+            continue
+        for g, group in enumerate(groups):
+            matcher = group.get("matcher") or ""
+            for h, hook in enumerate(group["hooks"]):
+                lines = [
+                    "[[hooks]]",
+                    f"name = {json.dumps(f'{plugin}:{event}-{g}-{h}')}",
+                    f'type = "{VIBE_EVENTS[event]}"',
+                    f"command = {json.dumps(f'python3 -I {shlex.quote(str(wrapper))} {event} {g} {h}')}",
+                ]
+                if event != "Stop" and matcher in VIBE_TOOLS:
+                    lines.append(f'match = "{VIBE_TOOLS[matcher]}"')
+                if "timeout" in hook:
+                    lines.append(f"timeout = {float(hook['timeout'])}")
+                entries.append("\n".join(lines) + "\n")
+    return "\n".join(entries)
 
 
 class ToolCallStub(OpenAIStub):

@@ -1,14 +1,19 @@
 """Mistral Vibe hooks, proven in the binary: `~/.vibe/hooks.toml` (`[[hooks]]`: pre_tool,
 post_tool, post_agent) with a recorder command, `vibe -p --yolo` against the loopback stub
-scripted to call `bash` once per answer case; and a Claude Code plugin with
-`hooks/hooks.json` dropped in `~/.vibe/plugins/`, whose hooks Vibe parses but does not run.
-Two runs, about 7 s each.
+scripted to call `bash` once per answer case; a Claude Code plugin with `hooks/hooks.json`
+dropped in `~/.vibe/plugins/`, whose hooks Vibe parses but does not run; and in one run, a
+native plugin (`plugin.json` + `ai.mistral.vibe/hooks.toml`), loaded but its hooks not run
+either, beside a Claude plugin's hooks carried by the translating wrapper
+(`vibe_claude_hook.py`, entries in `~/.vibe/hooks.toml`), which fire and block. Three runs,
+about 7 s each; the wrapper's cost is measured without Vibe.
 
-Findings: docs/findings-hooks-c.md."""
+Findings: docs/hooks-harnesses.md ("Mistral Vibe 3.0.3")."""
 
 from __future__ import annotations
 
 import json
+import statistics
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +21,13 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.hooks import ToolCallStub, calls, fired, write_rules_recorder
+from tests.conformance.hooks import (
+    ToolCallStub,
+    calls,
+    fired,
+    vibe_hooks_folder,
+    write_rules_recorder,
+)
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
 
@@ -212,4 +223,156 @@ def test_a_claude_plugins_hooks_are_parsed_but_not_run(claude_plugin: Run, prove
         "a Claude Code plugin in ~/.vibe/plugins/<p>/ (.claude-plugin/plugin.json + "
         "hooks/hooks.json): stderr names every event but PreToolUse/PostToolUse/Stop as having "
         "no equivalent, and none of its hooks runs in `vibe -p` (only hooks.toml is wired)",
+    )
+
+
+# -- a native plugin's hooks; the translating wrapper (vibe_claude_hook.py) ----------------------
+
+NATIVE_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
+# the Claude answers the wrapper must turn into Vibe's deny, by marker file; "plain" runs
+WRAPPED = {"exit2": ANSWERS["exit2"], "claude-decision": ANSWERS["claude-decision"],
+           "claude-permission": ANSWERS["claude-permission"], "plain": {}}  # fmt: skip
+
+
+def native_plugin(plugins: Path, recorder: Path) -> Path:
+    """An Agent Plugins 1.0 folder with Vibe's extension, a skill and a recorder on each of
+    `ai.mistral.vibe/hooks.toml`'s three types."""
+    root = plugins / "demo-native"
+    (root / "ai.mistral.vibe").mkdir(parents=True)
+    (root / "skills/probe-skill").mkdir(parents=True)
+    manifest = {"$schema": NATIVE_SCHEMA, "name": "demo-native", "version": "1.0.0",
+                "extensions": {"ai.mistral.vibe": {"schemaVersion": 1}}}  # fmt: skip
+    (root / "plugin.json").write_text(json.dumps(manifest))
+    (root / "skills/probe-skill/SKILL.md").write_text(
+        "---\nname: probe-skill\ndescription: A skill that shows the plugin was loaded.\n---\nx\n"
+    )
+    (root / "ai.mistral.vibe/hooks.toml").write_text(
+        "".join(
+            f'[[hooks]]\nname = "{t}"\ntype = "{t}"\ncommand = "{recorder} {t}"\n'
+            + ('match = "bash"\n' if t != "post_agent" else "")
+            for t in ("pre_tool", "post_tool", "post_agent")
+        )
+    )
+    return root
+
+
+def claude_group(recorder: str, event: str, matcher: str | None = None) -> dict[str, Any]:
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": f"{recorder} {event}"}]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    return group
+
+
+@pytest.fixture(scope="module")
+def wrapped(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """One run with both: a native plugin in ~/.vibe/plugins/demo-native/, and a Claude
+    plugin's hooks carried by the wrapper (folder ~/.vibe/claude-hooks/demo/, entries in
+    ~/.vibe/hooks.toml); the Claude commands are a recorder in the plugin's root, called
+    through ${CLAUDE_PLUGIN_ROOT}."""
+    need("vibe")
+    tmp = tmp_path_factory.mktemp("vibe-wrapped")
+
+    def setup(home: Path, rec_dir: Path) -> None:
+        native_plugin(home / ".vibe/plugins", write_rules_recorder(tmp / "native-rec"))
+        plugin_root = tmp / "plugin-root"
+        rules = [{"event": "PreToolUse", "contains": f"/{case}.txt", **a} for case, a in WRAPPED.items()]  # fmt: skip
+        write_rules_recorder(plugin_root / "rec", rules)
+        rec = "python3 ${CLAUDE_PLUGIN_ROOT}/rec/recorder.py"
+        hooks = {
+            "PreToolUse": [
+                claude_group(rec, "PreToolUse", "Bash"),
+                claude_group(rec, "PreToolUse-Read", "Read"),  # Vibe's match: never spawned
+                claude_group(rec, "PreToolUse-WriteEdit", "Write|Edit"),  # the wrapper says no
+            ],
+            "PostToolUse": [claude_group(rec, "PostToolUse", "Bash|Write")],
+            "Stop": [claude_group(rec, "Stop")],
+            "SessionStart": [claude_group(rec, "SessionStart")],  # Vibe has none: not written
+        }
+        toml = vibe_hooks_folder(home / ".vibe/claude-hooks/demo", "demo", hooks, plugin_root)
+        (home / ".vibe/hooks.toml").write_text(toml)
+
+    script = [("bash", {"command": f"echo ran > {tmp / case}.txt"}) for case in WRAPPED]
+    done = vibe_run(tmp, setup, script)
+    done.rec = tmp / "plugin-root/rec"
+    return done
+
+
+def test_a_native_plugins_hooks_are_loaded_but_not_run(wrapped: Run, proven: Proven) -> None:
+    offered = json.dumps([r.json for r in wrapped.stub.model_requests()])
+    assert "demo_native:probe-skill" in offered  # discovered: its skill reaches the model
+    assert fired(wrapped.tmp / "native-rec") == []
+    assert wrapped.marker("plain").exists()
+    proven(
+        "vibe",
+        "a native plugin ~/.vibe/plugins/<p>/ (plugin.json with $schema agent-plugins.org "
+        "1.0.0, name, extensions.ai.mistral.vibe.schemaVersion 1; ai.mistral.vibe/hooks.toml) is "
+        "loaded with no install or enable step (its skill reaches the model as "
+        "<namespace>:<skill>), but `vibe -p` runs none of its pre_tool/post_tool/post_agent "
+        "hooks: the session compiles only ~/.vibe/hooks.toml and trusted project ones",
+    )
+
+
+def test_the_wrapper_runs_claude_hooks_from_hooks_toml(wrapped: Run, proven: Proven) -> None:
+    order = fired(wrapped.rec)
+    assert order.count("PreToolUse") == len(WRAPPED)
+    assert "PreToolUse-Read" not in order and "PreToolUse-WriteEdit" not in order
+    assert order[-1] == "Stop" and order.count("Stop") == 1
+    assert "SessionStart" not in order
+    ran = {case: wrapped.marker(case).exists() for case in WRAPPED}
+    assert ran == {"exit2": False, "claude-decision": False, "claude-permission": False,
+                   "plain": True}  # fmt: skip
+    results = wrapped.stub.tool_results()
+    for reason in ("claude exit-2 block", "claude decision", "claude permission"):
+        assert any(reason in r for r in results), (reason, results)
+    pre = next(c for c in calls(wrapped.rec) if c["argv"][0] == "PreToolUse")
+    payload = pre["stdin"]
+    assert payload["hook_event_name"] == "PreToolUse" and payload["tool_name"] == "Bash"
+    assert payload["tool_input"]["command"] == f"echo ran > {wrapped.marker('exit2')}"
+    assert payload["cwd"] == str(wrapped.home) and payload["session_id"]
+    assert payload["tool_use_id"] == "call_stub_0"
+    assert pre["env"]["CLAUDE_PLUGIN_ROOT"] == str(wrapped.tmp / "plugin-root")
+    assert pre["env"]["CLAUDE_PROJECT_DIR"] == str(wrapped.home)
+    [post] = [c["stdin"] for c in calls(wrapped.rec) if c["argv"][0] == "PostToolUse"]
+    assert post["tool_name"] == "Bash" and post["tool_response"]["returncode"] == 0
+    [stop] = [c["stdin"] for c in calls(wrapped.rec) if c["argv"][0] == "Stop"]
+    assert stop["hook_event_name"] == "Stop" and stop["session_id"] == payload["session_id"]
+    proven(
+        "vibe",
+        "a Claude plugin's hooks through the wrapper (~/.vibe/claude-hooks/<p>/: "
+        "vibe_claude_hook.py + hooks.json; one [[hooks]] entry per command in ~/.vibe/hooks.toml): "
+        "PreToolUse (matcher Bash) gets Claude's payload (tool_name Bash, tool_input, "
+        "tool_use_id, session_id, cwd) with CLAUDE_PLUGIN_ROOT/CLAUDE_PROJECT_DIR set; its "
+        "exit 2, {decision: block} and permissionDecision deny all block `bash` with the reason "
+        f"in the tool result; PostToolUse and Stop fire ({wrapped.seconds:.0f} s run)",
+    )
+
+
+def test_what_the_wrapper_costs_per_hook_call(tmp_path: Path, proven: Proven) -> None:
+    """Each hook call through the wrapper against `sh -c` of the same command, median of 9, in
+    the environment Vibe gives a hook (its PATH finds the system's python3)."""
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}
+    toml = vibe_hooks_folder(tmp_path / "folder", "demo", hooks, tmp_path)
+    wrapped_cmd = toml.split("command = ")[1].splitlines()[0]
+    stdin = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "pre_tool",
+                        "tool_name": "file_system.bash", "tool_input": {"command": "ls"}})  # fmt: skip
+
+    env = harness_env(make_home(tmp_path))  # the PATH Vibe gives a hook: the system's python3
+
+    def ms(command: str) -> list[float]:
+        times = []
+        for _ in range(9):
+            start = time.monotonic()
+            subprocess.run(["sh", "-c", command], input=stdin, text=True, check=True,
+                           capture_output=True, env=env)  # fmt: skip
+            times.append((time.monotonic() - start) * 1000)
+        return times
+
+    direct, through = ms("true"), ms(json.loads(wrapped_cmd))
+    added = statistics.median(through) - statistics.median(direct)
+    assert added > 0
+    proven(
+        "vibe",
+        f"the wrapper adds {added:.0f} ms per hook call (median of 9; fastest "
+        f"{min(through) - min(direct):.0f} ms): {statistics.median(through):.0f} ms through "
+        f"python3 -I vibe_claude_hook.py, {statistics.median(direct):.0f} ms for `sh -c true`",
     )
