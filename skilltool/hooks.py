@@ -130,6 +130,10 @@ def _harness_actions(
             actions.append(_skipped(harness, plugin, "unready", why))
         if not carried or refused is not None:
             continue
+        waiting = None if remove else harness.hooks_waiting(plugin)
+        if waiting is not None:
+            why = f"plugin {plugin.name}'s {_count(carried)}: {waiting}"
+            actions.append(_skipped(harness, plugin, "unready", why))
         for rendering in harness.render_hooks(plugin, carried):
             wanted.add(rendering.target)
             action = _file_action(harness.name, plugin.name, rendering, remove, force)

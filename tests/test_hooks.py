@@ -30,6 +30,8 @@ CARRIED = {
     "opencode": [".config/opencode/plugins/guard.hooks.js"],
     "kilo": [".config/kilo/plugins/guard.hooks.js"],
     "pi": [".pi/agent/extensions/guard.hooks.ts"],
+    "hermes": [".hermes/plugins/guard-hooks/plugin.yaml",
+               ".hermes/plugins/guard-hooks/__init__.py"],
 }  # fmt: skip
 HOOKS = {
     "description": "guard the shell",
@@ -175,9 +177,10 @@ def test_hooks_are_carried_to_each_harness_that_runs_them_and_lines_say_the_rest
     assert any(
         line.startswith("skipped   vibe: plugin guard's 3 hooks not carried:") for line in lines
     )
-    assert any(
-        line.startswith("skipped   hermes: plugin guard's 3 hooks not carried:") for line in lines
-    )
+    assert (
+        "skipped   hermes: plugin guard's 2 hooks: Hermes runs them only once you enable the "
+        "plugin: hermes plugins enable guard-hooks --no-allow-tool-override"
+    ) in lines
 
 
 def test_status_lists_the_hooks_and_each_harness_file(home: Path) -> None:
@@ -390,3 +393,17 @@ def test_a_marketplace_listing_counts_a_plugins_hooks(home: Path) -> None:
     from skilltool.commands.asking import carried
 
     assert carried(read_plugin(guard(home), "user")) == "3 hooks"
+
+
+def test_hermes_says_how_to_enable_its_plugin_until_it_is_enabled(home: Path) -> None:
+    (home / ".hermes").mkdir()
+    guard(home)
+    first = run("plugins", "install")
+    assert any("hermes plugins enable guard-hooks" in line for line in first.lines)
+    # what `hermes plugins enable` writes; skilltool only reads it
+    config = "model: x\nplugins:\n  enabled:\n  - guard-hooks\n"
+    (home / ".hermes/config.yaml").write_text(config)
+    again = run("plugins", "install")
+    assert not any("hermes plugins enable" in line for line in again.lines)
+    assert (home / ".hermes/config.yaml").read_text() == config
+    assert (home / CARRIED["hermes"][1]).exists()

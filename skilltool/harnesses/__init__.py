@@ -392,6 +392,11 @@ class Harness(abc.ABC):
         """Why none of this plugin's hooks can be carried to the harness, or None."""
         return None
 
+    def hooks_waiting(self, plugin: Plugin) -> str | None:
+        """What the user must do before the harness runs the hooks written for a plugin (a
+        step that is theirs to take), or None."""
+        return None
+
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         """The files that carry a plugin's hooks (those on events the harness has) to it."""
         raise NotImplementedError
@@ -404,7 +409,9 @@ class Harness(abc.ABC):
         """The plugin a hook rendering of `hook_files` is for."""
         return path.name.partition(".")[0]
 
-    def hooks_script(self, template: str, plugin: Plugin, hooks: Sequence[Hook]) -> bytes:
+    def hooks_script(
+        self, template: str, plugin: Plugin, hooks: Sequence[Hook], **extra: Any
+    ) -> bytes:
         """A generated plugin or extension that runs the hooks (`templates/<template>`):
         Claude Code's hooks object in it, the events as Claude Code names them."""
         from skilltool.hook_format import claude_object
@@ -418,6 +425,7 @@ class Harness(abc.ABC):
                 harness=self,
                 hooks=claude_object(plugin, hooks),
                 root=str(plugin.root),
+                **extra,
             )
         )
         return markers.stamp(text, self.home.stored(plugin.hooks[0]))
@@ -564,6 +572,7 @@ def environment() -> jinja2.Environment:
         env.filters["yaml"] = _yaml_scalar
         env.filters["json"] = lambda v: json.dumps(v, ensure_ascii=False)
         env.filters["sh"] = shlex.quote
+        env.filters["py"] = repr  # a Python literal
         env.globals["heading"] = heading
         _environment.append(env)
     return _environment[0]

@@ -4,8 +4,9 @@ and a config.yaml that points the profile at the skills dir when it has none."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from skilltool.harnesses import (
     EXPANDED_FIELDS,
@@ -18,7 +19,8 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
+from skilltool.hook_format import files_under, same_names
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside
 # (Hermes 0.19's hermes_cli.default_soul: DEFAULT_SOUL_MD, which `hermes profile create` writes,
@@ -37,14 +39,31 @@ SEEDED_SOUL = frozenset(
 PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 
 
+def _enabled_plugins(config: Path) -> frozenset[str]:
+    """The names in `plugins.enabled` of a Hermes config.yaml (none when it cannot be read)."""
+    from skilltool.fs import read_regular
+
+    data = read_regular(config) if config.exists() else None
+    if data is None:
+        return frozenset()
+    import yaml
+
+    try:
+        value = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return frozenset()
+    plugins = value.get("plugins") if isinstance(value, dict) else None
+    enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
+    return (
+        frozenset(n for n in enabled if isinstance(n, str))
+        if isinstance(enabled, list)
+        else frozenset()
+    )
+
+
 class Hermes(Harness):
     name = "hermes"
     title = "Hermes"
-    # docs/hooks-harnesses.md: shell hooks in config.yaml, accepted one by one by the user
-    no_hooks = (
-        "Hermes runs a hook only once you accept it, and blocks a tool only on its own JSON "
-        "answer, not on Claude Code's exit code 2"
-    )
     no_commands = "Hermes has no command files (it offers its skills as /name commands)"
     # `default` is the built-in profile, ~/.hermes itself ('hermes profile create' refuses it)
     builtin_agents = frozenset({"default"})
@@ -54,6 +73,55 @@ class Hermes(Harness):
     # `${VAR:-default}` is looked up as a variable of that whole name, so it stays as written
     env_fields = EXPANDED_FIELDS
     env_proof = "Hermes 0.19.0 expands ${VAR}, but leaves ${VAR:-default} as it is"
+
+    # hooks: a generated Python plugin per plugin in ~/.hermes/plugins/, which runs Claude
+    # Code's hooks from Hermes's plugin hooks; Hermes loads it once the user enables it
+    # (proven in tests/conformance/test_hooks_hermes.py)
+    hook_events: ClassVar[Mapping[str, str] | None] = same_names(
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "SubagentStop",
+    )
+
+    def _hooks_folder(self, plugin: str) -> Path:
+        return self.root() / "plugins" / f"{plugin}-hooks"
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        folder = self._hooks_folder(plugin.name)
+        name = f"{plugin.name}-hooks"
+        return [
+            Rendering(
+                folder / "plugin.yaml",
+                self.hooks_script("hermes/plugin.yaml.j2", plugin, hooks, name=name),
+            ),
+            Rendering(
+                folder / "__init__.py", self.hooks_script("hermes/hooks.py.j2", plugin, hooks)
+            ),
+        ]
+
+    def hook_files(self) -> list[Path]:
+        folder = self.root() / "plugins"
+        return files_under(folder, "*-hooks/plugin.yaml") + files_under(
+            folder, "*-hooks/__init__.py"
+        )
+
+    def hook_plugin(self, path: Path) -> str:
+        return path.parent.name.removesuffix("-hooks")
+
+    def hooks_waiting(self, plugin: Plugin) -> str | None:
+        """Hermes loads a user plugin only once its name is in `plugins.enabled` of
+        config.yaml, which is the user's to do: the command, until they did."""
+        name = f"{plugin.name}-hooks"
+        if name in _enabled_plugins(self.root() / "config.yaml"):
+            return None
+        return (
+            f"Hermes runs them only once you enable the plugin: hermes plugins enable {name} "
+            "--no-allow-tool-override"
+        )
 
     def mcp_place(self) -> McpPlace:
         # the default profile's config, which every profile started without -p reads
