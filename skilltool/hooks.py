@@ -21,7 +21,8 @@ from skilltool.model import Catalogue, Hook, Plugin, Problem
 from skilltool.slash import NOT_CARRIED
 
 if TYPE_CHECKING:
-    from skilltool.harnesses import Harness, Verdict
+    from skilltool.harnesses import Harness, McpValue, Verdict
+    from skilltool.ledger import Ledger
     from skilltool.plan import Action, Evidence, Plan, State
 
 
@@ -63,6 +64,7 @@ def plan_hooks(
     remove: bool = False,
     force: bool = False,
     evidence: Evidence | None = None,
+    ledger: Ledger | None = None,
 ) -> Plan:
     """Every plugin's hooks in every harness given that runs them, a line where a harness
     runs none or has no event for some, and our hook files no plugin needs any more."""
@@ -74,7 +76,7 @@ def plan_hooks(
     problems: list[Problem] = []
     for harness in harnesses:
         try:
-            actions += _harness_actions(harness, plugins, remove, force, read)
+            actions += _harness_actions(harness, plugins, remove, force, read, ledger)
         except OSError as err:  # a folder of the harness that cannot be read: skip it
             where = Path(err.filename) if err.filename else harness.root()
             why = f"cannot be read ({err.strerror}), so no hook is carried to {harness.title}"
@@ -93,7 +95,12 @@ def _skipped(harness: Harness, plugin: Plugin, state: State, why: str) -> Action
 
 
 def _harness_actions(
-    harness: Harness, plugins: list[Plugin], remove: bool, force: bool, read: Evidence
+    harness: Harness,
+    plugins: list[Plugin],
+    remove: bool,
+    force: bool,
+    read: Evidence,
+    ledger: Ledger | None = None,
 ) -> list[Action]:
     from skilltool.plan import _file_action
 
@@ -119,6 +126,7 @@ def _harness_actions(
         ]
     actions: list[Action] = []
     wanted: set[Path] = set()
+    entries: list[tuple[str, Path, McpValue]] = []  # in the harness's own config file
     for plugin in plugins:
         gone = {h: why for h in plugin.hook_commands if (why := harness.hook_loss(h)) is not None}
         carried = [h for h in plugin.hook_commands if h not in gone]
@@ -139,7 +147,58 @@ def _harness_actions(
             action = _file_action(harness.name, plugin.name, rendering, remove, force)
             if not (remove and action.state == "missing"):
                 actions.append(action._replace(kind="hook", source=plugin.hooks[0]))
+        entries += [(n, plugin.hooks[0], v) for n, v in harness.hook_entries(plugin, carried)]
+    actions += _entries(harness, [] if remove else entries, ledger, remove, force, read)
     return actions + _orphans(harness, wanted, force, read)
+
+
+def _entries(
+    harness: Harness,
+    wanted: list[tuple[str, Path, McpValue]],
+    ledger: Ledger | None,
+    remove: bool,
+    force: bool,
+    read: Evidence,
+) -> list[Action]:
+    """The entries of the harness's config file that run hooks (`Harness.hook_place`), under
+    the rule of MCP entries: only one the ledger records as ours, unchanged since, is
+    changed or removed."""
+    place = harness.hook_place()
+    if place is None or ledger is None:
+        return []
+    mine = [r for r in ledger.every(harness.name) if (r.file, r.table) == (place.path, place.table)]
+    if not wanted and not mine:
+        return []  # nothing to carry, nothing of ours: the user's file is not even read
+    from skilltool import mcp
+    from skilltool.plan import Action
+
+    config = mcp.config_file(harness, place, ledger)
+    actions = []
+    for name, source, value in wanted:
+        if config.problem is not None:
+            state, why = config.problem
+            actions.append(
+                Action(
+                    "entry",
+                    harness.name,
+                    name,
+                    place.path,
+                    state,
+                    "none",
+                    source,
+                    reason=f"hook {name}: {why}",
+                )
+            )
+            continue
+        actions.append(mcp.put(harness, config, name, source, value, ledger, force))
+    names = {name for name, _, _ in wanted}
+    for record in ledger.of(harness.name):
+        if (record.file, record.table) != (place.path, place.table) or record.name in names:
+            continue
+        action = mcp.take_out(config, record, ledger, remove, force, read)
+        if action is not None:
+            actions.append(action)
+    return actions
 
 
 def _orphans(harness: Harness, wanted: set[Path], force: bool, read: Evidence) -> list[Action]:

@@ -198,12 +198,22 @@ def _digest_in(config: ConfigFile) -> Callable[[str], str | None]:
     return digest_of
 
 
-def _refused(err: EntryError, name: str) -> tuple[State, str]:
+def _refused(err: EntryError, name: str, label: str = "mcp") -> tuple[State, str]:
     """An edit the editor cannot make exactly: the file is left alone, said in one line."""
     at = f"line {err.line}: " if err.line else ""
     return "unparsable", (
-        f"mcp {name}: cannot be edited exactly ({at}{err.message}); nothing is changed in it"
+        f"{label} {name}: cannot be edited exactly ({at}{err.message}); nothing is changed in it"
     )
+
+
+# the table of a harness's config file that holds hooks, not MCP servers (Mistral Vibe's
+# `[[hooks]]` in hooks.toml): its entries are said as hooks (hooks.py plans them)
+HOOKS_TABLE = ("hooks",)
+
+
+def label(table: tuple[str, ...]) -> str:
+    """What an entry of this table is, as a line says it: `mcp` or `hook`."""
+    return "hook" if table == HOOKS_TABLE else "mcp"
 
 
 def plan_entries(
@@ -287,17 +297,19 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
         place = harness.mcp_place_of(plugin)
         assert place is not None
         if place.path not in files:
-            files[place.path] = _config(harness, place, ledger, plugin)
+            files[place.path] = config_file(harness, place, ledger, plugin)
     usable: set[tuple[str, tuple[str, ...], str]] = set()  # the records that may be acted on
     for record in ledger.every(harness.name):  # an entry of ours in a file no longer the place
         place = McpPlace(record.file, cast("Format", record.format), record.table)
+        if place == harness.hook_place():
+            continue  # an entry of a hook (hooks.py)
         if record.format not in FORMATS or not harness.mcp_file(place):
             why = f"names {record.file}, which is not where {harness.name} keeps them here"
             run.problems.append(_stray(ledger, record, why))
             continue
         usable.add(record.key)
         if record.file not in files:
-            files[record.file] = _config(harness, place, ledger)
+            files[record.file] = config_file(harness, place, ledger)
     actions: list[Action] = []
     wanted: set[tuple[Path, str]] = set()
     for server in [] if run.remove else servers.values():
@@ -316,17 +328,17 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
             actions.append(_note(harness, server, place.path, state, f"mcp {server.name}: {why}"))
             continue
         wanted.add((place.path, server.name))
-        actions.append(_put(harness, config, server, value, ledger, run.force))
+        actions.append(put(harness, config, server.name, server.path, value, ledger, run.force))
     for record in ledger.of(harness.name):  # settled when its file was read
         if record.key not in usable or (record.file, record.name) in wanted:
             continue
-        action = _take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
+        action = take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
         if action is not None:
             actions.append(action)
     return actions + _manifests(harness, files, run)
 
 
-def _config(
+def config_file(
     harness: Harness, place: McpPlace, ledger: Ledger, plugin: Plugin | None = None
 ) -> ConfigFile:
     """A config file as planning sees it; for a harness that needs a manifest beside it
@@ -383,16 +395,19 @@ def _manifests(harness: Harness, files: dict[Path, ConfigFile], run: Carried) ->
     return actions
 
 
-def _put(
+def put(
     harness: Harness,
     config: ConfigFile,
-    server: McpServer,
+    name: str,
+    source: Path,
     value: dict[str, Any],
     ledger: Ledger,
     force: bool,
 ) -> Action:
-    """The entry of one server: added, kept, updated, or left alone (SPEC §5)."""
-    place, name = config.place, server.name
+    """The entry of one server (or hook), declared in `source`: added, kept, updated, or
+    left alone (SPEC §5)."""
+    place = config.place
+    what = label(place.table)
     current = config.current()
     record = ledger.get(config.path, place.table, name)
     if record is not None and (record.harness, record.format) != (harness.name, place.format):
@@ -404,7 +419,7 @@ def _put(
         place.table,
         name,
         _value_digest(value),
-        server.path,
+        source,
     )
     state: State = "missing"
     why = ""
@@ -413,23 +428,21 @@ def _put(
         if record is None:
             state = "foreign"
             why = (
-                f"mcp {name}: an entry of that name that skilltool did not write is there; "
+                f"{what} {name}: an entry of that name that skilltool did not write is there; "
                 "left alone (rename or remove it to have the plugin's)"
             )
         elif there != record.digest:
             state = "edited"
-            why = f"mcp {name}: edited since skilltool wrote it (--force rewrites it)"
+            why = f"{what} {name}: edited since skilltool wrote it (--force rewrites it)"
         else:
             state = "current" if there == want.digest else "stale"
     change: Change = {"missing": "create", "stale": "replace"}.get(state, "none")  # type: ignore[assignment]
     if state == "edited" and force:
         change, why = "replace", "it was edited by hand; --force replaced it"
     if change != "none" and ledger.problem is not None:
-        change, why = "none", f"mcp {name}: not written while the ledger cannot be used"
+        change, why = "none", f"{what} {name}: not written while the ledger cannot be used"
         why += f" ({ledger.problem.path.name}: see the problem line)"
-    action = Action(
-        "entry", harness.name, name, config.path, state, change, server.path, reason=why
-    )
+    action = Action("entry", harness.name, name, config.path, state, change, source, reason=why)
     if change == "none":
         return action
     from skilltool import entries
@@ -439,14 +452,14 @@ def _put(
     try:
         put = entries.put_entry(before, config.format, place.table, name, value)
     except EntryError as err:
-        state, why = _refused(err, name)
+        state, why = _refused(err, name, what)
         return action._replace(state=state, change="none", reason=why)
     config.text = put.text
     made = want._replace(created_file=before is None, created_table=put.created_table)
     return action._replace(content=put.text.encode("utf-8"), seen=seen, entry=made)
 
 
-def _take_out(
+def take_out(
     config: ConfigFile,
     record: EntryRecord,
     ledger: Ledger,
@@ -457,22 +470,24 @@ def _take_out(
     """The removal of one entry of ours no server needs (or, uninstalling, any): only when
     its value is the one recorded, and, on install, only when its server is seen gone."""
     place, name = config.place, record.name
+    what = label(record.table)
+    item = "hook" if what == "hook" else "server"
     base = Action("entry", record.harness, name, record.file, "stale", "none", record.source)
     if config.problem is not None:
         state, why = config.problem
-        return base._replace(state=state, reason=f"mcp {name}: {why}")
+        return base._replace(state=state, reason=f"{what} {name}: {why}")
     current = config.current()
     if name not in current:
         return None  # already gone: its record was dropped when the file was read
     unknown = None if remove else read.unknown(str(record.source))
     if unknown is not None:
         return base._replace(
-            reason=f"mcp {name}: its server's file {record.source} {unknown}; kept"
+            reason=f"{what} {name}: its {item}'s file {record.source} {unknown}; kept"
         )
     edited = _value_digest(current[name]) != record.digest
     if edited and not force:
-        verb = "uninstall" if remove else "its server is gone, but it"
-        why = f"mcp {name}: {verb} was edited since skilltool wrote it (--force removes it)"
+        verb = "uninstall" if remove else f"its {item} is gone, but it"
+        why = f"{what} {name}: {verb} was edited since skilltool wrote it (--force removes it)"
         return base._replace(state="edited", reason=why)
     assert config.text is not None
     others = [key for key in current if key != name]
@@ -484,7 +499,7 @@ def _take_out(
     try:
         after = entries.remove_entry(before, config.format, place.table, name, drop_table)
     except EntryError as err:
-        state, why = _refused(err, name)
+        state, why = _refused(err, name, what)
         return base._replace(state=state, reason=why)
     gone = ledger.created_file(record.file) and _blank(after, config.format) and not config.tied
     config.text = None if gone else after
@@ -493,7 +508,7 @@ def _take_out(
         change="remove",
         content=None if gone else after.encode("utf-8"),
         seen=seen,
-        reason="" if remove else "its server is gone",
+        reason="" if remove else f"its {item} is gone",
         entry=record._replace(created_file=gone, created_table=drop_table),
     )
 

@@ -178,7 +178,9 @@ def _what(action: Action, home: Scope) -> str:
             else f"{action.owner:<8} skill {action.name}"
         )
     if action.kind == "entry":
-        return f"{action.owner:<8} mcp {action.name} in {home.show(action.target)}"
+        return (
+            f"{action.owner:<8} {entry_label(action)} {action.name} in {home.show(action.target)}"
+        )
     return f"{action.owner:<8} {home.show(action.target)}"
 
 
@@ -859,8 +861,19 @@ class StatusView(NamedTuple):
         }
 
 
+def entry_label(action: Action) -> str:
+    """What an entry of a config file runs: a hook's entry is named `<plugin>:<event>-…`
+    (Mistral Vibe's hooks.toml), which no MCP server's name can be."""
+    return "hook" if ":" in action.name else "mcp"
+
+
 def _hooks_of(plugin: Plugin, actions: Sequence[Action]) -> list[Action]:
-    return [a for a in actions if a.name == plugin.name and a.source in plugin.hooks]
+    return [
+        a
+        for a in actions
+        if (a.name == plugin.name or a.name.startswith(f"{plugin.name}:"))
+        and a.source in plugin.hooks
+    ]
 
 
 def hook_lines(plugin: Plugin, actions: Sequence[Action], show: Any) -> list[str]:

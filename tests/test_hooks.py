@@ -32,6 +32,7 @@ CARRIED = {
     "pi": [".pi/agent/extensions/guard.hooks.ts"],
     "hermes": [".hermes/plugins/guard-hooks/plugin.yaml",
                ".hermes/plugins/guard-hooks/__init__.py"],
+    "vibe": [".vibe/claude-hooks/guard.py"],
 }  # fmt: skip
 HOOKS = {
     "description": "guard the shell",
@@ -174,9 +175,16 @@ def test_hooks_are_carried_to_each_harness_that_runs_them_and_lines_say_the_rest
         line.startswith("skipped   codex: plugin guard's 3 hooks not carried: Codex skips a hook")
         for line in lines
     )
-    assert any(
-        line.startswith("skipped   vibe: plugin guard's 3 hooks not carried:") for line in lines
-    )
+    # Mistral Vibe: an entry of its hooks.toml per command, running the wrapper
+    vibe = toml_loads((home / ".vibe/hooks.toml").read_text())["hooks"]
+    wrapper = home / CARRIED["vibe"][0]
+    assert vibe == [
+        {"name": "guard:PreToolUse-0-0", "type": "pre_tool", "match": "bash", "timeout": 9.0,
+         "command": f"python3 -I {wrapper} PreToolUse 0 0"},
+        {"name": "guard:Stop-0-0", "type": "post_agent",
+         "command": f"python3 -I {wrapper} Stop 0 0"},
+    ]  # fmt: skip
+    assert "added     vibe     hook guard:Stop-0-0 in ~/.vibe/hooks.toml" in lines
     assert (
         "skipped   hermes: plugin guard's 2 hooks: Hermes runs them only once you enable the "
         "plugin: hermes plugins enable guard-hooks --no-allow-tool-override"
@@ -214,6 +222,7 @@ def test_uninstall_leaves_every_harness_folder_as_it_was(home: Path) -> None:
         ".copilot/hooks/mine.json": '{"hooks": {}}\n',
         ".gemini/extensions/tools/gemini-extension.json": '{"name": "tools", "version": "1"}\n',
         ".config/opencode/plugins/mine.js": "export const Mine = async () => ({});\n",
+        ".vibe/hooks.toml": '# mine\n[[hooks]]\nname = "mine"\ntype = "post_agent"\ncommand = "true"\n',
     })  # fmt: skip
     before = tree(home)
     guard(home)
@@ -370,7 +379,7 @@ def test_validate_says_per_harness_what_it_does_with_each_hook(home: Path) -> No
         v for v in data["verdicts"] if v["kind"] == "hook" and v["name"] == "PreToolUse on Bash"
     )
     assert pre["harnesses"]["copilot"] == {"loads": True, "note": None}
-    assert pre["harnesses"]["vibe"]["loads"] is False
+    assert pre["harnesses"]["codex"]["loads"] is False
 
 
 def test_a_harness_that_runs_no_hooks_is_one_line_for_all_plugins(home: Path) -> None:
@@ -407,3 +416,28 @@ def test_hermes_says_how_to_enable_its_plugin_until_it_is_enabled(home: Path) ->
     assert not any("hermes plugins enable" in line for line in again.lines)
     assert (home / ".hermes/config.yaml").read_text() == config
     assert (home / CARRIED["hermes"][1]).exists()
+
+
+def test_a_vibe_entry_goes_with_its_hook_and_one_edited_by_hand_stays(home: Path) -> None:
+    (home / ".vibe").mkdir()
+    root = guard(home)
+    assert run("plugins", "install").code == 0
+    config = home / ".vibe/hooks.toml"
+    edited = config.read_text().replace("timeout = 9.0", "timeout = 30.0")
+    config.write_text(edited)
+    changed = json.loads(json.dumps(HOOKS))
+    del changed["hooks"]["Stop"]
+    (root / "hooks/hooks.json").write_text(json.dumps(changed))
+    done = run("plugins", "install")
+    assert done.code == 0, done.stderr
+    assert (
+        "removed   vibe     hook guard:Stop-0-0 in ~/.vibe/hooks.toml (its hook is gone)"
+        in done.lines
+    )
+    assert any(
+        "hook guard:PreToolUse-0-0: edited since skilltool wrote it (--force rewrites it)" in line
+        for line in done.lines
+    )
+    names = [h["name"] for h in toml_loads(config.read_text())["hooks"]]
+    assert names == ["guard:PreToolUse-0-0"]
+    assert "timeout = 30.0" in config.read_text()

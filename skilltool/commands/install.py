@@ -47,7 +47,7 @@ def status(opts: Options) -> Result:
         home.skills_dir,
         entries=tuple(a for a in full.actions if a.kind == "entry"),
         commands=[a for a in full.actions if a.kind == "command"],
-        hooks=[a for a in full.actions if a.kind == "hook"],
+        hooks=[a for a in full.actions if a.kind == "hook" or report.entry_label(a) == "hook"],
         settled=tuple(s.owner for s in full.settled),
     )
     added = _added_states(home)
@@ -356,7 +356,7 @@ def install_plan(
         parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
         approved, held = _approved_only(by_place, seen)
         parts.append(_entries_plan(opts, approved, remove, group, ledger, evidence))
-        parts.append(_hooks_plan(approved, group, remove, opts.force, evidence))
+        parts.append(_hooks_plan(approved, group, remove, opts.force, evidence, ledger))
         parts.append(plan.Plan((), tuple(held)))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
@@ -364,17 +364,28 @@ def install_plan(
 
 
 def _hooks_plan(
-    catalogue: Catalogue, group: list[Harness], remove: bool, force: bool, evidence: plan.Evidence
+    catalogue: Catalogue,
+    group: list[Harness],
+    remove: bool,
+    force: bool,
+    evidence: plan.Evidence,
+    ledger: Ledger,
 ) -> plan.Plan:
     """The hooks' files (hooks.py), without importing it when no plugin has hooks and no
     harness has a folder of hook files, as in most homes."""
     if not any(p.hook_commands for p in catalogue.plugins) and not any(
-        h.present() and h.hook_files() for h in group
+        h.present() and (h.hook_files() or _hook_records(h, ledger)) for h in group
     ):
         return plan.Plan((), ())
     from skilltool import hooks
 
-    return hooks.plan_hooks(catalogue, group, remove, force, evidence)
+    return hooks.plan_hooks(catalogue, group, remove, force, evidence, ledger)
+
+
+def _hook_records(harness: Harness, ledger: Ledger) -> bool:
+    """Whether the ledger records entries of hooks in the harness's config file."""
+    place = harness.hook_place()
+    return place is not None and any(r.file == place.path for r in ledger.every(harness.name))
 
 
 def _fetched(home: paths.Scope) -> dict[Path, Source]:

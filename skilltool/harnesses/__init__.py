@@ -405,6 +405,15 @@ class Harness(abc.ABC):
         """Files that may be hook renderings of this harness, to find ones no plugin needs."""
         return []
 
+    def hook_place(self) -> McpPlace | None:
+        """The user's config file and table where the harness reads its hooks, for a harness
+        that runs them only from there (each an entry skilltool records, as MCP entries)."""
+        return None
+
+    def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
+        """The entries of `hook_place` that run a plugin's hooks: (name, value) each."""
+        return []
+
     def hook_plugin(self, path: Path) -> str:
         """The plugin a hook rendering of `hook_files` is for."""
         return path.name.partition(".")[0]

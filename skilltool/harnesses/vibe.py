@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
@@ -17,7 +19,8 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
+from skilltool.hook_format import claude_object, files_under
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
 # Vibe 3.0.3's own agents (BUILTIN_AGENTS): a file of that name would replace the built-in one
@@ -25,6 +28,12 @@ BUILT_IN = frozenset({"ask", "accept-edits", "smart-approve", "auto-approve", "e
 RESERVED = "main"  # Vibe refuses an agent file of this name (kept for hook matching)
 SKILL_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # its SkillMetadata.name, at most 64
 SKILL_NAME_LIMIT = 64
+
+
+# Claude Code's hook events -> Vibe's hook types (docs/hooks-harnesses.md); a matcher of one
+# of these tools becomes the entry's `match`, any other is the wrapper's to test
+HOOK_EVENTS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool", "Stop": "post_agent"}
+VIBE_TOOLS = {"Bash": "bash", "Read": "read_file", "Write": "write_file", "Edit": "edit"}
 
 
 def prompt_id(agent: Agent) -> str:
@@ -35,11 +44,6 @@ def prompt_id(agent: Agent) -> str:
 class Vibe(Harness):
     name = "vibe"
     title = "Mistral Vibe"
-    # docs/hooks-harnesses.md: hooks.toml, with a protocol of its own
-    no_hooks = (
-        "Mistral Vibe's hooks speak another protocol (exit code 2 does not block a tool; it "
-        "has no prompt or session events)"
-    )
     project_reach = (
         "reads the project's agents and skills only when started in its top folder, and "
         "nothing of it until you trust the folder"
@@ -65,6 +69,47 @@ class Vibe(Harness):
         value: McpValue = {"transport": "stdio", "command": [server.command]}
         value.update({k: v for k, v in stdio_entry(server).items() if k != "command"})
         return value
+
+    # hooks: Vibe runs them only from ~/.vibe/hooks.toml (not from a plugin folder: proven in
+    # tests/conformance/test_hooks_vibe.py), with answers of its own, so each Claude Code
+    # command is an entry there that runs a translating wrapper skilltool writes per plugin
+    hook_events: ClassVar[Mapping[str, str] | None] = HOOK_EVENTS
+
+    def hook_place(self) -> McpPlace:
+        return McpPlace(self.root() / "hooks.toml", "toml-array", ("hooks",))
+
+    def _wrapper(self, plugin: str) -> Path:
+        return self.root() / "claude-hooks" / f"{plugin}.py"
+
+    def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        script = self.hooks_script("vibe/hooks.py.j2", plugin, hooks)
+        return [Rendering(self._wrapper(plugin.name), script)]
+
+    def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
+        import shlex
+
+        wrapper = shlex.quote(str(self._wrapper(plugin.name)))
+        found: list[tuple[str, McpValue]] = []
+        for event, groups in claude_object(plugin, hooks).items():
+            for g, group in enumerate(groups):
+                tool = VIBE_TOOLS.get(group.get("matcher", ""))
+                for h, hook in enumerate(group["hooks"]):
+                    value: McpValue = {
+                        "type": HOOK_EVENTS[event],
+                        "command": f"python3 -I {wrapper} {event} {g} {h}",
+                    }
+                    if tool is not None and event != "Stop":
+                        value["match"] = tool  # else the wrapper matches, on every call
+                    if "timeout" in hook:
+                        value["timeout"] = float(hook["timeout"])
+                    found.append((f"{plugin.name}:{event}-{g}-{h}", value))
+        return found
+
+    def hook_files(self) -> list[Path]:
+        return files_under(self.root() / "claude-hooks", "*.py")
+
+    def hook_plugin(self, path: Path) -> str:
+        return path.stem
 
     def refusal(self, agent: Agent) -> str | None:
         if agent.name.casefold() == RESERVED:
