@@ -34,6 +34,13 @@ class Commands(typer.core.TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        word = args[0] if args else ""
+        # `skilltool install`: the word of a command of `plugins`, said without it
+        if word in PLUGINS_WORDS and self.get_command(ctx, word) is None:
+            ctx.fail(f"No such command {word!r}; did you mean '{ctx.command_path} plugins {word}'?")
+        return super().resolve_command(ctx, args)
+
     def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         return super().main(project_value(argv), *rest, **options)
@@ -635,6 +642,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
+PLUGINS_WORDS = tuple(word for group, word, _ in TABLE if group is plugins_app)
 for _group, _word, _declared in TABLE:
     _group.command(_word)(_declared)
 

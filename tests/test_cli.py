@@ -177,6 +177,18 @@ def test_usage_errors_keep_exit_code_2() -> None:
     assert run("plugins", "nosuch").code == 2
 
 
+@pytest.mark.parametrize(
+    "word", ["install", "status", "uninstall", "add", "update", "remove", "validate", "sync"]
+)
+def test_a_command_of_plugins_typed_without_plugins_is_pointed_to(word: str) -> None:
+    result = run(word, "--dry-run")
+    assert result.code == 2
+    *_, said = result.stderr.splitlines()
+    assert said.startswith(f"Error: No such command '{word}'; did you mean '")
+    assert said.endswith(f" plugins {word}'?")
+    assert "did you mean" not in run("nosuch").stderr  # no plugins command: no hint
+
+
 def test_the_real_entry_point_answers_usage_errors_in_json(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -215,6 +227,8 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
     typo = real("plugins", "instal")
     assert typo.returncode == 2
     assert "No such command 'instal'" in typo.stderr
+    said = real("install").stderr.splitlines()[-1]
+    assert said.endswith("did you mean 'python -m skilltool plugins install'?"), said
     assert "install" in real("skills", "install", "--help").stdout
     shown = real("skills", "status", "--home", str(tmp_path))
     assert shown.returncode == 0
