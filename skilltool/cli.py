@@ -46,6 +46,18 @@ class Commands(typer.core.TyperGroup):
         return super().main(project_value(argv), *rest, **options)
 
 
+class Command(typer.core.TyperCommand):
+    """A command whose usage line names each argument as its help does: `SOURCE`, where
+    typer would write a required one `{SOURCE}`."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            named = param.metavar if param.param_type_name == "argument" else None
+            pieces += [named] if named else param.get_usage_pieces(ctx)
+        return pieces
+
+
 app = typer.Typer(
     cls=Commands,
     no_args_is_help=True,
@@ -644,7 +656,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
 PLUGINS_WORDS = tuple(word for group, word, _ in TABLE if group is plugins_app)
 for _group, _word, _declared in TABLE:
-    _group.command(_word)(_declared)
+    _group.command(_word, cls=Command)(_declared)
 
 
 def _build_only_invoked(argv: list[str]) -> None:

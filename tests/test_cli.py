@@ -189,6 +189,17 @@ def test_a_command_of_plugins_typed_without_plugins_is_pointed_to(word: str) -> 
     assert "did you mean" not in run("nosuch").stderr  # no plugins command: no hint
 
 
+@pytest.mark.parametrize(
+    "words",
+    [("plugins", "add"), ("plugins", "render"), ("plugins", "remove"), ("package",)],
+)
+def test_a_usage_line_names_a_required_argument_as_the_others(words: tuple[str, ...]) -> None:
+    usage = run(*words, "--help").stdout.splitlines()[0]
+    assert "{" not in usage, usage
+    assert usage.split()[-1] in ("SOURCE", "AGENT", "NAME", "SRC..."), usage
+    assert "{" not in run(*words).stderr  # the usage line of an error too
+
+
 def test_the_real_entry_point_answers_usage_errors_in_json(tmp_path: Path) -> None:
     import subprocess
     import sys
