@@ -6,10 +6,11 @@ the command it invokes."""
 
 # no `from __future__ import annotations` here: typer would eval every string annotation
 # of every command (its Option objects included) on each start; real objects cost nothing
+import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NoReturn
 
 import typer
@@ -191,8 +192,25 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     try:
         result = call()
     except SkilltoolError as err:
-        raise typer.Exit(report.emit_error(command, err, as_json)) from None
-    raise typer.Exit(report.emit(command, result, as_json))
+        with _reader_gone(err.exit_code):
+            raise typer.Exit(report.emit_error(command, err, as_json)) from None
+    with _reader_gone(result.code):
+        raise typer.Exit(report.emit(command, result, as_json))
+
+
+@contextlib.contextmanager
+def _reader_gone(code: int) -> Iterator[None]:
+    """`skilltool plugins status | head -1`: a reader that stopped reading is no failure, and
+    is not told. The command's own exit code stands."""
+    try:
+        yield
+    except BrokenPipeError:
+        # what is still buffered goes nowhere, so that the flush at exit fails on nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        os.close(devnull)
+        raise typer.Exit(code) from None
 
 
 @app.callback()

@@ -200,6 +200,27 @@ def test_a_usage_line_names_a_required_argument_as_the_others(words: tuple[str, 
     assert "{" not in run(*words).stderr  # the usage line of an error too
 
 
+def test_a_reader_that_stops_reading_is_no_failure(home: Path) -> None:
+    import subprocess
+    import sys
+
+    # `skilltool plugins status | head -1`, with the pipe closed before anything is written
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "skilltool", "plugins", "status"],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "HOME": str(home)},
+            timeout=60,
+        )
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_the_real_entry_point_answers_usage_errors_in_json(tmp_path: Path) -> None:
     import subprocess
     import sys
