@@ -162,6 +162,11 @@ def _no_secret(url: str) -> None:
         )
 
 
+class NotAFolder(SourceError):
+    """SOURCE names a local path where there is no folder: a usage error (exit 2), as a
+    path named to any other command is."""
+
+
 def request(text: str, name: str | None = None) -> Request:
     """SOURCE as typed -> what it names: a git URL, GitHub shorthand, a path, PLUGIN@MARKETPLACE."""
     said = text
@@ -176,7 +181,8 @@ def request(text: str, name: str | None = None) -> Request:
     if looks_local:
         path = Path(os.path.abspath(os.path.expanduser(text)))
         if not os.path.isdir(path):
-            raise SourceError(f"{said}: not a directory; give a plugin, a marketplace or a git URL")
+            what = "not a directory" if os.path.lexists(path) else "does not exist"
+            raise NotAFolder(f"{said}: {what}; give a plugin, a marketplace or a git URL")
         return Request(_default_name(path.name, said, name), path=path)
     if SHORTHAND.fullmatch(text):
         owner, repo, *rest = text.split("/", 2)

@@ -394,6 +394,26 @@ def test_failures_are_one_line_and_change_nothing(
     assert as_json.code == 1 and expected in json.loads(as_json.stdout)["error"]["message"]
 
 
+@pytest.mark.parametrize("typed", ["/no/such/path", "./no-such-folder", "~/no-such-folder"])
+def test_a_local_source_that_is_not_there_is_a_usage_error(home: Path, typed: str) -> None:
+    before = home_state(home)
+    done = run("plugins", "add", typed)
+    assert done.code == 2
+    assert (
+        done.stderr
+        == f"skilltool: {typed}: does not exist; give a plugin, a marketplace or a git URL\n"
+    )
+    as_json = run("plugins", "add", typed, "--json")
+    assert (as_json.code, json.loads(as_json.stdout)["error"]["exit_code"]) == (2, 2)
+    assert home_state(home) == before
+
+
+def test_a_local_source_that_is_a_file_is_a_usage_error(home: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a plugin\n")
+    done = run("plugins", "add", tmp_path / "notes.txt")
+    assert done.code == 2 and "notes.txt: not a directory; give a plugin" in done.stderr
+
+
 def test_unknown_ref_fails_in_one_line(home: Path, repo: Repo) -> None:
     done = run("plugins", "add", repo.url, "--ref", "v9")
     assert done.code == 1
