@@ -38,7 +38,7 @@ from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
 )
 from skilltool.fs import TEMP_PREFIX
-from skilltool.model import Plugin, SearchEntry
+from skilltool.model import Plugin, SearchEntry, quoted
 from skilltool.parse import NAME_RULE, is_safe_name
 from skilltool.record import NamedTuple
 
@@ -148,7 +148,7 @@ def _default_name(text: str, said: str, name: str | None) -> str:
         name = name[:-4] if name.endswith(".git") else name
     if not is_safe_name(name):
         raise SourceError(
-            f"{said}: {name!r} cannot name a source; give one with --name ({NAME_RULE})"
+            f"{said}: {quoted(name)} cannot name a source; give one with --name ({NAME_RULE})"
         )
     return name
 
