@@ -334,6 +334,14 @@ def uninstall_command(
             "--force", help="Also remove renderings edited by hand (a copy is kept beside them)."
         ),
     ] = False,
+    purge: Annotated[
+        bool,
+        typer.Option(
+            "--purge",
+            help="Then remove skilltool's own data too: the checkouts of added sources, its "
+            "caches, its state (not plugins.lock, nor your plugins folder).",
+        ),
+    ] = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -354,7 +362,7 @@ def uninstall_command(
         project=project,
         user=user,
     )
-    _run("uninstall", json, lambda: family.uninstall(opts))
+    _run("uninstall", json, lambda: family.uninstall(opts, purge))
 
 
 def validate_command(

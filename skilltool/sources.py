@@ -853,6 +853,18 @@ def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
     return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
 
 
+def edited_checkouts(home: paths.Scope) -> list[str]:
+    """Each checkout that holds changes made by hand, with the first of them: what
+    `uninstall --purge` keeps unless --force (a lockfile it cannot read: kept too)."""
+    try:
+        recorded = read_lock(home)
+    except SourceError as err:
+        return [f"the lockfile cannot be read ({err})"]
+    said = [(s.name, kept_for_changes(home, s)) for s in recorded]
+    said += [(s.source.name, s.changed) for s in strays(home, recorded)]
+    return [f"{name} ({', '.join(changed[:3])})" for name, changed in said if changed]
+
+
 def changed_by_hand(there: Path, store: Path) -> list[str]:
     """The paths of a checkout that differ from the tree its directory is named after;
     what cannot be checked counts as changed, so that it is kept."""
