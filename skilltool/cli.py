@@ -6,10 +6,11 @@ the command it invokes."""
 
 # no `from __future__ import annotations` here: typer would eval every string annotation
 # of every command (its Option objects included) on each start; real objects cost nothing
+import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NoReturn
 
 import typer
@@ -34,9 +35,28 @@ class Commands(typer.core.TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        word = args[0] if args else ""
+        # `skilltool install`: the word of a command of `plugins`, said without it
+        if word in PLUGINS_WORDS and self.get_command(ctx, word) is None:
+            ctx.fail(f"No such command {word!r}; did you mean '{ctx.command_path} plugins {word}'?")
+        return super().resolve_command(ctx, args)
+
     def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         return super().main(project_value(argv), *rest, **options)
+
+
+class Command(typer.core.TyperCommand):
+    """A command whose usage line names each argument as its help does: `SOURCE`, where
+    typer would write a required one `{SOURCE}`."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            named = param.metavar if param.param_type_name == "argument" else None
+            pieces += [named] if named else param.get_usage_pieces(ctx)
+        return pieces
 
 
 app = typer.Typer(
@@ -172,8 +192,25 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     try:
         result = call()
     except SkilltoolError as err:
-        raise typer.Exit(report.emit_error(command, err, as_json)) from None
-    raise typer.Exit(report.emit(command, result, as_json))
+        with _reader_gone(err.exit_code):
+            raise typer.Exit(report.emit_error(command, err, as_json)) from None
+    with _reader_gone(result.code):
+        raise typer.Exit(report.emit(command, result, as_json))
+
+
+@contextlib.contextmanager
+def _reader_gone(code: int) -> Iterator[None]:
+    """`skilltool plugins status | head -1`: a reader that stopped reading is no failure, and
+    is not told. The command's own exit code stands."""
+    try:
+        yield
+    except BrokenPipeError:
+        # what is still buffered goes nowhere, so that the flush at exit fails on nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        os.close(devnull)
+        raise typer.Exit(code) from None
 
 
 @app.callback()
@@ -297,6 +334,14 @@ def uninstall_command(
             "--force", help="Also remove renderings edited by hand (a copy is kept beside them)."
         ),
     ] = False,
+    purge: Annotated[
+        bool,
+        typer.Option(
+            "--purge",
+            help="Then remove skilltool's own data too: the checkouts of added sources, its "
+            "caches, its state (not plugins.lock, nor your plugins folder).",
+        ),
+    ] = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -317,7 +362,7 @@ def uninstall_command(
         project=project,
         user=user,
     )
-    _run("uninstall", json, lambda: family.uninstall(opts))
+    _run("uninstall", json, lambda: family.uninstall(opts, purge))
 
 
 def validate_command(
@@ -635,8 +680,9 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
+PLUGINS_WORDS = tuple(word for group, word, _ in TABLE if group is plugins_app)
 for _group, _word, _declared in TABLE:
-    _group.command(_word)(_declared)
+    _group.command(_word, cls=Command)(_declared)
 
 
 def _build_only_invoked(argv: list[str]) -> None:

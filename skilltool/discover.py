@@ -38,6 +38,7 @@ from skilltool.model import (
     SearchEntry,
     Severity,
     Skill,
+    quoted,
 )
 from skilltool.record import NamedTuple
 
@@ -270,7 +271,7 @@ def read_plugin(
         problems.append(
             Problem(
                 root,
-                f"directory name {name!r} is not a valid plugin name; "
+                f"directory name {quoted(name)} is not a valid plugin name; "
                 f'rename it or add a manifest with a valid "name" ({parse.NAME_RULE})',
             )
         )
@@ -523,7 +524,8 @@ def _read_agents(
             problems.append(
                 Problem(
                     path,
-                    f"agent name {agent.name!r} is also used by {seen[agent.name]}; rename one",
+                    f"agent name {quoted(agent.name)} is also used by {seen[agent.name]}; "
+                    "rename one",
                     "name",
                     agent.lines.get("name"),
                 )

@@ -35,6 +35,16 @@ Layout = Literal[
 PluginKind = Literal["plugin", "marketplace plugin", "skill collection", "single skill"]
 
 
+# in what repr gives: a backslash written as itself (two), or a byte that is not UTF-8
+REPR_ESCAPE = r"\\\\|\\udc([89a-f][0-9a-f])"
+
+
+def quoted(name: str) -> str:
+    """A name in a message, quoted as repr quotes it, but a byte of a file name that is not
+    UTF-8 shown `\\xe9`, as `report.printable` shows it in a path (repr: `\\udce9`)."""
+    return re.sub(REPR_ESCAPE, lambda m: f"\\x{m[1]}" if m[1] else m[0], repr(name))
+
+
 class Problem(NamedTuple):
     """One thing wrong with an input, said in one line: file, line, field, what to do."""
 

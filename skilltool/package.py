@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 
 from skilltool import discover, parse
-from skilltool.model import Plugin, Problem
+from skilltool.model import Plugin, Problem, quoted
 from skilltool.record import NamedTuple
 
 # the top level of a plugin: what belongs to it; anything else is left out
@@ -232,7 +232,8 @@ def package(
             problems.append(
                 Problem(
                     source,
-                    f"plugin name {plugin.name!r} is also used by {names[plugin.name]}; rename one",
+                    f"plugin name {quoted(plugin.name)} is also used by {names[plugin.name]}; "
+                    "rename one",
                     "name",
                 )
             )

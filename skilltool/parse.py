@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool.harnesses import NAMES as HARNESS_NAMES
-from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill
+from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill, quoted
 from skilltool.record import NamedTuple
 
 # patterns are strings that `re` compiles on first use: a run that never needs one pays
@@ -426,7 +426,7 @@ def read_skill(directory: Path) -> tuple[Skill | None, list[Problem]]:
     if fm is None:
         return None, out.items
     if not is_safe_component(directory.name):
-        out.add(f"its directory name {directory.name!r} cannot be linked; {COMPONENT_RULE}")
+        out.add(f"its directory name {quoted(directory.name)} cannot be linked; {COMPONENT_RULE}")
     else:
         _skill_name(fm, out, directory.name)
     description = _text(fm, out, "description", required=True, limit=1 << 20)
@@ -540,7 +540,7 @@ def read_agent(path: Path) -> tuple[Agent | None, list[Problem]]:
     if not is_safe_component(name):
         source = "name" if "name" in fm.data else "file name"
         out.add(
-            f"{name!r} cannot be a file name ({source}); {COMPONENT_RULE}",
+            f"{quoted(name)} cannot be a file name ({source}); {COMPONENT_RULE}",
             "name",
             fm.lines.get("name", fm.start),
         )

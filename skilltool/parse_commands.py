@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import parse, probe
-from skilltool.model import Problem, SlashCommand
+from skilltool.model import Problem, SlashCommand, quoted
 
 COMMAND_SIZE_LIMIT = 1024 * 1024
 COMMAND_DEPTH = 4  # commands/a/b/c/x.md is `a:b:c:x`; deeper folders are not read
@@ -112,7 +112,7 @@ def read_command(path: Path, name: str) -> tuple[SlashCommand | None, list[Probl
     body = fm.body if fm is not None else text
     for part in name.split(":"):
         if not parse.is_safe_component(part):
-            out.add(f"{part!r} cannot be a file name; {parse.COMPONENT_RULE}", "name", 1)
+            out.add(f"{quoted(part)} cannot be a file name; {parse.COMPONENT_RULE}", "name", 1)
     description = _string(fields, lines, "description", out)
     hint = fields.get("argument-hint")
     if hint is not None and not isinstance(hint, str):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from skilltool import markers
 from skilltool.fs import TEMP_PREFIX, child, digest, gone, read_regular
-from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill
+from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill, quoted
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -112,8 +112,9 @@ def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem
     def clash(skill: Skill, first: Skill, plugin: Plugin) -> Problem:
         return Problem(
             skill.path,
-            f"skill {skill.name!r} is also in plugin {plugin.name!r} ({first.path}), which "
-            "comes first on the search path; this one is not linked: rename one of them",
+            f"skill {quoted(skill.name)} is also in plugin {quoted(plugin.name)} "
+            f"({first.path}), which comes first on the search path; this one is not linked: "
+            "rename one of them",
             severity="warning",
         )
 
@@ -391,7 +392,7 @@ def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:
     def clash(agent: Agent, first: Agent, plugin: Plugin) -> Problem:
         return Problem(
             agent.path,
-            f"agent {agent.name!r} is also defined in {first.path}, which comes first on "
+            f"agent {quoted(agent.name)} is also defined in {first.path}, which comes first on "
             "the search path; this one is not rendered",
             "name",
             agent.lines.get("name"),

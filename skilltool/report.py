@@ -473,6 +473,28 @@ def emptied_line(path: Path, home: Scope, dry_run: bool = False) -> str:
     return f"{prefix}{'removed':<9} {home.show(path)} (an empty directory skilltool made)"
 
 
+class Purged(NamedTuple):
+    """One of skilltool's own folders `uninstall --purge` removed, or kept or failed to."""
+
+    path: Path
+    what: str  # what the folder holds
+    verb: Literal["removed", "kept", "failed"] = "removed"
+    reason: str = ""  # why it is kept, or what failed
+    failure: bool = False  # the run fails: kept for a reason the user must act on, or failed
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": str(self.path), "result": self.verb, "reason": self.reason}
+
+
+def purged_line(purged: Purged, home: Scope, dry_run: bool = False) -> str:
+    """A folder of skilltool's own that `uninstall --purge` removed (or would), or did not."""
+    where = home.show(purged.path)
+    if purged.verb != "removed":
+        return f"{purged.verb:<9} {where}: {purged.reason}"
+    prefix = "dry-run: " if dry_run else ""
+    return f"{prefix}{'removed':<9} {where} ({purged.what})"
+
+
 def problem_line(problem: Problem) -> str:
     suffix = " (warning)" if problem.severity == "warning" else ""
     return f"{problem}{suffix}"

@@ -38,7 +38,7 @@ from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
 )
 from skilltool.fs import TEMP_PREFIX
-from skilltool.model import Plugin, SearchEntry
+from skilltool.model import Plugin, SearchEntry, quoted
 from skilltool.parse import NAME_RULE, is_safe_name
 from skilltool.record import NamedTuple
 
@@ -148,7 +148,7 @@ def _default_name(text: str, said: str, name: str | None) -> str:
         name = name[:-4] if name.endswith(".git") else name
     if not is_safe_name(name):
         raise SourceError(
-            f"{said}: {name!r} cannot name a source; give one with --name ({NAME_RULE})"
+            f"{said}: {quoted(name)} cannot name a source; give one with --name ({NAME_RULE})"
         )
     return name
 
@@ -160,6 +160,11 @@ def _no_secret(url: str) -> None:
             f"{url.split('@', 1)[1]}: the URL holds a password, which would be written to the "
             "lockfile; remove it and let git's credential helper supply it"
         )
+
+
+class NotAFolder(SourceError):
+    """SOURCE names a local path where there is no folder: a usage error (exit 2), as a
+    path named to any other command is."""
 
 
 def request(text: str, name: str | None = None) -> Request:
@@ -176,7 +181,8 @@ def request(text: str, name: str | None = None) -> Request:
     if looks_local:
         path = Path(os.path.abspath(os.path.expanduser(text)))
         if not os.path.isdir(path):
-            raise SourceError(f"{said}: not a directory; give a plugin, a marketplace or a git URL")
+            what = "not a directory" if os.path.lexists(path) else "does not exist"
+            raise NotAFolder(f"{said}: {what}; give a plugin, a marketplace or a git URL")
         return Request(_default_name(path.name, said, name), path=path)
     if SHORTHAND.fullmatch(text):
         owner, repo, *rest = text.split("/", 2)
@@ -845,6 +851,18 @@ def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
     """The paths changed by hand in a source's checkout (none for a path)."""
     there = checkout(home, source)
     return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
+
+
+def edited_checkouts(home: paths.Scope) -> list[str]:
+    """Each checkout that holds changes made by hand, with the first of them: what
+    `uninstall --purge` keeps unless --force (a lockfile it cannot read: kept too)."""
+    try:
+        recorded = read_lock(home)
+    except SourceError as err:
+        return [f"the lockfile cannot be read ({err})"]
+    said = [(s.name, kept_for_changes(home, s)) for s in recorded]
+    said += [(s.source.name, s.changed) for s in strays(home, recorded)]
+    return [f"{name} ({', '.join(changed[:3])})" for name, changed in said if changed]
 
 
 def changed_by_hand(there: Path, store: Path) -> list[str]:

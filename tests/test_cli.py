@@ -177,6 +177,50 @@ def test_usage_errors_keep_exit_code_2() -> None:
     assert run("plugins", "nosuch").code == 2
 
 
+@pytest.mark.parametrize(
+    "word", ["install", "status", "uninstall", "add", "update", "remove", "validate", "sync"]
+)
+def test_a_command_of_plugins_typed_without_plugins_is_pointed_to(word: str) -> None:
+    result = run(word, "--dry-run")
+    assert result.code == 2
+    *_, said = result.stderr.splitlines()
+    assert said.startswith(f"Error: No such command '{word}'; did you mean '")
+    assert said.endswith(f" plugins {word}'?")
+    assert "did you mean" not in run("nosuch").stderr  # no plugins command: no hint
+
+
+@pytest.mark.parametrize(
+    "words",
+    [("plugins", "add"), ("plugins", "render"), ("plugins", "remove"), ("package",)],
+)
+def test_a_usage_line_names_a_required_argument_as_the_others(words: tuple[str, ...]) -> None:
+    usage = run(*words, "--help").stdout.splitlines()[0]
+    assert "{" not in usage, usage
+    assert usage.split()[-1] in ("SOURCE", "AGENT", "NAME", "SRC..."), usage
+    assert "{" not in run(*words).stderr  # the usage line of an error too
+
+
+def test_a_reader_that_stops_reading_is_no_failure(home: Path) -> None:
+    import subprocess
+    import sys
+
+    # `skilltool plugins status | head -1`, with the pipe closed before anything is written
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "skilltool", "plugins", "status"],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "HOME": str(home)},
+            timeout=60,
+        )
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_the_real_entry_point_answers_usage_errors_in_json(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -215,6 +259,8 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
     typo = real("plugins", "instal")
     assert typo.returncode == 2
     assert "No such command 'instal'" in typo.stderr
+    said = real("install").stderr.splitlines()[-1]
+    assert said.endswith("did you mean 'python -m skilltool plugins install'?"), said
     assert "install" in real("skills", "install", "--help").stdout
     shown = real("skills", "status", "--home", str(tmp_path))
     assert shown.returncode == 0

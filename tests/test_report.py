@@ -95,3 +95,32 @@ def test_an_error_as_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_a_name_with_a_line_break_stays_one_line() -> None:
     assert report.printable("skill a\nb\x1b") == "skill a\\nb\\x1b"
+
+
+def test_a_name_quoted_in_a_message_shows_bytes_as_a_path_shows_them() -> None:
+    from skilltool.model import quoted
+
+    name = "caf\udce9"  # b"caf\xe9" as the file system gives it: not UTF-8
+    assert report.printable(name) == "caf\\xe9"
+    assert quoted(name) == "'caf\\xe9'"
+    assert quoted("a\\udce9") == repr("a\\udce9")  # a backslash in the name is not a byte
+    assert quoted("it's\n") == repr("it's\n")
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_one_way_everywhere(home: Path) -> None:
+    import os
+
+    from tests.helpers import run, skill_md
+
+    plugins = os.fsencode(home / ".local/share/skilltool/plugins")
+    folder = plugins + b"/caf\xe9/skills/caf\xe9"
+    os.makedirs(folder)
+    Path(os.fsdecode(folder + b"/SKILL.md")).write_text(skill_md("cafe"))
+    status = run("plugins", "status")
+    assert "plugin    caf\\xe9 (user) ~/.local/share/skilltool/plugins/caf\\xe9" in status.stdout
+    for said in (status, run("plugins", "validate"), run("plugins", "install", "--dry-run")):
+        shown = said.stdout + said.stderr
+        assert "udc" not in shown, shown
+        # the path and the name quoted in the message, alike
+        assert "plugins/caf\\xe9: directory name 'caf\\xe9' is not a valid" in shown, shown
+        assert "caf\\xe9/SKILL.md: its directory name 'caf\\xe9' cannot be linked" in shown

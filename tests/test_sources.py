@@ -394,6 +394,26 @@ def test_failures_are_one_line_and_change_nothing(
     assert as_json.code == 1 and expected in json.loads(as_json.stdout)["error"]["message"]
 
 
+@pytest.mark.parametrize("typed", ["/no/such/path", "./no-such-folder", "~/no-such-folder"])
+def test_a_local_source_that_is_not_there_is_a_usage_error(home: Path, typed: str) -> None:
+    before = home_state(home)
+    done = run("plugins", "add", typed)
+    assert done.code == 2
+    assert (
+        done.stderr
+        == f"skilltool: {typed}: does not exist; give a plugin, a marketplace or a git URL\n"
+    )
+    as_json = run("plugins", "add", typed, "--json")
+    assert (as_json.code, json.loads(as_json.stdout)["error"]["exit_code"]) == (2, 2)
+    assert home_state(home) == before
+
+
+def test_a_local_source_that_is_a_file_is_a_usage_error(home: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a plugin\n")
+    done = run("plugins", "add", tmp_path / "notes.txt")
+    assert done.code == 2 and "notes.txt: not a directory; give a plugin" in done.stderr
+
+
 def test_unknown_ref_fails_in_one_line(home: Path, repo: Repo) -> None:
     done = run("plugins", "add", repo.url, "--ref", "v9")
     assert done.code == 1
@@ -814,3 +834,60 @@ def test_one_source_that_cannot_be_resolved_stops_the_update_and_says_how_to_go_
     named = run("plugins", "update", "other")
     assert named.code == 0, named.stderr
     assert lock(home)["other"]["commit"] == other.head()
+
+
+def test_uninstall_purge_leaves_only_the_lockfile_and_the_users_plugins(
+    home: Path, repo: Repo
+) -> None:
+    plugin_tree(data(home) / "plugins", "mine", skills=("notes",))
+    (home / ".codex").mkdir()  # a harness set up: renderings to remove
+    assert run("plugins", "add", repo.url).code == 0
+    ours = (data(home), home / ".cache/skilltool", home / ".local/state/skilltool")
+
+    def left() -> list[str]:
+        return sorted(
+            str(p.relative_to(home)) for folder in ours if folder.exists() for p in folder.iterdir()
+        )
+
+    assert ".local/share/skilltool/sources" in left()
+    before, listed = home_state(home), left()
+    dry = run("plugins", "uninstall", "--purge", "--dry-run")
+    assert dry.code == 0 and (home_state(home), left()) == (before, listed)
+    said = [line for line in dry.decided if line.startswith("dry-run: removed   ~/.")]
+    assert [line.split()[2] for line in said[-3:]] == [
+        "~/.local/share/skilltool/sources",
+        "~/.cache/skilltool",
+        "~/.local/state/skilltool",
+    ], dry.stdout
+
+    done = run("plugins", "uninstall", "--purge")
+    assert done.code == 0, done.stdout + done.stderr
+    assert [line.split()[:2] for line in done.decided[-3:]] == [
+        ["removed", "~/.local/share/skilltool/sources"],
+        ["removed", "~/.cache/skilltool"],
+        ["removed", "~/.local/state/skilltool"],
+    ], done.stdout
+    assert left() == [".local/share/skilltool/plugins", ".local/share/skilltool/plugins.lock"]
+    assert (data(home) / "plugins/mine/skills/notes/SKILL.md").is_file()
+    assert links(home) == {} and not any((home / ".codex").iterdir())
+    # the lockfile brings the same sources back
+    assert run("plugins", "sync", "--frozen").code == 0
+    assert links(home)["alpha"].startswith(f"{data(home)}/sources/tools/")
+
+
+def test_uninstall_purge_keeps_a_checkout_edited_by_hand_unless_forced(
+    home: Path, repo: Repo
+) -> None:
+    assert run("plugins", "add", repo.url).code == 0
+    edited = data(home) / "sources/tools/current/tools/skills/alpha/SKILL.md"
+    edited.write_text(skill_md("alpha", "My own notes. Use it."))
+    kept = run("plugins", "uninstall", "--purge")
+    assert kept.code == 1
+    assert (
+        "kept      ~/.local/share/skilltool/sources: local changes in tools "
+        "(skills/alpha/SKILL.md); --force removes them anyway"
+    ) in kept.decided
+    assert edited.is_file() and not (home / ".cache/skilltool").exists()
+    assert run("plugins", "uninstall", "--purge", "--only", "codex").code == 2
+    forced = run("plugins", "uninstall", "--purge", "--force")
+    assert forced.code == 0 and not (data(home) / "sources").exists()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from skilltool import discover, paths
 from skilltool.commands.common import Options
 from skilltool.errors import UsageError
-from skilltool.model import Plugin
+from skilltool.model import Plugin, quoted
 
 if TYPE_CHECKING:
     from skilltool.sources import Pick
@@ -94,7 +94,7 @@ def _chosen(answer: str, offered: Sequence[Plugin]) -> tuple[str, ...]:
         elif word in names:
             chosen.append(word)
         else:
-            raise UsageError(f"{word!r} is not one of the plugins offered; nothing was added")
+            raise UsageError(f"{quoted(word)} is not one of the plugins offered; nothing was added")
     return tuple(dict.fromkeys(chosen))
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from skilltool import discover, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
-from skilltool.errors import FAILED, OK, SkilltoolError
+from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Skill
 from skilltool.report import Result
@@ -147,9 +147,12 @@ def _status_data(
     return data
 
 
-def _change(opts: Options, remove: bool, planned: list[plan.Action] | None = None) -> Result:
+def _change(
+    opts: Options, remove: bool, planned: list[plan.Action] | None = None, purge: bool = False
+) -> Result:
     """install or uninstall: find, plan and apply under the home's lock, then report (and
-    put the actions planned in `planned`, for `check`).
+    put the actions planned in `planned`, for `check`). With `purge`, an uninstall that
+    removed all it had to then removes skilltool's own data too (`_purged`).
 
     The lock covers the plan too: a run that planned before another finished applying
     would find that run's links in its way. --dry-run writes nothing, the lock included.
@@ -179,12 +182,17 @@ def _change(opts: Options, remove: bool, planned: list[plan.Action] | None = Non
         outcomes, emptied = carried_out(
             opts, home, actions.actions, keep, caches.trust.clean, ledger
         )
+        # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
+        refused = ledger.problem is not None and ledger.problem.severity == "error"
+        failed = refused or any(not o.done for o in outcomes)
+        purged = _purged(home, opts, failed) if purge else []
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
     lines = home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
         lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
     lines += diffs
+    lines += [report.purged_line(p, home, opts.dry_run) for p in purged]
     lines.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),
@@ -197,11 +205,11 @@ def _change(opts: Options, remove: bool, planned: list[plan.Action] | None = Non
         # the directories skilltool had made and uninstall left empty, so removed
         "removed_dirs": [str(path) for path in emptied],
     }
+    if purge:  # skilltool's own folders `--purge` removed (or, with a reason, kept)
+        data["purged"] = [p.as_dict() for p in purged]
     if planned is not None:
         planned += actions.actions
-    # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
-    refused = ledger.problem is not None and ledger.problem.severity == "error"
-    failed = refused or any(not o.done for o in outcomes)
+    failed = failed or any(p.failure for p in purged)
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
     invalid = not remove and any(p.severity == "error" for p in problems)
     return Result(
@@ -474,8 +482,57 @@ def install(opts: Options) -> Result:
     return _change(opts, remove=False)
 
 
-def uninstall(opts: Options) -> Result:
-    return _change(opts, remove=True)
+def uninstall(opts: Options, purge: bool = False) -> Result:
+    if purge and opts.only:
+        raise UsageError(
+            "--purge removes the checkouts every harness's files come from; leave out --only"
+        )
+    return _change(opts, remove=True, purge=purge)
+
+
+def _purged(home: paths.Scope, opts: Options, failed: bool) -> list[report.Purged]:
+    """`uninstall --purge`, the uninstall done: skilltool's own folders removed, those it
+    alone reads and writes (the checkouts of added sources, the caches, the state: records
+    and lock). The lockfile stays, to bring the same sources back (`sync`), and so does the
+    user's plugins folder, which is theirs. After an uninstall that could not remove all it
+    had to, nothing: the records still say what is skilltool's. A checkout edited by hand
+    keeps the checkouts, unless --force."""
+    import shutil
+
+    edited: list[str] = []
+    if os.path.lexists(home.sources_dir) and not opts.force:
+        from skilltool import sources
+
+        edited = sources.edited_checkouts(home)
+
+    said = [
+        (home.sources_dir, "the checkouts of the sources added; plugins.lock stays"),
+        (home.cache_dir, "skilltool's caches"),
+        (home.state_dir, "skilltool's records and lock"),
+    ]
+    purged: list[report.Purged] = []
+    for folder, what in said:
+        if not os.path.lexists(folder):
+            continue
+        if failed:
+            why = "the uninstall could not remove all of skilltool's files; run it again"
+            purged.append(report.Purged(folder, what, "kept", why))
+        elif folder == home.sources_dir and edited:
+            why = f"local changes in {'; '.join(edited)}; --force removes them anyway"
+            purged.append(report.Purged(folder, what, "kept", why, failure=True))
+        elif os.path.islink(folder) or not os.path.isdir(folder):
+            why = "not a folder but a link or a file, which skilltool did not make"
+            purged.append(report.Purged(folder, what, "kept", why))
+        else:
+            try:
+                if not opts.dry_run:
+                    shutil.rmtree(folder)
+            except OSError as err:
+                why = f"{err.strerror or err}; make it writable, then run again"
+                purged.append(report.Purged(folder, what, "failed", why, failure=True))
+            else:
+                purged.append(report.Purged(folder, what))
+    return purged
 
 
 def _what_runs(home: paths.Scope, catalogue: Catalogue) -> dict[str, list[dict[str, object]]]:

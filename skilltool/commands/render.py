@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from skilltool import discover, plan, report, slash
 from skilltool.commands.common import Options, harnesses
 from skilltool.errors import OK, SkilltoolError
-from skilltool.model import Agent, Catalogue
+from skilltool.model import Agent, Catalogue, quoted
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -33,9 +33,9 @@ def _agent_for(
 
         names = [a.name for a in plan.winning_agents(catalogue)[0]]
         close = difflib.get_close_matches(agent_name, names, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        hint = f"did you mean {quoted(close[0])}? " if close else ""
         raise SkilltoolError(
-            f"no agent {agent_name!r} on the search path; {hint}"
+            f"no agent {quoted(agent_name)} on the search path; {hint}"
             "'skilltool plugins status' lists them"
         )
     [harness] = harnesses(home, harness_name)

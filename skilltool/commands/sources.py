@@ -13,7 +13,7 @@ from skilltool.apply import Outcome
 from skilltool.commands import asking
 from skilltool.commands.common import Options
 from skilltool.commands.install import carried_out, install_plan, open_ledger
-from skilltool.errors import FAILED, OK, SkilltoolError
+from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
 from skilltool.report import Result
@@ -134,7 +134,11 @@ def _sources_report(
 
 def _source_failure(opts: Options, err: Exception) -> Result:
     """A source command that could not be done: one line, nothing changed."""
+    from skilltool import sources
+
     message = str(err)
+    if isinstance(err, sources.NotAFolder):
+        raise UsageError(message) from err
     if not message.startswith("kept "):
         raise SkilltoolError(message) from err
     data = {"dry_run": opts.dry_run, "sources": [], "kept": message}
