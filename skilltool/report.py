@@ -200,7 +200,8 @@ def action_line(action: Action, home: Scope, error: str = "") -> str:
         return f"{'left':<9} {where}: {action.reason}"
     verb = DONE_VERBS[(action.kind, action.change)]
     if action.kind == "link" and action.change != "remove":
-        return f"{verb:<9} {_what(action, home)} -> {action.source}"
+        to = home.show(action.source) if action.source is not None else ""
+        return f"{verb:<9} {_what(action, home)} -> {to}"
     if action.kind == "copy" and action.change != "remove":
         return f"{verb:<9} {_what(action, home)} from {home.show(action.source or action.target)}"
     if action.change == "remove" or action.reason:

@@ -211,7 +211,7 @@ def test_skill_shadowed_by_a_new_user_plugin_is_relinked(home: Path, tmp_path: P
     result = install(home)
     assert result.code == 0
     assert lines_for(result, "pdf-tools") == [
-        f"relinked  skill pdf-tools -> {user}/docs/skills/pdf-tools"
+        "relinked  skill pdf-tools -> ~/.local/share/skilltool/plugins/docs/skills/pdf-tools"
     ]
     assert os.readlink(link) == str(user / "docs/skills/pdf-tools")
 
@@ -239,7 +239,7 @@ def test_link_into_a_moved_plugin_follows_it(home: Path, tmp_path: Path) -> None
     result = install(home)
     assert result.code == 0
     assert lines_for(result, "pdf-tools") == [
-        f"relinked  skill pdf-tools -> {user}/docs/skills/pdf-tools"
+        "relinked  skill pdf-tools -> ~/.local/share/skilltool/plugins/docs/skills/pdf-tools"
     ]
     assert os.readlink(home / ".agents/skills/pdf-tools") == str(user / "docs/skills/pdf-tools")
 

@@ -124,3 +124,19 @@ def test_a_file_name_that_is_not_utf8_is_shown_one_way_everywhere(home: Path) ->
         # the path and the name quoted in the message, alike
         assert "plugins/caf\\xe9: directory name 'caf\\xe9' is not a valid" in shown, shown
         assert "caf\\xe9/SKILL.md: its directory name 'caf\\xe9' cannot be linked" in shown
+
+
+def test_a_link_under_the_home_is_shown_with_a_tilde_as_a_rendering_is(home: Path) -> None:
+    from tests.helpers import agent_md, build_file_tree, plugin_tree, run
+
+    (home / ".claude").mkdir()
+    root = home / ".local/share/skilltool/plugins"
+    plugin_tree(root, "docs", skills=("s1",))
+    build_file_tree(root / "docs", {"agents/helper.md": agent_md("helper")})
+    shown = "~/.local/share/skilltool/plugins/docs/skills/s1"
+    for dry in (("--dry-run",), ()):
+        lines = run("plugins", "install", *dry).lines
+        prefix = "dry-run: " if dry else ""
+        assert f"{prefix}linked    skill s1 -> {shown}" in lines
+        assert f"{prefix}linked    claude   skill s1 -> {shown}" in lines
+        assert f"{prefix}wrote     claude   ~/.claude/agents/helper.md" in lines
