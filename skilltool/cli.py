@@ -228,6 +228,14 @@ def plugins_options(version: VersionOpt = False) -> None:
 
 
 def status_command(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[NAME]...",
+            help="Only these plugins, each with every item (default: all, one line each).",
+            show_default=False,
+        ),
+    ] = None,
     home: HomeOpt = None,
     project: ProjectOpt = None,
     user: UserOpt = False,
@@ -235,14 +243,42 @@ def status_command(
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
     only: OnlyOpt = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Also show every skill, agent, command, server and hook of each plugin.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Show only what needs you (problems, what install would do); "
+            "nothing when all is current.",
+        ),
+    ] = False,
     version: VersionOpt = False,
 ) -> None:
-    """Plugins found, their skills and whether each is linked, their agents, and what
-    'install' would do."""
+    """Plugins found, one line each: what each carries and how it stands, and what 'install'
+    would do."""
     from skilltool.commands import install as family
 
-    opts = _options(home, skills_dir, False, json, namespace, only=only, project=project, user=user)
-    _run("status", json, lambda: family.status(opts))
+    opts = _options(
+        home,
+        skills_dir,
+        False,
+        json,
+        namespace,
+        only=only,
+        verbose=verbose,
+        quiet=quiet,
+        project=project,
+        user=user,
+    )
+    _run("status", json, lambda: family.status(opts, list(names or [])))
 
 
 def install_command(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -616,6 +616,84 @@ def _count(number: int, what: str) -> str:
     return "" if not number else f"{number} {what}{'' if number == 1 else 's'}"
 
 
+def carried(plugin: Plugin) -> str:
+    """What a plugin carries, in words: `3 skills, 1 agent, 1 MCP server, 2 hooks`."""
+    counts = [
+        (len(plugin.skills), "skill"),
+        (len(plugin.agents), "agent"),
+        (len(plugin.slash_commands), "command"),
+        (len(plugin.mcp_servers), "MCP server"),
+        (len(plugin.hook_commands), "hook"),
+    ]
+    said = [_count(n, what) for n, what in counts if n]
+    return ", ".join(said) or "nothing skilltool carries"
+
+
+# an item install leaves as it is, which only the user can settle: not ours, edited by hand,
+# or in a config file that does not parse
+NEEDS_USER = ("foreign", "edited", "unparsable")
+
+
+class PluginState(NamedTuple):
+    """One plugin in one line (`status`, `list`): where it comes from, what it carries, and
+    how it stands: all current, what install would do for it, what needs the user."""
+
+    plugin: Plugin
+    source: str  # its origin, or the name of the source it was added with
+    to_do: int  # the things install would do for it
+    left: tuple[Action, ...]  # its items install leaves, for the user to settle (NEEDS_USER)
+
+    @property
+    def problems(self) -> int:
+        return len(self.left) + len(self.plugin.problems)
+
+    @property
+    def needs_user(self) -> bool:
+        return self.plugin.active and bool(self.to_do or self.problems)
+
+    @property
+    def state(self) -> Literal["current", "to do", "problems", "shadowed"]:
+        if not self.plugin.active:
+            return "shadowed"
+        return "problems" if self.problems else "to do" if self.to_do else "current"
+
+    def words(self, home: Scope) -> str:
+        """`all current`, `3 to do`, `3 to do, 1 problem`, or whose plugin it gives way to."""
+        if self.plugin.shadowed_by is not None:
+            return f"shadowed by {home.show(self.plugin.shadowed_by)}"
+        said = [f"{self.to_do:,} to do" if self.to_do else "", _count(self.problems, "problem")]
+        return ", ".join(w for w in said if w) or "all current"
+
+    def line(self, home: Scope, path: bool = False) -> str:
+        """`plugin    docs (user): 2 skills, 1 agent: all current`; with `path`, its folder
+        after the parenthesis."""
+        plugin = self.plugin
+        # the source's name, when it is not the plugin's own
+        source = "" if self.source in (plugin.origin, plugin.name) else f" from {self.source}"
+        taken = f"{plugin.origin}{source}{_kind_note(plugin)}"
+        where = f" {home.show(plugin.root)}" if path else ""
+        return f"plugin    {plugin.name} ({taken}){where}: {carried(plugin)}: {self.words(home)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        plugin = self.plugin
+        return {
+            "name": plugin.name,
+            "origin": plugin.origin,
+            "source": self.source,
+            "kind": plugin.kind,
+            "path": str(plugin.root),
+            "skills": len(plugin.skills),
+            "agents": len(plugin.agents),
+            "commands": len(plugin.slash_commands),
+            "mcp_servers": len(plugin.mcp_servers),
+            "hooks": len(plugin.hook_commands),
+            "state": self.state,
+            "to_do": self.to_do,
+            "problems": self.problems,
+            "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
+        }
+
+
 class StatusView(NamedTuple):
     """What `status` shows: the search path, each plugin, its skills' links, its agents' files."""
 
@@ -631,6 +709,10 @@ class StatusView(NamedTuple):
     commands: Sequence[Action] = ()  # each command's file in each harness (slash.plan_commands)
     hooks: Sequence[Action] = ()  # each plugin's hook files in each harness (hooks.plan_hooks)
     settled: tuple[str, ...] = ()  # the owners of the skills dirs the plan found as planned
+    # the harnesses not set up here, said once at the top: name -> "" for those listed in one
+    # line, else why (a harness the project names that reads no project: a line of its own)
+    absent: Mapping[str, str] | None = None
+    sources: Mapping[str, str] | None = None  # an added plugin's folder -> its source's name
 
     def _entries_of(self, server: McpServer) -> list[Action]:
         return [a for a in self.entries if a.name == server.name and a.source == server.path]
@@ -646,7 +728,7 @@ class StatusView(NamedTuple):
             if not entries:
                 lines.append(f"    {'shadowed':<25} by another plugin's server of that name")
             for action in entries:
-                if action.state == "absent":  # said once per harness (_absent_lines)
+                if action.state == "absent":  # said once, at the top
                     continue
                 word = FILE_WORDS[action.state]
                 where = self.home.show(action.target)
@@ -655,34 +737,6 @@ class StatusView(NamedTuple):
                 if action.state in SKIPPED:
                     where, tail = why, ""
                 lines.append(f"    {action.owner:<9} {word:<15} {where}{tail}")
-        return lines
-
-    def _absent_lines(self, plugin: Plugin) -> list[str]:
-        """One line per harness not set up here for all of a plugin's commands and MCP
-        servers, rather than one under each of them: a plugin with many stays short."""
-        paths = {c.path for c in plugin.slash_commands}
-        found: dict[str, list[Any]] = {}  # harness -> [reason, commands, servers, hooks]
-        for action in self.commands:
-            if action.state == "absent" and action.source in paths:
-                found.setdefault(action.owner, [action.reason, 0, 0, 0])[1] += 1
-        for server in plugin.mcp_servers:
-            for action in self._entries_of(server):
-                if action.state == "absent":
-                    found.setdefault(action.owner, [action.reason, 0, 0, 0])[2] += 1
-        for action in _hooks_of(plugin, self.hooks):
-            if action.state == "absent":
-                found.setdefault(action.owner, [action.reason, 0, 0, 0])[3] += len(
-                    plugin.hook_commands
-                )
-        lines = []
-        for owner, (reason, commands, servers, hooks) in found.items():
-            what = [
-                _count(commands, "command"),
-                _count(servers, "MCP server"),
-                _count(hooks, "hook"),
-            ]
-            carried = " and ".join(w for w in what if w)
-            lines.append(f"  absent  {owner:<9} {reason}: {carried} not carried there")
         return lines
 
     def _server_dicts(self, plugin: Plugin) -> list[dict[str, Any]]:
@@ -743,53 +797,139 @@ class StatusView(NamedTuple):
         note = self.tools.get((action.owner, action.name))
         return "" if note is None or action.state in ("absent", "unready") else f" ({note})"
 
-    def lines(self) -> list[str]:
-        show = self.home.show
-        winners = self._winners()
-        lines = [f"skills    {show(self.skills_dir)}"]
-        layouts = self.catalogue.layouts
-        lines += [
-            f"search    {e.origin:<8} {show(e.path)} ({layouts.get(e.path, 'not read')})"
-            for e in self.catalogue.entries
-        ]
-        if not self.catalogue.plugins:
-            lines.append("no plugins found on the search path")
+    def _link_of(self, name: str, path: str, links: Links, mine: SkillPaths) -> Action | None:
+        """The action for one skill's link in a skills dir, when it is this skill's (as
+        `skill_state` decides it); None for a link of a settled dir, current as planned."""
+        link = links.get(name)
+        if isinstance(link, str) or link is None or link.source is None:
+            return None
+        source = str(link.source)
+        return link if source == path or source in mine.of(name) else None
+
+    def _actions_of(
+        self,
+        plugin: Plugin,
+        links: Links,
+        by_harness: dict[str, Links],
+        winners: dict[str, Path],
+        by_source: Mapping[Path | None, list[Action]],
+    ) -> list[Action]:
+        """Every action of the plan for the plugin's items: its skills' links, its agents'
+        files, its commands', servers' and hooks', and the files made for the plugin as a
+        whole (Claude Code's manifest beside its servers); none for a shadowed plugin.
+        `by_source`: the plan's files and commands by the file they come from."""
+        if not plugin.active:
+            return []
+        found: list[Action] = []
+        mine = SkillPaths(plugin)
+        for name, path in named_paths(plugin.skills):
+            for there in (links, *by_harness.values()):
+                link = self._link_of(name, path, there, mine)
+                found += [link] if link is not None else []
+        for agent in plugin.agents:
+            if winners.get(agent.name) == agent.path:
+                found += [a for a in by_source.get(agent.path, []) if a.name == agent.name]
+        for command in plugin.slash_commands:
+            found += by_source.get(command.path, [])
+        found += by_source.get(plugin.root, [])
+        for server in plugin.mcp_servers:
+            found += self._entries_of(server)
+        return found + _hooks_of(plugin, self.hooks)
+
+    def states(self) -> list[PluginState]:
+        """Each plugin in one line's worth: what install would do for it, what needs the user."""
         links, by_harness = self._link_maps()
+        winners = self._winners()
+        by_source: dict[Path | None, list[Action]] = {}
+        for action in (*self.files, *self.commands):
+            by_source.setdefault(action.source, []).append(action)
+        sources = self.sources or {}
+        found = []
         for plugin in self.catalogue.plugins:
-            shadow = f" shadowed by {show(plugin.shadowed_by)}" if plugin.shadowed_by else ""
-            taken = f"{plugin.origin}{_kind_note(plugin)}"
-            lines.append(f"plugin    {plugin.name} ({taken}) {show(plugin.root)}{shadow}")
-            mine = SkillPaths(plugin)
-            for name, path in named_paths(plugin.skills):  # as _skills, without a record each
-                state, reason = skill_state(plugin, name, path, links, mine)
-                tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
-                for owner, there in by_harness.items():
-                    tail += f"; {owner}: {skill_state(plugin, name, path, there, mine)[0]}"
-                lines.append(f"  skill   {name:<24} {state}{tail}")
-            for agent in plugin.agents:
-                lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
-                told: set[str] = set()
-                if not plugin.active:
+            actions = self._actions_of(plugin, links, by_harness, winners, by_source)
+            left = tuple(a for a in actions if not a.writes and a.state in NEEDS_USER)
+            source = sources.get(str(plugin.root), plugin.origin)
+            found.append(PluginState(plugin, source, sum(a.writes for a in actions), left))
+        return found
+
+    def _detail_lines(
+        self, plugin: Plugin, links: Links, by_harness: dict[str, Links], winners: dict[str, Path]
+    ) -> list[str]:
+        """Each item of a plugin and how it stands in each harness set up here."""
+        show = self.home.show
+        lines = []
+        mine = SkillPaths(plugin)
+        for name, path in named_paths(plugin.skills):  # as _skills, without a record each
+            state, reason = skill_state(plugin, name, path, links, mine)
+            tail = f": {reason}" if reason and state not in ("linked", "not linked") else ""
+            for owner, there in by_harness.items():
+                tail += f"; {owner}: {skill_state(plugin, name, path, there, mine)[0]}"
+            lines.append(f"  skill   {name:<24} {state}{tail}")
+        for agent in plugin.agents:
+            lines.append(f"  agent   {agent.name:<24} {show(agent.path)}")
+            told: set[str] = set()
+            if not plugin.active:
+                continue
+            winner = winners.get(agent.name)
+            if winner != agent.path:  # another plugin's agent of that name is rendered
+                lines.append(f"    {'shadowed':<25} by {show(winner) if winner else '?'}")
+                continue
+            for action in self._files_of(agent.name):
+                if action.state == "absent":  # said once, at the top
                     continue
-                winner = winners.get(agent.name)
-                if winner != agent.path:  # another plugin's agent of that name is rendered
-                    lines.append(f"    {'shadowed':<25} by {show(winner) if winner else '?'}")
-                    continue
-                for action in self._files_of(agent.name):
-                    word = FILE_WORDS[action.state]
-                    absent = action.state in ("absent", "unready")
-                    where = action.reason if absent else show(action.target)
-                    # the tools note once per harness: it is about the agent, not each file
-                    note = "" if action.owner in told else self._tools_note(action)
-                    told.add(action.owner)
-                    lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
-            lines += self._server_lines(plugin)
-            if plugin.active:
-                lines += slash.status_lines(plugin, self.commands, show)
-                lines += hook_lines(plugin, self.hooks, show)
-                lines += self._absent_lines(plugin)
-            for problem in plugin.problems:
-                lines.append(f"  problem {problem_line(problem)}")
+                word = FILE_WORDS[action.state]
+                where = action.reason if action.state == "unready" else show(action.target)
+                # the tools note once per harness: it is about the agent, not each file
+                note = "" if action.owner in told else self._tools_note(action)
+                told.add(action.owner)
+                lines.append(f"    {action.owner:<9} {word:<15} {where}{note}")
+        lines += self._server_lines(plugin)
+        if plugin.active:
+            lines += slash.status_lines(plugin, self.commands, show)
+            lines += hook_lines(plugin, self.hooks, show)
+        return lines
+
+    def absent_lines(self) -> list[str]:
+        """The harnesses not set up here in one line, rather than one under every item; one
+        the project names but that reads no project, on a line of its own with why."""
+        absent = self.absent or {}
+        names = [name for name, why in absent.items() if not why]
+        where = "in this project" if self.home.kind == "project" else "here"
+        said = f"{len(names)} harness{'es' if len(names) > 1 else ''} not set up {where}"
+        lines = [f"absent    {said}: {', '.join(names)}"] if names else []
+        return lines + [f"absent    {name}: {why}" for name, why in absent.items() if why]
+
+    def lines(self, named: Collection[str] = (), verbosity: Verbosity = "normal") -> list[str]:
+        """One line per plugin (its folder and every item too when verbose or named);
+        `named`: only those plugins; quiet: only the plugins that need the user, no header."""
+        show = self.home.show
+        quiet = verbosity == "quiet"
+        lines = []
+        if not quiet:
+            lines.append(f"skills    {show(self.skills_dir)}")
+            layouts = self.catalogue.layouts
+            lines += [
+                f"search    {e.origin:<8} {show(e.path)} ({layouts.get(e.path, 'not read')})"
+                for e in self.catalogue.entries
+            ]
+            lines += self.absent_lines()
+            if not self.catalogue.plugins:
+                lines.append("no plugins found on the search path")
+        links, by_harness = self._link_maps()
+        winners = self._winners()
+        for state in self.states():
+            plugin = state.plugin
+            if (named and plugin.name not in named) or (quiet and not state.needs_user):
+                continue
+            detail = not quiet and (verbosity == "verbose" or plugin.name in named)
+            lines.append(state.line(self.home, path=detail))
+            if detail:
+                lines += self._detail_lines(plugin, links, by_harness, winners)
+            else:
+                lines += [f"  {action_line(a, self.home)}" for a in state.left]
+            lines += [f"  problem {problem_line(p)}" for p in plugin.problems]
+        if quiet or named:
+            return lines
         for market, entry in self.catalogue.not_fetched():
             lines.append(
                 f"remote    {entry.name} (marketplace {market.name}): not fetched; "

@@ -163,7 +163,7 @@ def test_status_says_what_install_would_do(many: dict[str, str]) -> None:
 
 def test_a_missing_hermes_profile_is_not_an_absent_harness(home: Path) -> None:
     (home / ".hermes").mkdir()
-    result = run("plugins", "status")
+    result = run("plugins", "status", "-v")
     [line] = [line for line in result.lines if line.strip().startswith("hermes")]
     assert "skipped" in line and "hermes profile create plugin-author" in line
     assert "harness absent" not in line
@@ -298,9 +298,9 @@ def test_the_collector_paused_for_start_up_is_back_on_when_the_command_runs(
         "from skilltool import cli\n"
         "from skilltool.commands import install\n"
         "real = install.status\n"
-        "def spy(opts):\n"
+        "def spy(opts, named):\n"
         "    sys.stderr.write(f'collector on: {gc.isenabled()}\\n')\n"
-        "    return real(opts)\n"
+        "    return real(opts, named)\n"
         "install.status = spy\n"
         "sys.argv = ['skilltool', 'plugins', 'status', '--home', sys.argv[1]]\n"
         "cli.main()\n"

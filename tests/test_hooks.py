@@ -196,7 +196,7 @@ def test_status_lists_the_hooks_and_each_harness_file(home: Path) -> None:
     (home / ".config/opencode").mkdir(parents=True)
     guard(home)
     assert run("plugins", "install").code == 0
-    lines = run("plugins", "status").stdout.splitlines()
+    lines = run("plugins", "status", "-v").stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("  hooks   "))
     assert lines[at] == (
         "  hooks   3 commands on PreToolUse, Stop, Notification: "

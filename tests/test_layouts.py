@@ -117,10 +117,10 @@ def test_status_lists_remote_entries_as_not_fetched_with_the_command(market: Pat
     kinds = {p["name"]: (p["kind"], p["marketplace"]) for p in data["plugins"]}
     assert kinds["document-skills"] == ("marketplace plugin", "acme-tools")
 
-    text = run("plugins", "status", env={"SKILLTOOL_PLUGINS": str(market)}).stdout
+    text = run("plugins", "status", "-v", env={"SKILLTOOL_PLUGINS": str(market)}).stdout
     assert f"search    override {market} (marketplace)" in text
     assert (
-        f"plugin    pr-tools (override, marketplace acme-tools) {market}/plugins/pr-tools" in text
+        f"plugin    pr-tools (override, marketplace acme-tools) {market}/plugins/pr-tools: " in text
     )
     assert (
         "remote    far-away (marketplace acme-tools): not fetched; "
@@ -491,8 +491,13 @@ def test_status_lines_name_the_kind_of_each_plugin(collection: Path, tmp_path: P
     lines = run("plugins", "status", env=env).lines
     assert f"search    override {collection} (skill collection)" in lines
     assert f"search    override {single} (single skill)" in lines
-    assert f"plugin    awesome-skills (override, skill collection) {collection}" in lines
-    assert f"plugin    lone (override, single skill) {single}" in lines
+    assert "plugin    lone (override, single skill): 1 skill: 1 to do" in lines
+    detail = run("plugins", "status", "-v", env=env).lines
+    assert any(
+        line.startswith(f"plugin    awesome-skills (override, skill collection) {collection}: ")
+        for line in detail
+    )
+    assert f"plugin    lone (override, single skill) {single}: 1 skill: 1 to do" in detail
 
 
 def test_an_entry_limited_to_some_plugins_reads_only_those(market: Path) -> None:

@@ -95,7 +95,7 @@ def test_commands_inside_the_project_act_on_it_and_user_forces_the_home(
     repo: Path, home: Path
 ) -> None:
     assert run("plugins", "add", "../../plugins/team", "--project").code == 0
-    status = run("plugins", "status")
+    status = run("plugins", "status", "-v")
     assert status.stdout.splitlines()[0] == f"project   {repo}"
     assert "hello" in status.stdout
     mine = run("plugins", "status", "--user")

@@ -310,7 +310,7 @@ def test_a_harness_that_takes_no_command_is_one_line_for_all_plugins(
         "skipped   codex: the commands of 2 plugins not carried: Codex reads no user "
         "commands (~/.codex/prompts is no longer read)"
     ]
-    _, shown = skilltool(home, source.parent, "status")  # per plugin there, as before
+    _, shown = skilltool(home, source.parent, "status", "-v")  # per plugin there, as before
     assert sum("not supported   plugin " in line for line in shown) == 2
 
 
@@ -417,7 +417,7 @@ def test_status_shows_each_command_per_harness_and_the_hooks_file(home: Path, so
     (home / ".gemini").mkdir()
     (home / ".codex").mkdir()
     skilltool(home, source, "install", "--only", "claude")
-    code, lines = skilltool(home, source, "status")
+    code, lines = skilltool(home, source, "status", "-v")
     text = "\n".join(lines)
     assert "  command /review " in text
     assert "    claude    current         ~/.claude/commands/review.md" in lines

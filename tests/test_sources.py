@@ -63,8 +63,11 @@ def test_add_by_url_links_into_the_checkout_and_pins_the_commit(home: Path, repo
     entry = lock(home)["tools"]
     assert entry["url"] == repo.url and entry["commit"] == repo.head()
     assert entry["tree"] == git("rev-parse", "HEAD^{tree}", cwd=repo.work)
-    status = run("plugins", "status").stdout
-    assert "plugin    tools (added) ~/.local/share/skilltool/sources/tools/current/tools" in status
+    status = run("plugins", "status", "-v").stdout
+    assert (
+        "plugin    tools (added) ~/.local/share/skilltool/sources/tools/current/tools: " in status
+    )
+    assert "plugin    tools (added): " in run("plugins", "status").stdout
 
 
 def test_add_a_local_path_uses_it_in_place(home: Path, tmp_path: Path) -> None:
@@ -692,7 +695,10 @@ def test_an_added_plugin_shadows_one_of_the_same_name_until_removed(home: Path, 
     assert run("plugins", "add", repo.url).code == 0
     assert links(home)["alpha"] == f"{data(home)}/sources/tools/current/tools/skills/alpha"
     status = run("plugins", "status").stdout
-    assert "plugin    tools (user) ~/.local/share/skilltool/plugins/tools shadowed by" in status
+    assert (
+        "plugin    tools (user): 1 skill: shadowed by ~/.local/share/skilltool/sources/tools/"
+        in status
+    )
     done = run("plugins", "remove", "tools")
     assert done.code == 0, done.stderr
     assert (

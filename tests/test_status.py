@@ -10,6 +10,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from skilltool import paths
+from skilltool.harnesses import NAMES
 from tests.helpers import build_file_tree, plugin_tree, run, scrub, skill_md
 
 
@@ -49,8 +50,42 @@ def test_status_json_snapshot(lived_in: Path, tmp_path: Path, snapshot: Snapshot
     assert json.loads(scrub(result.stdout, tmp_path)) == snapshot
 
 
-def test_status_lines_show_every_state(lived_in: Path, tmp_path: Path) -> None:
+ABSENT = f"absent    {len(NAMES)} harnesses not set up here: {', '.join(NAMES)}"
+BAD_SKILL = (
+    "  problem <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
+    "description: is empty; write what it is and when to use it"
+)
+NOTES_LEFT = "a directory, not a link made by skilltool; move it away to link this skill"
+
+
+def test_status_is_a_line_per_plugin_and_the_absent_harnesses_once(
+    lived_in: Path, tmp_path: Path
+) -> None:
     result = run("plugins", "status")
+    assert result.code == 0, result.stderr
+    user = "~/.local/share/skilltool/plugins"
+    system = "<tmp>/system/skilltool/plugins"
+    assert scrub(result.stdout, tmp_path).splitlines() == [
+        "home      ~",
+        "skills    ~/.agents/skills",
+        f"search    user     {user} (directory of plugins)",
+        f"search    system   {system} (directory of plugins)",
+        "search    bundled  <repo>/resources/plugins (directory of plugins)",
+        ABSENT,
+        "plugin    broken (user): 1 skill: 1 to do, 1 problem",
+        BAD_SKILL,
+        "plugin    docs (user): 2 skills, 1 agent: 1 problem",
+        f"  left      ~/.agents/skills/notes: {NOTES_LEFT}",
+        f"plugin    docs (system): 2 skills: shadowed by {user}/docs",
+        "plugin    skilltool (bundled): 3 skills, 1 agent: 3 to do",
+        "next      'skilltool plugins install' would do: 4 linked",
+    ]
+
+
+def test_status_verbose_shows_every_item_but_no_line_per_absent_harness(
+    lived_in: Path, tmp_path: Path
+) -> None:
+    result = run("plugins", "status", "-v")
     assert result.code == 0, result.stderr
     lines = scrub(result.stdout, tmp_path).splitlines()
     user = "~/.local/share/skilltool/plugins"
@@ -60,22 +95,116 @@ def test_status_lines_show_every_state(lived_in: Path, tmp_path: Path) -> None:
         f"search    user     {user} (directory of plugins)",
         f"search    system   {system} (directory of plugins)",
         "search    bundled  <repo>/resources/plugins (directory of plugins)",
-        f"plugin    docs (user) {user}/docs",
+        ABSENT,
+        f"plugin    docs (user) {user}/docs: 2 skills, 1 agent: 1 problem",
         "  skill   pdf-tools                linked",
-        "  skill   notes                    left alone: a directory, not a link made by skilltool; move it away to link this skill",
+        f"  skill   notes                    left alone: {NOTES_LEFT}",
         f"  agent   helper                   {user}/docs/agents/helper.md",
-        f"plugin    docs (system) {system}/docs shadowed by {user}/docs",
+        f"plugin    docs (system) {system}/docs: 2 skills: shadowed by {user}/docs",
         "  skill   old-skill                shadowed: by <tmp>/home/.local/share/skilltool/plugins/docs",
-        "plugin    skilltool (bundled) <repo>/resources/plugins/skilltool",
+        "plugin    skilltool (bundled) <repo>/resources/plugins/skilltool: 3 skills, 1 agent: 3 to do",
         "  skill   writing-skills           not linked",
-        f"plugin    broken (user) {user}/broken",
+        f"plugin    broken (user) {user}/broken: 1 skill: 1 to do, 1 problem",
         "  skill   good-one                 not linked",
-        "  problem <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
-        "description: is empty; write what it is and when to use it",
+        BAD_SKILL,
     ]
     assert [line for line in expected if line not in lines] == []
     # the broken plugin's invalid skill is not offered, only reported
     assert not any(line.startswith("  skill   bad") for line in lines)
+    # each harness not set up is said once, at the top: not under each agent, nor each plugin
+    assert not any("harness absent" in line or "does not exist" in line for line in lines)
+    assert sum(line.startswith("absent") for line in lines) == 1
+
+
+def test_a_plugin_named_is_shown_with_its_items_and_no_other(
+    lived_in: Path, tmp_path: Path
+) -> None:
+    result = run("plugins", "status", "broken", "skilltool")
+    assert result.code == 0, result.stderr
+    lines = scrub(result.stdout, tmp_path).splitlines()
+    plugins = [line for line in lines if line.startswith("plugin")]
+    assert plugins == [
+        "plugin    broken (user) ~/.local/share/skilltool/plugins/broken: 1 skill: 1 to do, 1 problem",
+        "plugin    skilltool (bundled) <repo>/resources/plugins/skilltool: 3 skills, 1 agent: 3 to do",
+    ]
+    assert "  skill   good-one                 not linked" in lines
+    assert "  skill   writing-skills           not linked" in lines
+    assert not any("pdf-tools" in line for line in lines)
+    # a plugin shadowed by one of its name is named with it
+    docs = run("plugins", "status", "docs").lines
+    assert [line.split(" (")[0] for line in docs if line.startswith("plugin")] == [
+        "plugin    docs",
+        "plugin    docs",
+    ]
+    data = json.loads(run("plugins", "status", "docs", "--json").stdout)
+    assert [(p["name"], p["origin"]) for p in data["plugins"]] == [
+        ("docs", "user"),
+        ("docs", "system"),
+    ]
+
+
+def test_a_name_that_is_no_plugin_is_a_usage_error(lived_in: Path) -> None:
+    result = run("plugins", "status", "doc")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "skilltool: no plugin 'doc' on the search path; did you mean 'docs'? "
+        "'skilltool plugins status' lists them\n"
+    )
+    failed = json.loads(run("plugins", "status", "nosuch", "--json").stdout)
+    assert failed["error"]["exit_code"] == 2
+
+
+def test_status_quiet_says_only_what_needs_the_user(lived_in: Path, tmp_path: Path) -> None:
+    result = run("plugins", "status", "-q")
+    assert result.code == 0, result.stderr
+    assert scrub(result.stdout, tmp_path).splitlines() == [
+        "home      ~",
+        "plugin    broken (user): 1 skill: 1 to do, 1 problem",
+        BAD_SKILL,
+        "plugin    docs (user): 2 skills, 1 agent: 1 problem",
+        f"  left      ~/.agents/skills/notes: {NOTES_LEFT}",
+        "plugin    skilltool (bundled): 3 skills, 1 agent: 3 to do",
+        "next      'skilltool plugins install' would do: 4 linked",
+    ]
+
+
+def test_status_quiet_says_nothing_when_all_is_current(home: Path, tmp_path: Path) -> None:
+    (home / ".codex").mkdir()
+    root = home / ".local/share/skilltool/plugins"
+    plugin_tree(root, "docs", skills=("pdf-tools", "notes"), agents=("helper",))
+    assert run("plugins", "install").code == 0
+    quiet = run("plugins", "status", "-q")
+    assert (quiet.code, quiet.stdout, quiet.stderr) == (0, "", "")
+    said = run("plugins", "status").lines
+    assert "plugin    docs (user): 2 skills, 1 agent: all current" in said
+    assert said[-1] == "next      nothing to install: every skill and rendering is current"
+    # a rendering edited by hand is left by install: it needs the user
+    (home / ".codex/skilltool/helper.md").write_text("mine now\n")
+    edited = run("plugins", "status", "-q").lines
+    assert edited[0] == "plugin    docs (user): 2 skills, 1 agent: 1 problem"
+    assert edited[1].startswith("  left      ~/.codex/skilltool/helper.md: ")
+    assert len(edited) == 2
+
+
+def test_status_of_many_plugins_is_a_line_each(home: Path, tmp_path: Path) -> None:
+    """Forty-two plugins of skills and agents, most harnesses not set up: a line a plugin,
+    not a line per skill and per agent and harness."""
+    (home / ".claude").mkdir()
+    root = tmp_path / "plugins"
+    for index in range(42):
+        skills = tuple(f"s{index}-{n}" for n in range(5))
+        plugin_tree(root, f"p{index:02d}", skills=skills, agents=(f"a{index}",))
+    env = {"SKILLTOOL_PLUGINS": str(root)}
+    short = run("plugins", "status", env=env)
+    assert short.code == 0, short.stderr
+    assert len(short.lines) == 1 + 1 + 1 + 42 + 1  # skills, search, absent, plugins, next
+    assert short.lines[2] == f"absent    {len(NAMES) - 1} harnesses not set up here: " + ", ".join(
+        n for n in NAMES if n != "claude"
+    )
+    assert short.lines[3] == "plugin    p00 (override): 5 skills, 1 agent: 11 to do"
+    verbose = run("plugins", "status", "-v", env=env)
+    # each skill, each agent and its Claude Code file; no line for a harness not set up
+    assert len(verbose.lines) == len(short.lines) + 42 * (5 + 1 + 1)
 
 
 def test_skills_alias_gives_the_same_status(lived_in: Path) -> None:

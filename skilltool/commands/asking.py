@@ -13,22 +13,10 @@ from skilltool import discover, paths
 from skilltool.commands.common import Options
 from skilltool.errors import UsageError
 from skilltool.model import Plugin, quoted
+from skilltool.report import carried
 
 if TYPE_CHECKING:
     from skilltool.sources import Pick
-
-
-def carried(plugin: Plugin) -> str:
-    """What a plugin carries, in words: `3 skills, 1 agent, 1 MCP server, 2 hooks`."""
-    counts = [
-        (len(plugin.skills), "skill"),
-        (len(plugin.agents), "agent"),
-        (len(plugin.slash_commands), "command"),
-        (len(plugin.mcp_servers), "MCP server"),
-        (len(plugin.hook_commands), "hook"),
-    ]
-    said = [f"{n} {what}{'s' if n > 1 else ''}" for n, what in counts if n]
-    return ", ".join(said) or "nothing skilltool carries"
 
 
 def _descriptions(at: Path) -> dict[str, str]:

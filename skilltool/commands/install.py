@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,12 +24,75 @@ if TYPE_CHECKING:
     from skilltool.sources import Source
 
 
-def status(opts: Options) -> Result:
-    """The plan an install would carry out, shown as the state of each thing: one code path."""
+def status(opts: Options, named: Sequence[str] = ()) -> Result:
+    """The plan an install would carry out, shown as the state of each plugin (and of each of
+    its items, verbose or for the plugins `named`): one code path."""
     home = opts.where
     warnings: list[str] = []
     catalogue, caches = discover.found(home, warnings)
+    _known(catalogue, named)
     found = harnesses(home, opts.only)
+    full, view = _status_view(opts, home, catalogue, caches, found)
+    quiet = opts.verbosity == "quiet"
+    added = _added_states(home)
+    runs = _what_runs(home, catalogue)
+    for row in added:
+        row["runs"] = runs.get(str(row["name"]), [])
+    data = _status_data(view, full, added, named) if opts.json else {}
+    lines = view.lines(named, opts.verbosity)
+    for row in added:
+        mine = runs.get(str(row["name"]), [])
+        waiting = [run for run in mine if not run["approved"]]
+        # quiet, a source is said when it has a problem, local changes or a command waiting
+        if quiet and not (waiting or row.get("problem") or row.get("local_changes")):
+            continue
+        lines.append(report.source_line(row))
+        lines += [report.runs_line(run) for run in (waiting if quiet else mine)]
+    if isinstance(home, paths.Project):  # what the user must do for a harness to read it
+        reach = {h.name: h.project_reach for h in found if h.present() and h.project_reach}
+        data["project_reach"] = reach
+        ignored = [] if home.copies else _ignore_lines(home, full.actions)
+        if not home.copies:  # a team that commits no generated file: the lines it needs
+            data["gitignore"] = [line.split(None, 1)[1] for line in ignored[1:]]
+        both = _in_both(opts, catalogue, [h for h in found if h.present()])
+        data["in_both"] = [{"kind": k, "name": n, "line": said} for k, n, said in both]
+        if not quiet:
+            lines += [f"note      {name}: {words}" for name, words in reach.items()]
+            lines += ignored
+            lines += [f"both      {kind} {name}: {said}" for kind, name, said in both]
+    lines += [
+        f"problem   {report.problem_line(p)}"
+        for p in plan.once([*catalogue.problems, *full.problems])
+    ]
+    work = any(a.writes for a in full.actions)
+    lines += [report.next_step(full.actions)] if work or not quiet else []
+    if lines or not quiet:  # quiet, nothing at all when all is current
+        lines = [*home_lines(home), *lines]
+    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
+def _known(catalogue: Catalogue, named: Sequence[str]) -> None:
+    """Each plugin named on the command line is one found on the search path."""
+    names = {p.name for p in catalogue.plugins}
+    unknown = [name for name in named if name not in names]
+    if not unknown:
+        return
+    import difflib
+
+    from skilltool.model import quoted
+
+    close = difflib.get_close_matches(unknown[0], sorted(names), n=1)
+    hint = f"did you mean {quoted(close[0])}? " if close else ""
+    raise UsageError(
+        f"no plugin {quoted(unknown[0])} on the search path; {hint}"
+        "'skilltool plugins status' lists them"
+    )
+
+
+def _status_view(
+    opts: Options, home: paths.Scope, catalogue: Catalogue, caches: Caches, found: list[Harness]
+) -> tuple[plan.Plan, report.StatusView]:
+    """The plan an install would carry out, and the view of it `status` and `list` print."""
     full = install_plan(opts, catalogue, home, False, caches, found, detail=False)
     links = [a for a in full.actions if a.kind in ("link", "copy")]
     # text says only "harness absent" of a harness not set up: its tools note is for --json
@@ -49,33 +112,44 @@ def status(opts: Options) -> Result:
         commands=[a for a in full.actions if a.kind == "command"],
         hooks=[a for a in full.actions if a.kind == "hook" or report.entry_label(a) == "hook"],
         settled=tuple(s.owner for s in full.settled),
+        absent={h.name: _absent_why(home, h) for h in found if not h.present()},
+        sources=_source_names(home, catalogue),
     )
-    added = _added_states(home)
-    runs = _what_runs(home, catalogue)
-    for row in added:
-        row["runs"] = runs.get(str(row["name"]), [])
-    data = _status_data(view, full, added) if opts.json else {}
-    lines = [*home_lines(home), *view.lines()]
-    for row in added:
-        lines.append(report.source_line(row))
-        lines += [report.runs_line(run) for run in runs.get(str(row["name"]), [])]
-    if isinstance(home, paths.Project):  # what the user must do for a harness to read it
-        reach = {h.name: h.project_reach for h in found if h.present() and h.project_reach}
-        lines += [f"note      {name}: {words}" for name, words in reach.items()]
-        data["project_reach"] = reach
-        if not home.copies:  # a team that commits no generated file: the lines it needs
-            ignored = _ignore_lines(home, full.actions)
-            lines += ignored
-            data["gitignore"] = [line.split(None, 1)[1] for line in ignored[1:]]
-        both = _in_both(opts, catalogue, [h for h in found if h.present()])
-        lines += [f"both      {kind} {name}: {said}" for kind, name, said in both]
-        data["in_both"] = [{"kind": k, "name": n, "line": said} for k, n, said in both]
-    lines += [
-        f"problem   {report.problem_line(p)}"
-        for p in plan.once([*catalogue.problems, *full.problems])
-    ]
-    lines.append(report.next_step(full.actions))
-    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+    return full, view
+
+
+def _absent_why(home: paths.Scope, harness: Harness) -> str:
+    """Why nothing is written for a harness the project names (Hermes reads no project
+    folder); "" for one not set up, which needs no word but its name."""
+    if not isinstance(home, paths.Project) or harness.name not in home.harnesses:
+        return ""
+    from skilltool.harnesses import not_set_up
+
+    return not_set_up(home, harness.root(), harness.name)
+
+
+def _source_names(home: paths.Scope, catalogue: Catalogue) -> dict[str, str]:
+    """Each added plugin's folder -> the name of the source it came with; nothing imported
+    when there is no lockfile, as in most homes."""
+    if not os.path.lexists(home.lockfile):
+        return {}
+    from skilltool import sources
+
+    try:
+        locked = sources.read_lock(home)
+    except sources.SourceError:  # said by the sources lines of `status`
+        return {}
+    roots = [(str(sources.entry(home, s).path), s.name) for s in locked]
+    names = {}
+    for plugin in catalogue.plugins:
+        if plugin.origin != "added":
+            continue
+        root = str(plugin.root)
+        for where, name in roots:
+            if root == where or root.startswith(where + os.sep):
+                names[root] = name
+                break
+    return names
 
 
 def _ignore_lines(home: paths.Project, actions: tuple[plan.Action, ...]) -> list[str]:
@@ -133,10 +207,16 @@ WHOSE = {
 
 
 def _status_data(
-    view: report.StatusView, full: plan.Plan, added: list[dict[str, object]]
+    view: report.StatusView,
+    full: plan.Plan,
+    added: list[dict[str, object]],
+    named: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The JSON document of `status`: built only for --json (a record per item costs time)."""
+    """The JSON document of `status`: built only for --json (a record per item costs time);
+    `named`: only those plugins."""
     data = view.as_dict()
+    if named:
+        data["plugins"] = [p for p in data["plugins"] if p["name"] in named]
     data["home"] = str(view.home.path)
     data["scope"] = view.home.kind
     told = set(view.catalogue.problems)

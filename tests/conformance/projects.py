@@ -253,7 +253,7 @@ def team(root: Path, harness: str) -> Team:
     harness_dirs(home, TEAM_AGENT, (harness,))
     t = Team(root, repo, repo / "src/deep", root / "outside", home, recorder.parent / "started.log")
     t.added = t.skilltool("plugins", "add", f"./plugins/{TEAM}", "--project")
-    t.status = t.skilltool("plugins", "status", cwd=t.deep)
+    t.status = t.skilltool("plugins", "status", "-v", cwd=t.deep)  # each item, per harness
     return t
 
 

@@ -99,7 +99,7 @@ def team_project(tmp: Path, home: Path, manifest: str | None = None) -> TeamProj
     sibling = tmp / "sibling"
     sibling.mkdir()
     added = skilltool_in(repo, home, "plugins", "add", "./plugins/team", "--project")
-    status = skilltool_in(repo, home, "plugins", "status")
+    status = skilltool_in(repo, home, "plugins", "status", "-v")  # each item, per harness
     return TeamProject(
         tmp, home, repo, sibling, tmp / "rec.log", added.stdout + added.stderr, status.stdout
     )

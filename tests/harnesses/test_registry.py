@@ -56,10 +56,15 @@ def test_status_reports_an_edited_rendering_beside_harnesses_not_set_up(home: Pa
     assert run("plugins", "install").code == 0
     rendered = home / ".codex/skilltool/helper.md"
     rendered.write_text(rendered.read_text() + "\nA line of my own.\n")
-    lines = run("plugins", "status").stdout.splitlines()
+    lines = run("plugins", "status", "-v").stdout.splitlines()
     codex = [ln.split() for ln in lines if ln.split()[:1] == ["codex"]]
     assert ["codex", "edited", "~/.codex/skilltool/helper.md"] in [c[:3] for c in codex]
-    assert any(ln.split()[:3] == ["gemini", "harness", "absent"] for ln in lines)
+    [absent] = [ln for ln in lines if ln.startswith("absent    ")]
+    assert "gemini" in absent.split(": ", 1)[1].split(", ")
+    # without -v, the plugin's line counts the edit, and the edit is said under it
+    short = run("plugins", "status").lines
+    assert "plugin    team (user): 1 agent: 1 problem" in short
+    assert any(ln.startswith("  left      ~/.codex/skilltool/helper.md: ") for ln in short)
     (home / ".gemini").mkdir()  # set up now: its rendering is due
-    lines = run("plugins", "status").stdout.splitlines()
+    lines = run("plugins", "status", "-v").stdout.splitlines()
     assert any(ln.split()[:2] == ["gemini", "missing"] for ln in lines), lines

@@ -175,7 +175,7 @@ def test_status_says_when_an_agent_gets_no_tools(tmp_path: Path, home: Path) -> 
         (home / directory).mkdir(parents=True)
     env = {"SKILLTOOL_PLUGINS": str(root)}
     assert run("plugins", "install", "--home", home, env=env).code == 0
-    lines = run("plugins", "status", "--home", home, env=env).lines
+    lines = run("plugins", "status", "-v", "--home", home, env=env).lines
     pi = next(
         line for line in lines if line.strip().startswith("pi ") and "skilltool/scout.md" in line
     )
