@@ -281,6 +281,23 @@ def status_command(
     _run("status", json, lambda: family.status(opts, list(names or [])))
 
 
+def list_command(
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    skills_dir: DirOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    only: OnlyOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """One line per plugin: where it comes from, what it carries, how it stands."""
+    from skilltool.commands import install as family
+
+    opts = _options(home, skills_dir, False, json, namespace, only=only, project=project, user=user)
+    _run("list", json, lambda: family.plugins_list(opts))
+
+
 def install_command(
     home: HomeOpt = None,
     project: ProjectOpt = None,
@@ -702,6 +719,7 @@ def _usage_error(err: Any) -> int:
 # only the one it invokes (`_build_only_invoked`), and imports only that one's module.
 TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "status", status_command),
+    (plugins_app, "list", list_command),
     (plugins_app, "install", install_command),
     (plugins_app, "uninstall", uninstall_command),
     (plugins_app, "check", check_command),

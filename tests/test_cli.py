@@ -280,7 +280,7 @@ def test_every_command_is_on_the_app_other_code_imports() -> None:
     group: Any = typer.main.get_command(app)
     assert list(group.commands) == ["package", "plugins"]
     assert list(group.commands["plugins"].commands) == [
-        "status", "install", "uninstall", "check", "validate", "render",
+        "status", "list", "install", "uninstall", "check", "validate", "render",
         "launch", "add", "update", "remove", "sync", "approve",
     ]  # fmt: skip
     assert callable(validate_command)

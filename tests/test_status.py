@@ -148,7 +148,7 @@ def test_a_name_that_is_no_plugin_is_a_usage_error(lived_in: Path) -> None:
     assert (result.code, result.stdout) == (2, "")
     assert result.stderr == (
         "skilltool: no plugin 'doc' on the search path; did you mean 'docs'? "
-        "'skilltool plugins status' lists them\n"
+        "'skilltool plugins list' lists them\n"
     )
     failed = json.loads(run("plugins", "status", "nosuch", "--json").stdout)
     assert failed["error"]["exit_code"] == 2
@@ -241,3 +241,57 @@ def test_status_with_home_option_reads_that_home(lived_in: Path, tmp_path: Path)
     # the real home's link to its own pdf-tools says nothing about the other home
     assert data["plugins"][0]["skills"][0]["link"] == "not linked"
     assert paths.bundled_plugins() == Path(data["search_path"][-1]["path"])
+
+
+def test_list_is_a_line_per_plugin_and_its_json_the_same_fields(
+    lived_in: Path, tmp_path: Path
+) -> None:
+    result = run("plugins", "list")
+    assert result.code == 0, result.stderr
+    assert scrub(result.stdout, tmp_path).splitlines() == [
+        "home      ~",
+        "plugin    broken (user): 1 skill: 1 to do, 1 problem",
+        "plugin    docs (user): 2 skills, 1 agent: 1 problem",
+        "plugin    docs (system): 2 skills: shadowed by ~/.local/share/skilltool/plugins/docs",
+        "plugin    skilltool (bundled): 3 skills, 1 agent: 3 to do",
+    ]
+    data = json.loads(run("plugins", "list", "--json").stdout)
+    assert (data["command"], data["scope"]) == ("list", "home")
+    docs = data["plugins"][1]
+    assert docs == {
+        "name": "docs",
+        "origin": "user",
+        "source": "user",
+        "kind": "plugin",
+        "path": str(lived_in / ".local/share/skilltool/plugins/docs"),
+        "skills": 2,
+        "agents": 1,
+        "commands": 0,
+        "mcp_servers": 0,
+        "hooks": 0,
+        "state": "problems",
+        "to_do": 0,
+        "problems": 1,
+        "shadowed_by": None,
+    }
+    states = [(p["name"], p["origin"], p["state"]) for p in data["plugins"]]
+    assert states == [
+        ("broken", "user", "problems"),
+        ("docs", "user", "problems"),
+        ("docs", "system", "shadowed"),
+        ("skilltool", "bundled", "to do"),
+    ]
+    assert run("skills", "list").stdout == result.stdout
+
+
+def test_list_names_the_source_an_added_plugin_came_with(home: Path, tmp_path: Path) -> None:
+    mine = plugin_tree(tmp_path / "elsewhere", "tools", skills=("alpha",))
+    assert run("plugins", "add", mine, "--name", "kit").code == 0
+    said = run("plugins", "list").lines
+    assert "plugin    tools (added from kit): 1 skill: all current" in said
+    [tools] = [p for p in json.loads(run("plugins", "list", "--json").stdout)["plugins"]
+               if p["name"] == "tools"]  # fmt: skip
+    assert (tools["origin"], tools["source"], tools["state"]) == ("added", "kit", "current")
+    assert (
+        "plugin    tools (added from kit): 1 skill: all current" in run("plugins", "status").lines
+    )

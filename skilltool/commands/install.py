@@ -71,6 +71,25 @@ def status(opts: Options, named: Sequence[str] = ()) -> Result:
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
 
 
+def plugins_list(opts: Options) -> Result:
+    """`plugins list`: one line per plugin: where it comes from, what it carries, how it
+    stands (the plan of `status`, shown short)."""
+    home = opts.where
+    warnings: list[str] = []
+    catalogue, caches = discover.found(home, warnings)
+    _, view = _status_view(opts, home, catalogue, caches, harnesses(home, opts.only))
+    states = view.states()
+    data = {
+        "home": str(home.path),
+        "scope": home.kind,
+        "plugins": [s.as_dict() for s in states] if opts.json else [],
+    }
+    lines = [*home_lines(home), *(s.line(home) for s in states)]
+    if not states:
+        lines.append("no plugins found on the search path")
+    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+
+
 def _known(catalogue: Catalogue, named: Sequence[str]) -> None:
     """Each plugin named on the command line is one found on the search path."""
     names = {p.name for p in catalogue.plugins}
@@ -85,7 +104,7 @@ def _known(catalogue: Catalogue, named: Sequence[str]) -> None:
     hint = f"did you mean {quoted(close[0])}? " if close else ""
     raise UsageError(
         f"no plugin {quoted(unknown[0])} on the search path; {hint}"
-        "'skilltool plugins status' lists them"
+        "'skilltool plugins list' lists them"
     )
 
 
