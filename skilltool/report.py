@@ -836,10 +836,12 @@ class StatusView(NamedTuple):
             found += self._entries_of(server)
         return found + _hooks_of(plugin, self.hooks)
 
-    def states(self) -> list[PluginState]:
-        """Each plugin in one line's worth: what install would do for it, what needs the user."""
-        links, by_harness = self._link_maps()
-        winners = self._winners()
+    def states(
+        self, made: tuple[Links, dict[str, Links], dict[str, Path]] | None = None
+    ) -> list[PluginState]:
+        """Each plugin in one line's worth: what install would do for it, what needs the user.
+        `made`: the link maps and the winning agents, when the caller has them already."""
+        links, by_harness, winners = made or (*self._link_maps(), self._winners())
         by_source: dict[Path | None, list[Action]] = {}
         for action in (*self.files, *self.commands):
             by_source.setdefault(action.source, []).append(action)
@@ -917,7 +919,7 @@ class StatusView(NamedTuple):
                 lines.append("no plugins found on the search path")
         links, by_harness = self._link_maps()
         winners = self._winners()
-        for state in self.states():
+        for state in self.states((links, by_harness, winners)):
             plugin = state.plugin
             if (named and plugin.name not in named) or (quiet and not state.needs_user):
                 continue
