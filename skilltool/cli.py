@@ -620,6 +620,43 @@ def approve_command(
     _run("approve", json, lambda: family.plugins_approve(opts, name))
 
 
+def new_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The plugin's name.")],
+    skill: Annotated[
+        list[str] | None,
+        typer.Option("--skill", metavar="SKILL", help="Also a skill of this name (repeatable)."),
+    ] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", metavar="AGENT", help="Also an agent of this name (repeatable)."),
+    ] = None,
+    into: Annotated[
+        str | None,
+        typer.Option(
+            "--dir",
+            metavar="PATH",
+            help="Make it in PATH/NAME (default: your plugins folder, "
+            "~/.local/share/skilltool/plugins).",
+        ),
+    ] = None,
+    home: HomeOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Make a plugin folder to start from: its manifest, and the skills and agents named;
+    never written over (--skill or --agent add to a plugin of that name)."""
+    from skilltool.commands import scaffold as family
+
+    opts = _options(home, None, dry_run, json, namespace)
+    _run(
+        "new",
+        json,
+        lambda: family.new(name, list(skill or []), list(agent or []), into, opts),
+    )
+
+
 def package_command(
     sources: Annotated[
         list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
@@ -677,6 +714,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "remove", remove_command),
     (plugins_app, "sync", sync_command),
     (plugins_app, "approve", approve_command),
+    (plugins_app, "new", new_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
