@@ -657,6 +657,28 @@ def new_command(
     )
 
 
+def search_command(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="WORD...",
+            help="Words a plugin's name, description or keywords must all hold (any case).",
+        ),
+    ],
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Search the catalogues of the marketplaces added, as they are on disk: no network."""
+    from skilltool.commands import search as family
+
+    opts = _options(home, None, False, json, namespace, project=project, user=user)
+    _run("search", json, lambda: family.search(words, opts))
+
+
 def package_command(
     sources: Annotated[
         list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
@@ -715,6 +737,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "sync", sync_command),
     (plugins_app, "approve", approve_command),
     (plugins_app, "new", new_command),
+    (plugins_app, "search", search_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
