@@ -434,6 +434,14 @@ PluginOpt = Annotated[
     list[str] | None,
     typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
 ]
+SkillOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skill",
+        metavar="NAME",
+        help="Only this skill of the source, without the rest of its plugin (repeatable).",
+    ),
+]
 
 
 def add_command(
@@ -446,6 +454,7 @@ def add_command(
     ],
     ref: RefOpt = None,
     plugin: PluginOpt = None,
+    skill: SkillOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Name the source (default: the repository's).")
     ] = None,
@@ -483,11 +492,13 @@ def add_command(
         user=user,
         yes=yes,
     )
-    plugins = list(plugin or [])
+    plugins, skills = list(plugin or []), list(skill or [])
     _run(
         "add",
         json,
-        lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install, all_of_it),
+        lambda: family.plugins_add(
+            opts, source, ref, plugins, name, not no_install, all_of_it, skills
+        ),
     )
 
 

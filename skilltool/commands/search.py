@@ -135,8 +135,9 @@ def listings(source: Source, market: Marketplace, added: Sequence[Source]) -> li
             own_description, own_words = _told(_manifest_of(market, entry))
             description = description or own_description
             words += own_words
-            picked = not source.plugins or entry.name in source.plugins
-            state = "installed" if picked and not source.nothing else "not installed"
+            # whole: single skills of it picked (`add --skill`) do not make it installed
+            whole = not source.picks or entry.name in source.plugins
+            state = "installed" if whole else "not installed"
         keywords = tuple(dict.fromkeys(words))
         found.append(Listed(entry.name, said_as, description, keywords, state, unfetchable))
     return found
