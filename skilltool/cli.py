@@ -434,6 +434,14 @@ PluginOpt = Annotated[
     list[str] | None,
     typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
 ]
+SkillOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skill",
+        metavar="NAME",
+        help="Only this skill of the source, without the rest of its plugin (repeatable).",
+    ),
+]
 
 
 def add_command(
@@ -446,6 +454,7 @@ def add_command(
     ],
     ref: RefOpt = None,
     plugin: PluginOpt = None,
+    skill: SkillOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Name the source (default: the repository's).")
     ] = None,
@@ -483,11 +492,13 @@ def add_command(
         user=user,
         yes=yes,
     )
-    plugins = list(plugin or [])
+    plugins, skills = list(plugin or []), list(skill or [])
     _run(
         "add",
         json,
-        lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install, all_of_it),
+        lambda: family.plugins_add(
+            opts, source, ref, plugins, name, not no_install, all_of_it, skills
+        ),
     )
 
 
@@ -620,6 +631,65 @@ def approve_command(
     _run("approve", json, lambda: family.plugins_approve(opts, name))
 
 
+def new_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The plugin's name.")],
+    skill: Annotated[
+        list[str] | None,
+        typer.Option("--skill", metavar="SKILL", help="Also a skill of this name (repeatable)."),
+    ] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", metavar="AGENT", help="Also an agent of this name (repeatable)."),
+    ] = None,
+    into: Annotated[
+        str | None,
+        typer.Option(
+            "--dir",
+            metavar="PATH",
+            help="Make it in PATH/NAME (default: your plugins folder, "
+            "~/.local/share/skilltool/plugins).",
+        ),
+    ] = None,
+    home: HomeOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Make a plugin folder to start from: its manifest, and the skills and agents named;
+    never written over (--skill or --agent add to a plugin of that name)."""
+    from skilltool.commands import scaffold as family
+
+    opts = _options(home, None, dry_run, json, namespace)
+    _run(
+        "new",
+        json,
+        lambda: family.new(name, list(skill or []), list(agent or []), into, opts),
+    )
+
+
+def search_command(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="WORD...",
+            help="Words a plugin's name, description or keywords must all hold (any case).",
+        ),
+    ],
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Search the catalogues of the marketplaces added, as they are on disk: no network."""
+    from skilltool.commands import search as family
+
+    opts = _options(home, None, False, json, namespace, project=project, user=user)
+    _run("search", json, lambda: family.search(words, opts))
+
+
 def package_command(
     sources: Annotated[
         list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
@@ -677,6 +747,8 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "remove", remove_command),
     (plugins_app, "sync", sync_command),
     (plugins_app, "approve", approve_command),
+    (plugins_app, "new", new_command),
+    (plugins_app, "search", search_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)

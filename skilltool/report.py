@@ -950,6 +950,7 @@ def source_line(row: dict[str, Any]) -> str:
     ref = " default branch" if row["commit"] and not row["ref"] else ref
     commit = f" commit {row['commit'][:12]}" if row["commit"] else ""
     commit += f" plugins {', '.join(row['plugins'])}" if row["plugins"] else ""
+    commit += f" skills {', '.join(row['skills'])} alone" if row.get("skills") else ""
     changes = row["local_changes"]
     tail = f" ({len(changes)} local change(s): {', '.join(changes[:3])})" if changes else ""
     tail += f" ({row['problem']})" if row["problem"] else ""

@@ -178,6 +178,7 @@ def plugins_add(
     name: str | None,
     install_after: bool,
     all_of_it: bool = False,
+    skills: Sequence[str] = (),
 ) -> Result:
     """`plugins add`: bring a source in and record it in the lockfile, then install."""
     from skilltool import sources
@@ -190,7 +191,7 @@ def plugins_add(
     def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
         nonlocal installed
         where = sources.entry(home, added).path
-        entry = SearchEntry(root, "added", added.plugins)
+        entry = sources.entry_at(root, added)
         outcomes, problems = _installed(opts, home, warnings, adding=entry)
         installed = ([_moved(o, root, where) for o in outcomes], problems)
 
@@ -200,7 +201,9 @@ def plugins_add(
             if isinstance(home, paths.Project):
                 _inside(home, source)
             pick = asking.picker(opts, all_of_it, said)
-            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick)
+            done = sources.add(
+                home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
+            )
             if isinstance(home, paths.Project) and not opts.dry_run:
                 project.record(home, done.source)
             if not opts.dry_run:
