@@ -8,9 +8,9 @@ Then a Python plugin (`hermes_claude_hooks.py`) carrying a Claude plugin's hooks
 (about 20 s together) serve the next two tests.
 
 Last, skilltool's own rendering of it (templates/hermes/), written by the real `skilltool
-plugins install`, enabled, run by `chat -q` and given back by `uninstall` (11–15 s).
+plugins install`, enabled, run by `chat -q` and given back by `uninstall` (11 to 15 s).
 
-Findings: docs/findings-hooks-c.md."""
+Findings: docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 
