@@ -891,3 +891,50 @@ def test_uninstall_purge_keeps_a_checkout_edited_by_hand_unless_forced(
     assert run("plugins", "uninstall", "--purge", "--only", "codex").code == 2
     forced = run("plugins", "uninstall", "--purge", "--force")
     assert forced.code == 0 and not (data(home) / "sources").exists()
+
+
+# frontmatter Claude Code refuses: a quoted value that never closes
+BROKEN_AGENT = '---\nname: broken\ndescription: "a: b\n  - c: [\n---\nYou are broken.\n'
+
+
+def test_an_error_in_a_fetched_plugin_is_skipped_and_fails_no_run(home: Path, repo: Repo) -> None:
+    repo.commit({"agents/broken.md": BROKEN_AGENT}, "a broken agent")
+    repo.push()
+    (home / ".codex").mkdir()
+    added = run("plugins", "add", repo.url)
+    broken = data(home) / "sources/tools/current/tools/agents/broken.md"
+    said = (
+        f"error     {broken}:5: invalid YAML: found unexpected end of stream; fix the "
+        "frontmatter syntax (fetched with 'tools': skipped; its authors' to fix)"
+    )
+    assert added.code == 0, added.stderr
+    assert added.stderr.splitlines() == [said]
+    assert added.lines[-1].endswith(
+        "; 1 error in a fetched plugin (skipped): see 'skilltool plugins validate'"
+    )
+    assert "wrote     codex    ~/.codex/skilltool/helper.md" in added.lines  # the rest is done
+    for again in (["install"], ["update"], ["install", "--dry-run"]):
+        done = run("plugins", *again)
+        assert (done.code, done.stderr.splitlines()) == (0, [said]), (again, done.stderr)
+    as_json = json.loads(run("plugins", "install", "--json").stdout)
+    assert [(p["severity"], p["fetched"]) for p in as_json["problems"]] == [("error", "tools")]
+    assert as_json["summary"]["errors_in_fetched"] == 1 and as_json["summary"]["errors"] == 0
+    assert run("plugins", "install", "--strict").code == 1
+    assert run("plugins", "update", "--strict").code == 1
+    assert run("plugins", "validate").code == 1  # the checker still says it is invalid
+    assert run("plugins", "remove", "tools").code == 0
+
+
+def test_an_error_in_the_users_own_plugin_fails_the_run(home: Path, tmp_path: Path) -> None:
+    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
+    build_file_tree(mine, {"agents/broken.md": BROKEN_AGENT})
+    added = run("plugins", "add", mine)  # a local path is the user's own, as their data dir is
+    said = (
+        f"error     {mine}/agents/broken.md:5: invalid YAML: found unexpected end of stream; "
+        "fix the frontmatter syntax"
+    )
+    assert added.code == 1 and added.stderr.splitlines() == [said]
+    assert added.lines[-1].endswith("; 1 error: see 'skilltool plugins validate'")
+    installed = run("plugins", "install")
+    assert installed.code == 1 and installed.stderr.splitlines() == [said]
+    assert links(home)["notes"] == f"{mine}/skills/notes"  # the rest is done
