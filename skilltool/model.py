@@ -76,6 +76,7 @@ class SearchEntry(NamedTuple):
     origin: Origin
     # only these plugins of the entry are used (an added marketplace with --plugin); empty: all
     only: tuple[str, ...] = ()
+    source: str | None = None  # an added source's name, as `plugins remove` takes it
 
 
 class Skill(NamedTuple):

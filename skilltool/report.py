@@ -998,6 +998,23 @@ def hook_dict(plugin: Plugin, actions: Sequence[Action]) -> dict[str, Any]:
     }
 
 
+def bundled_line(lost: Sequence[tuple[str, str, str]]) -> str:
+    """`status`'s one line for the bundled plugin's skills and agents that plugins the user
+    chose take the place of (plan.bundled_not_used): `note      the bundled skill …`."""
+    said = []
+    for kind in ("skill", "agent"):
+        names = [name for k, name, _ in lost if k == kind]
+        if names:
+            said.append(f"{kind}{'s' if len(names) > 1 else ''} {', '.join(names)}")
+    whose = sorted({by for *_, by in lost})
+    if len(whose) > 1:
+        theirs = f"plugins {', '.join(whose)} have their own, which come first"
+    else:
+        theirs = f"plugin {whose[0]} has its own, which comes first"
+    verb = "is" if len(lost) == 1 else "are"
+    return f"note      the bundled {' and '.join(said)} {verb} not used: {theirs}"
+
+
 def source_line(row: dict[str, Any]) -> str:
     """One added source, as `status` shows it: where from, ref, commit, local changes."""
     if row["name"] is None:

@@ -938,3 +938,52 @@ def test_an_error_in_the_users_own_plugin_fails_the_run(home: Path, tmp_path: Pa
     installed = run("plugins", "install")
     assert installed.code == 1 and installed.stderr.splitlines() == [said]
     assert links(home)["notes"] == f"{mine}/skills/notes"  # the rest is done
+
+
+def test_the_bundled_plugin_losing_to_a_fetched_one_is_said_by_status_only(
+    home: Path, tmp_path: Path
+) -> None:
+    theirs = Repo(tmp_path, "kit")
+    theirs.commit(plugin_files("kit", ("writing-skills",), {"plugin-author": "You help.\n"}))
+    theirs.push()
+    added = run("plugins", "add", theirs.url)
+    assert added.code == 0 and added.stderr == "", added.stderr
+    current = data(home) / "sources/kit/current/kit"
+    assert links(home)["writing-skills"] == f"{current}/skills/writing-skills"
+    installed = run("plugins", "install")
+    assert installed.code == 0 and installed.stderr == ""  # no warning at every run
+    status = run("plugins", "status")
+    said = [line for line in status.lines if "bundled" in line and line.startswith("note")]
+    assert said == [
+        "note      the bundled skill writing-skills and agent plugin-author are not used: "
+        "plugin kit has its own, which comes first"
+    ]
+    as_json = json.loads(run("plugins", "status", "--json").stdout)
+    assert {"kind": "agent", "name": "plugin-author", "by": "kit"} in as_json["bundled_not_used"]
+
+
+def test_two_fetched_plugins_of_one_skill_name_say_which_wins_and_how_to_pick(
+    home: Path, tmp_path: Path
+) -> None:
+    for name in ("alpha", "beta"):
+        made = Repo(tmp_path, name)
+        made.commit(plugin_files(name, ("notes", f"{name}-only")))
+        made.push()
+    alpha, beta = (tmp_path / f"remotes/{n}.git" for n in ("alpha", "beta"))
+    assert run("plugins", "add", alpha.as_uri()).code == 0
+    added = run("plugins", "add", beta.as_uri())
+    assert added.code == 0
+    where = data(home) / "sources"
+    assert added.stderr.splitlines() == [
+        f"warning   {where}/beta/current/beta/skills/notes: skill 'notes' is also in plugin "
+        f"'alpha' ({where}/alpha/current/alpha/skills/notes), which comes first: this one is "
+        "not linked; source 'alpha' was added before 'beta', and sources are searched in the "
+        "order they were added: to have this one, 'skilltool plugins remove alpha', then add "
+        "it again to have it after 'beta'"
+    ]
+    # doing what it says gives the other one, and the rest of alpha back
+    assert run("plugins", "remove", "alpha").code == 0
+    again = run("plugins", "add", alpha.as_uri())
+    assert links(home)["notes"] == f"{where}/beta/current/beta/skills/notes"
+    assert links(home)["alpha-only"] == f"{where}/alpha/current/alpha/skills/alpha-only"
+    assert "source 'beta' was added before 'alpha'" in again.stderr

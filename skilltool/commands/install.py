@@ -70,6 +70,9 @@ def status(opts: Options) -> Result:
         both = _in_both(opts, catalogue, [h for h in found if h.present()])
         lines += [f"both      {kind} {name}: {said}" for kind, name, said in both]
         data["in_both"] = [{"kind": k, "name": n, "line": said} for k, n, said in both]
+    lost = plan.bundled_not_used(catalogue)  # said here only: not a warning at every run
+    lines += [report.bundled_line(lost)] if lost else []
+    data["bundled_not_used"] = [{"kind": k, "name": n, "by": by} for k, n, by in lost]
     problems = plan.once([*catalogue.problems, *full.problems])
     lines += report.problem_lines(problems, upstream(home, problems))
     lines.append(report.next_step(full.actions))
