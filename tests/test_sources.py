@@ -987,3 +987,44 @@ def test_two_fetched_plugins_of_one_skill_name_say_which_wins_and_how_to_pick(
     assert links(home)["notes"] == f"{where}/beta/current/beta/skills/notes"
     assert links(home)["alpha-only"] == f"{where}/alpha/current/alpha/skills/alpha-only"
     assert "source 'beta' was added before 'alpha'" in again.stderr
+
+
+def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
+    home: Path, tmp_path: Path, gitconfig: Path
+) -> None:
+    """As openai/skills keeps them: skills/.curated/<skill>, skills/.system/<skill>."""
+    made = Repo(tmp_path, "hidden")
+    made.commit(
+        {
+            "README.md": "# skills\n",
+            "skills/.curated/pdf/SKILL.md": skill_md("pdf"),
+            "skills/.system/notes/SKILL.md": skill_md("notes"),
+        }
+    )
+    made.push()
+    added = run("plugins", "add", made.url)
+    assert added.code == 1
+    [said] = added.stderr.splitlines()
+    assert said.startswith(f"skilltool: {made.url}: no plugin with a skill or an agent in it")
+    # install on the same tree: a warning per folder skipped, saying how to include it
+    installed = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(made.work)})
+    told = [line for line in installed.stderr.splitlines() if line.startswith("warning   ")]
+    assert len(told) == 2, installed.stderr
+    for line in told:
+        where, message = line.removeprefix("warning   ").split(": ", 1)
+        relative = os.path.relpath(where, made.work)
+        assert f"; {relative}: {message}" in said, (line, said)
+    assert "(pdf)" in said and "(notes)" in said and 'list "./skills/.curated"' in said
+    assert not (data(home) / "sources/hidden").exists() and not links(home)
+    # from GitHub (mapped onto the local remote by the user's git config), it also says how
+    # to add one of those folders, and that works
+    (tmp_path / "remotes/acme").mkdir()
+    os.rename(made.remote, tmp_path / "remotes/acme/hidden.git")
+    with gitconfig.open("a") as config:
+        config.write(f'[url "{(tmp_path / "remotes").as_uri()}/"]\n')
+        config.write("\tinsteadOf = https://github.com/\n")
+    shorthand = run("plugins", "add", "acme/hidden")
+    hint = "'skilltool plugins add acme/hidden/skills/.curated --name curated'"
+    assert shorthand.code == 1 and shorthand.stderr.rstrip().endswith(hint), shorthand.stderr
+    assert run("plugins", "add", "acme/hidden/skills/.curated", "--name", "curated").code == 0
+    assert links(home)["pdf"] == f"{data(home)}/sources/curated/current/curated/pdf"
