@@ -139,6 +139,13 @@ VerboseOpt = Annotated[
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Show only problems and the summary line.")
 ]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Exit 1 on an error in a plugin fetched from a URL too (skipped all the same).",
+    ),
+]
 DiffOpt = Annotated[
     bool,
     typer.Option("--diff", help="Show a diff of every rendering that is outdated or edited."),
@@ -160,6 +167,7 @@ def _options(
     project: str | None = None,
     user: bool = False,
     yes: bool = False,
+    strict: bool = False,
 ) -> "Options":
     from skilltool.commands.common import Options
 
@@ -178,6 +186,7 @@ def _options(
         project,
         user,
         yes,
+        strict,
     )
 
 
@@ -269,6 +278,7 @@ def install_command(
             "be read (kept otherwise: a disk not mounted is no evidence).",
         ),
     ] = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -290,6 +300,7 @@ def install_command(
         prune,
         project=project,
         user=user,
+        strict=strict,
     )
     _run("install", json, lambda: family.install(opts))
 
@@ -473,6 +484,7 @@ def add_command(
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
     yes: YesOpt = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -491,6 +503,7 @@ def add_command(
         project=project,
         user=user,
         yes=yes,
+        strict=strict,
     )
     plugins, skills = list(plugin or []), list(skill or [])
     _run(
@@ -523,6 +536,7 @@ def update_command(
         bool, typer.Option("--force", help="Discard local changes in a checkout.")
     ] = False,
     yes: YesOpt = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -542,6 +556,7 @@ def update_command(
         project=project,
         user=user,
         yes=yes,
+        strict=strict,
     )
     _run("update", json, lambda: family.plugins_update(opts, list(names or []), check))
 
@@ -558,6 +573,7 @@ def remove_command(
     force: Annotated[
         bool, typer.Option("--force", help="Remove a checkout that has local changes.")
     ] = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -576,6 +592,7 @@ def remove_command(
         quiet=quiet,
         project=project,
         user=user,
+        strict=strict,
     )
     _run("remove", json, lambda: family.plugins_remove(opts, name))
 
@@ -591,6 +608,7 @@ def sync_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -608,6 +626,7 @@ def sync_command(
         quiet=quiet,
         project=project,
         user=user,
+        strict=strict,
     )
     _run("sync", json, lambda: family.plugins_sync(opts, frozen))
 
@@ -622,12 +641,23 @@ def approve_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
     version: VersionOpt = False,
 ) -> None:
     """Show what a fetched source has harnesses run, approve it, then install."""
     from skilltool.commands import sources as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, project=project, user=user, yes=yes)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        project=project,
+        user=user,
+        yes=yes,
+        strict=strict,
+    )
     _run("approve", json, lambda: family.plugins_approve(opts, name))
 
 

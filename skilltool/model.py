@@ -79,6 +79,7 @@ class SearchEntry(NamedTuple):
     # and these skills of its other plugins, alone (`add --skill`): those plugins are used for
     # these skills only, none of their agents, commands, servers or hooks
     skills: tuple[str, ...] = ()
+    source: str | None = None  # an added source's name, as `plugins remove` takes it
 
 
 class Skill(NamedTuple):

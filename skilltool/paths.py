@@ -346,7 +346,7 @@ def source_entry(
 ) -> SearchEntry:
     """The search-path entry of an added source: its local path, or its current checkout."""
     where = path if path is not None else home.sources_dir / name / "current" / name
-    return SearchEntry(where, "added", plugins, skills)
+    return SearchEntry(where, "added", plugins, skills, name)
 
 
 def _names(value: object) -> tuple[str, ...]:

@@ -38,12 +38,14 @@ from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
 )
 from skilltool.fs import TEMP_PREFIX
-from skilltool.model import Plugin, SearchEntry, quoted
+from skilltool.model import Catalogue, Plugin, SearchEntry, quoted
 from skilltool.parse import NAME_RULE, is_safe_name
 from skilltool.record import NamedTuple
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
+# a GitHub repository's URL, as the owner/repo shorthand makes it
+GITHUB = re.compile(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?")
 URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
 SCP_LIKE = re.compile(r"[\w.-]+@[\w.-]+:[^\s]+")
 GIT_URL = re.compile(r"(https?|ssh|git|file)://\S+|[\w.-]+@[\w.-]+:\S+")
@@ -597,7 +599,10 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
             return (
                 f"a marketplace of {len(remote)} remote plugin(s): add one with PLUGIN@MARKETPLACE"
             )
-        raise SourceError(f"{said}: no plugin with a skill or an agent in it; nothing to add")
+        raise SourceError(
+            f"{said}: no plugin with a skill or an agent in it; nothing to add"
+            + "".join(f"; {line}" for line in _skipped(source, catalogue, at))
+        )
     for other, where in others:
         theirs = {p.name for p in discover.discover([where]).plugins}
         clash = sorted(theirs & {p.name for p in chosen})
@@ -611,6 +616,27 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     if source.skills:
         words.append(f"skill(s) {', '.join(source.skills)} alone")
     return "; ".join(words)
+
+
+def _skipped(source: Source, catalogue: Catalogue, at: Path) -> list[str]:
+    """What discovery passed over in a tree and how to include it (skill folders in hidden
+    or deeper folders), as `install` says it, the paths relative to the tree (a fetched one
+    is a staging folder the user never sees); from GitHub, the `add` of one such folder."""
+    from skilltool import discover
+
+    found = [*catalogue.problems, *(p for plugin in catalogue.plugins for p in plugin.problems)]
+    skipped = [p for p in found if p.message.startswith("skipped")]
+    folders = [os.path.relpath(p.path, at) for p in skipped]
+    said = [f"{folder}: {p.message}" for folder, p in zip(folders, skipped, strict=True)]
+    github = GITHUB.fullmatch(source.url or "")
+    if github and folders:
+        inside = "/".join(part for part in (source.subdir, folders[0]) if part)
+        name = discover.slug(os.path.basename(folders[0]))
+        said.append(
+            f"to add the skills of one of these folders: 'skilltool plugins add "
+            f"{github[1]}/{github[2]}/{inside} --name {name}'"
+        )
+    return said
 
 
 # what a dry run of `add` sees while the fetched tree still exists: the source as it

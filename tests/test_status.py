@@ -70,7 +70,7 @@ def test_status_lines_show_every_state(lived_in: Path, tmp_path: Path) -> None:
         "  skill   writing-skills           not linked",
         f"plugin    broken (user) {user}/broken",
         "  skill   good-one                 not linked",
-        "  problem <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
+        "  error   <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
         "description: is empty; write what it is and when to use it",
     ]
     assert [line for line in expected if line not in lines] == []
