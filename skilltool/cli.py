@@ -139,6 +139,13 @@ VerboseOpt = Annotated[
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Show only problems and the summary line.")
 ]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Exit 1 on an error in a plugin fetched from a URL too (skipped all the same).",
+    ),
+]
 DiffOpt = Annotated[
     bool,
     typer.Option("--diff", help="Show a diff of every rendering that is outdated or edited."),
@@ -160,6 +167,7 @@ def _options(
     project: str | None = None,
     user: bool = False,
     yes: bool = False,
+    strict: bool = False,
 ) -> "Options":
     from skilltool.commands.common import Options
 
@@ -178,6 +186,7 @@ def _options(
         project,
         user,
         yes,
+        strict,
     )
 
 
@@ -322,6 +331,7 @@ def install_command(
             "be read (kept otherwise: a disk not mounted is no evidence).",
         ),
     ] = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -343,6 +353,7 @@ def install_command(
         prune,
         project=project,
         user=user,
+        strict=strict,
     )
     _run("install", json, lambda: family.install(opts))
 
@@ -487,6 +498,14 @@ PluginOpt = Annotated[
     list[str] | None,
     typer.Option("--plugin", metavar="NAME", help="Only this plugin of the source (repeatable)."),
 ]
+SkillOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skill",
+        metavar="NAME",
+        help="Only this skill of the source, without the rest of its plugin (repeatable).",
+    ),
+]
 
 
 def add_command(
@@ -499,6 +518,7 @@ def add_command(
     ],
     ref: RefOpt = None,
     plugin: PluginOpt = None,
+    skill: SkillOpt = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Name the source (default: the repository's).")
     ] = None,
@@ -517,6 +537,7 @@ def add_command(
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
     yes: YesOpt = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -535,12 +556,15 @@ def add_command(
         project=project,
         user=user,
         yes=yes,
+        strict=strict,
     )
-    plugins = list(plugin or [])
+    plugins, skills = list(plugin or []), list(skill or [])
     _run(
         "add",
         json,
-        lambda: family.plugins_add(opts, source, ref, plugins, name, not no_install, all_of_it),
+        lambda: family.plugins_add(
+            opts, source, ref, plugins, name, not no_install, all_of_it, skills
+        ),
     )
 
 
@@ -565,6 +589,7 @@ def update_command(
         bool, typer.Option("--force", help="Discard local changes in a checkout.")
     ] = False,
     yes: YesOpt = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -584,6 +609,7 @@ def update_command(
         project=project,
         user=user,
         yes=yes,
+        strict=strict,
     )
     _run("update", json, lambda: family.plugins_update(opts, list(names or []), check))
 
@@ -600,6 +626,7 @@ def remove_command(
     force: Annotated[
         bool, typer.Option("--force", help="Remove a checkout that has local changes.")
     ] = False,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -618,6 +645,7 @@ def remove_command(
         quiet=quiet,
         project=project,
         user=user,
+        strict=strict,
     )
     _run("remove", json, lambda: family.plugins_remove(opts, name))
 
@@ -633,6 +661,7 @@ def sync_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
     quiet: QuietOpt = False,
     version: VersionOpt = False,
@@ -650,6 +679,7 @@ def sync_command(
         quiet=quiet,
         project=project,
         user=user,
+        strict=strict,
     )
     _run("sync", json, lambda: family.plugins_sync(opts, frozen))
 
@@ -664,13 +694,83 @@ def approve_command(
     dry_run: DryRunOpt = False,
     json: JsonOpt = False,
     namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
     version: VersionOpt = False,
 ) -> None:
     """Show what a fetched source has harnesses run, approve it, then install."""
     from skilltool.commands import sources as family
 
-    opts = _options(home, skills_dir, dry_run, json, namespace, project=project, user=user, yes=yes)
+    opts = _options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        project=project,
+        user=user,
+        yes=yes,
+        strict=strict,
+    )
     _run("approve", json, lambda: family.plugins_approve(opts, name))
+
+
+def new_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The plugin's name.")],
+    skill: Annotated[
+        list[str] | None,
+        typer.Option("--skill", metavar="SKILL", help="Also a skill of this name (repeatable)."),
+    ] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", metavar="AGENT", help="Also an agent of this name (repeatable)."),
+    ] = None,
+    into: Annotated[
+        str | None,
+        typer.Option(
+            "--dir",
+            metavar="PATH",
+            help="Make it in PATH/NAME (default: your plugins folder, "
+            "~/.local/share/skilltool/plugins).",
+        ),
+    ] = None,
+    home: HomeOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Make a plugin folder to start from: its manifest, and the skills and agents named;
+    never written over (--skill or --agent add to a plugin of that name)."""
+    from skilltool.commands import scaffold as family
+
+    opts = _options(home, None, dry_run, json, namespace)
+    _run(
+        "new",
+        json,
+        lambda: family.new(name, list(skill or []), list(agent or []), into, opts),
+    )
+
+
+def search_command(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="WORD...",
+            help="Words a plugin's name, description or keywords must all hold (any case).",
+        ),
+    ],
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Search the catalogues of the marketplaces added, as they are on disk: no network."""
+    from skilltool.commands import search as family
+
+    opts = _options(home, None, False, json, namespace, project=project, user=user)
+    _run("search", json, lambda: family.search(words, opts))
 
 
 def package_command(
@@ -731,6 +831,8 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "remove", remove_command),
     (plugins_app, "sync", sync_command),
     (plugins_app, "approve", approve_command),
+    (plugins_app, "new", new_command),
+    (plugins_app, "search", search_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)

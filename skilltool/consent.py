@@ -6,7 +6,8 @@ approved; a command that changes is a new one, and waits.
 
 What the user's own hands put there runs as it is: their plugins folder, a local path they
 added, a project's own folder, what a distribution ships, the bundled plugin. Only a source
-fetched from a URL asks.
+fetched from a URL asks. The same line says whose an error is (`upstream`): one in a fetched
+plugin's files is for its authors to fix, and does not fail a run.
 """
 
 from __future__ import annotations
@@ -120,6 +121,22 @@ def source_of(plugin: Plugin, by_place: Mapping[Path, Source]) -> Source | None:
         if plugin.root == place or place in plugin.root.parents:
             return source
     return None
+
+
+def upstream(problems: Iterable[Problem], by_place: Mapping[Path, Source]) -> dict[Problem, str]:
+    """The errors in the files of a plugin fetched from a URL (`by_place`: from `fetched`),
+    each with the name of its source: its authors' to fix, not the user's, so a run skips
+    the item and goes on without failing (unless --strict). A problem of the checkout's own
+    folder (missing, unreadable) is the user's: `sync` brings it back."""
+    found = {}
+    for problem in problems:
+        if problem.severity != "error":
+            continue
+        parents = problem.path.parents
+        source = next((s for place, s in by_place.items() if place in parents), None)
+        if source is not None:
+            found[problem] = source.name
+    return found
 
 
 def runnables(plugins: Iterable[Plugin], by_place: Mapping[Path, Source]) -> list[Runnable]:

@@ -832,6 +832,39 @@ def found(
     return catalogue, caches
 
 
+def picked(
+    plugins: Iterable[Plugin], only: tuple[str, ...], skills: tuple[str, ...]
+) -> list[Plugin]:
+    """The plugins of an entry that are used: all when nothing is picked; else each plugin
+    picked whole, and each other one holding a skill picked, narrowed to those skills (its
+    agents, commands, servers and hooks left out). Where it looks for skills stays, so that a
+    link to one of its skills no longer picked is still known as skilltool's."""
+    if not only and not skills:
+        return list(plugins)
+    used = []
+    for plugin in plugins:
+        if plugin.name in only:
+            used.append(plugin)
+            continue
+        chosen = tuple(s for s in plugin.skills if s.name in skills)
+        if not chosen:
+            continue
+        said = [p for p in plugin.problems if p.path.name in skills or p.path.parent.name in skills]
+        used.append(
+            plugin._replace(
+                skills=chosen,
+                agents=(),
+                problems=tuple(said),
+                commands=(),
+                slash_commands=(),
+                mcp_servers=(),
+                hooks=(),
+                hook_commands=(),
+            )
+        )
+    return used
+
+
 def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogue:
     entries = tuple(entries)
     plugins: list[Plugin] = []
@@ -841,8 +874,7 @@ def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogu
     read: set[Path] = set()
     for entry in entries:
         found = read_entry(entry, reader)
-        only = set(entry.only)
-        plugins += [p for p in found.plugins if not only or p.name in only]
+        plugins += picked(found.plugins, entry.only, entry.skills)
         problems += found.problems
         layouts[entry.path] = found.layout
         markets += found.marketplaces

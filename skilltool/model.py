@@ -76,6 +76,10 @@ class SearchEntry(NamedTuple):
     origin: Origin
     # only these plugins of the entry are used (an added marketplace with --plugin); empty: all
     only: tuple[str, ...] = ()
+    # and these skills of its other plugins, alone (`add --skill`): those plugins are used for
+    # these skills only, none of their agents, commands, servers or hooks
+    skills: tuple[str, ...] = ()
+    source: str | None = None  # an added source's name, as `plugins remove` takes it
 
 
 class Skill(NamedTuple):

@@ -338,11 +338,19 @@ def load_toml(raw: bytes) -> dict[str, object]:
 
 
 def source_entry(
-    home: Scope, name: str, path: Path | None, plugins: tuple[str, ...] = ()
+    home: Scope,
+    name: str,
+    path: Path | None,
+    plugins: tuple[str, ...] = (),
+    skills: tuple[str, ...] = (),
 ) -> SearchEntry:
     """The search-path entry of an added source: its local path, or its current checkout."""
     where = path if path is not None else home.sources_dir / name / "current" / name
-    return SearchEntry(where, "added", plugins)
+    return SearchEntry(where, "added", plugins, skills, name)
+
+
+def _names(value: object) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def added_entries(home: Scope) -> list[SearchEntry]:
@@ -363,10 +371,10 @@ def added_entries(home: Scope) -> list[SearchEntry]:
             continue
         if table.get("plugins", None) == []:  # a marketplace none of whose plugins is picked
             continue
-        path, plugins = table.get("path"), table.get("plugins", [])
-        only = tuple(p for p in plugins if isinstance(p, str)) if isinstance(plugins, list) else ()
+        path = table.get("path")
+        only, skills = _names(table.get("plugins", [])), _names(table.get("skills", []))
         local = home.restored(path) if isinstance(path, str) else None
-        entries.append(source_entry(home, name, local, only))
+        entries.append(source_entry(home, name, local, only, skills))
     return entries
 
 

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from skilltool import markers
 from skilltool.fs import TEMP_PREFIX, child, digest, gone, read_regular
-from skilltool.model import Agent, Catalogue, EntryRecord, Plugin, Problem, Skill, quoted
+from skilltool.model import (
+    Agent,
+    Catalogue,
+    EntryRecord,
+    Plugin,
+    Problem,
+    SearchEntry,
+    Skill,
+    named_paths,
+    quoted,
+)
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -91,34 +101,102 @@ class Plan(NamedTuple):
 def _first_of_each_name(
     catalogue: Catalogue,
     members: Callable[[Plugin], Sequence[Named]],
-    clash: Callable[[Named, Named, Plugin], Problem],
+    clash: Callable[[Named, Plugin, Named, Plugin], Problem | None],
 ) -> tuple[dict[str, Named], list[Problem]]:
     """Name -> the first skill or agent of that name among the active plugins, in path order;
-    a later one of the same name is a problem (it loses)."""
+    a later one of the same name loses, and `clash` says so (the loser and its plugin, then
+    the winner and its), or says nothing (None)."""
     winners: dict[str, tuple[Named, Plugin]] = {}
     problems = []
     for plugin in catalogue.active:
         for member in members(plugin):
             if member.name in winners:
-                problems.append(clash(member, *winners[member.name]))
+                problem = clash(member, plugin, *winners[member.name])
+                if problem is not None:
+                    problems.append(problem)
                 continue
             winners[member.name] = (member, plugin)
     return {name: member for name, (member, _) in winners.items()}, problems
 
 
+def _entry_of(catalogue: Catalogue, plugin: Plugin) -> SearchEntry | None:
+    """The search-path entry a plugin was found in."""
+    for entry in catalogue.entries:
+        if plugin.root == entry.path or entry.path in plugin.root.parents:
+            return entry
+    return None
+
+
+def _how_to_pick(catalogue: Catalogue, loser: Plugin, winner: Plugin) -> str:
+    """What decides between two plugins of added sources, and how to have the loser's item:
+    neither is the user's to rename. The first source added comes first on the search path
+    (the order of the lockfile); within one source, that source's own order."""
+    theirs, mine = _entry_of(catalogue, winner), _entry_of(catalogue, loser)
+    first = theirs.source if theirs is not None else None
+    if first is None:
+        return "rename one of them"
+    # one plugin picked of a marketplace among others: it alone can go
+    alone = theirs is not None and winner.name in theirs.only and len(theirs.only) > 1
+    remove = f"'skilltool plugins remove {winner.name if alone else first}'"
+    if mine is not None and mine.source not in (None, first):
+        again = "" if alone else f", then add it again to have it after {quoted(mine.source)}"
+        return (
+            f"source {quoted(first)} was added before {quoted(mine.source)}, and sources are "
+            f"searched in the order they were added: to have this one, {remove}{again}"
+        )
+    if alone:
+        return f"both come from source {quoted(first)}: to have this one, {remove}"
+    return (
+        f"both come from source {quoted(first)}, whose own order decides: to have this one, "
+        f"{remove}, then add it again with --plugin naming the plugins to keep, "
+        f"leaving out {quoted(winner.name)}"
+    )
+
+
+def _loses(
+    catalogue: Catalogue, what: str, loser: Plugin, winner: Plugin, not_used: str
+) -> str | None:
+    """The end of the line that says one skill or agent loses to another of its name, or None
+    when nothing is to be said at every run: the bundled plugin's loses to anything the user
+    chose (`status` says so, once: `bundled_not_used`)."""
+    if loser.origin == "bundled":
+        return None
+    if loser.origin == "added" and winner.origin == "added":
+        return f"{what}, which comes first: {not_used}; {_how_to_pick(catalogue, loser, winner)}"
+    return f"{what}, which comes first on the search path; {not_used}: rename one of them"
+
+
 def winning_skills(catalogue: Catalogue) -> tuple[dict[str, Skill], list[Problem]]:
     """Skill name -> the skill linked under it: the first active plugin on the path wins."""
 
-    def clash(skill: Skill, first: Skill, plugin: Plugin) -> Problem:
-        return Problem(
-            skill.path,
-            f"skill {quoted(skill.name)} is also in plugin {quoted(plugin.name)} "
-            f"({first.path}), which comes first on the search path; this one is not linked: "
-            "rename one of them",
-            severity="warning",
-        )
+    def clash(skill: Skill, mine: Plugin, first: Skill, plugin: Plugin) -> Problem | None:
+        what = f"skill {quoted(skill.name)} is also in plugin {quoted(plugin.name)} ({first.path})"
+        said = _loses(catalogue, what, mine, plugin, "this one is not linked")
+        return None if said is None else Problem(skill.path, said, severity="warning")
 
     return _first_of_each_name(catalogue, lambda plugin: plugin.skills, clash)
+
+
+def bundled_not_used(catalogue: Catalogue) -> list[tuple[str, str, str]]:
+    """Each skill and agent of the bundled plugin that another plugin's of its name takes the
+    place of: (`skill` or `agent`, its name, the other plugin's name). Not a warning at every
+    run: the user chose the other one, and the bundled plugin is no one's to rename. By name
+    only: no `Skill` is made of a plugin's skills kept packed."""
+    if not any(p.origin == "bundled" for p in catalogue.active):
+        return []
+    lost: list[tuple[str, str, str]] = []
+    kinds: list[tuple[str, Callable[[Plugin], Iterable[str]]]] = [
+        ("skill", lambda plugin: (name for name, _ in named_paths(plugin.skills))),
+        ("agent", lambda plugin: (agent.name for agent in plugin.agents)),
+    ]
+    for kind, names in kinds:
+        first: dict[str, Plugin] = {}
+        for plugin in catalogue.active:
+            for name in names(plugin):
+                winner = first.setdefault(name, plugin)
+                if winner is not plugin and plugin.origin == "bundled":
+                    lost.append((kind, name, winner.name))
+    return lost
 
 
 def absolute(path: str, base: str | None = None) -> str:
@@ -389,15 +467,12 @@ def once(problems: Iterable[Problem]) -> list[Problem]:
 def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:
     """Every agent to render: the first active plugin on the path wins a name."""
 
-    def clash(agent: Agent, first: Agent, plugin: Plugin) -> Problem:
-        return Problem(
-            agent.path,
-            f"agent {quoted(agent.name)} is also defined in {first.path}, which comes first on "
-            "the search path; this one is not rendered",
-            "name",
-            agent.lines.get("name"),
-            severity="warning",
-        )
+    def clash(agent: Agent, mine: Plugin, first: Agent, plugin: Plugin) -> Problem | None:
+        what = f"agent {quoted(agent.name)} is also defined in {first.path}"
+        said = _loses(catalogue, what, mine, plugin, "this one is not rendered")
+        if said is None:
+            return None
+        return Problem(agent.path, said, "name", agent.lines.get("name"), severity="warning")
 
     winners, problems = _first_of_each_name(catalogue, lambda plugin: plugin.agents, clash)
     return list(winners.values()), problems

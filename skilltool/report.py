@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from skilltool import slash
 from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
-from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths
+from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths, quoted
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Scope
 from skilltool.plan import Action, absolute
@@ -59,6 +59,8 @@ COLOURS = {
     "skipped": "2",
     "failed": "31",
     "problem": "31",
+    "error": "31",
+    "warning": "33",
 }
 
 
@@ -368,13 +370,67 @@ def counts(outcomes: Iterable[Outcome], settled: int = 0) -> dict[str, int]:
 
 
 def summary_line(found: dict[str, int], dry_run: bool) -> str:
-    """`12 linked, 3 rendered, 2,031 unchanged, 1 left alone: 2 harnesses absent`."""
+    """`12 linked, 3 rendered, 2,031 unchanged, 1 left alone: 2 harnesses absent`, then the
+    problems `problem_counts` counted: `; 1 error, 36 warnings: see ...`."""
     parts = [f"{found[key]:,} {key.replace('_', ' ')}" for key in SUMMARY_ORDER if found[key]]
     text = ", ".join(parts) or "nothing to do"
     absent = found["harnesses_absent"]
     if absent:
         text += f": {absent} harness{'es' if absent > 1 else ''} absent"
+    told = [
+        f"{found[key]:,} {words[found[key] > 1]}"
+        for key, words in PROBLEM_WORDS.items()
+        if found.get(key)
+    ]
+    if told:
+        text += f"; {', '.join(told)}: see 'skilltool plugins validate'"
     return ("dry-run: " if dry_run else "") + text
+
+
+# the summary line's words for the problems of a run, in one and in many
+PROBLEM_WORDS = {
+    "errors": ("error", "errors"),
+    "errors_in_fetched": (
+        "error in a fetched plugin (skipped)",
+        "errors in fetched plugins (skipped)",
+    ),
+    "warnings": ("warning", "warnings"),
+}
+
+
+def problem_counts(problems: Iterable[Problem], fetched: Mapping[Problem, str]) -> dict[str, int]:
+    """The problems of a run for its summary: the user's errors, the errors in plugins
+    fetched from a URL (`fetched`, from consent.upstream), the warnings."""
+    found = dict.fromkeys(PROBLEM_WORDS, 0)
+    for problem in problems:
+        key = "warnings" if problem.severity == "warning" else "errors"
+        found["errors_in_fetched" if problem in fetched else key] += 1
+    return found
+
+
+def problem_said(problem: Problem, fetched: str | None = None) -> str:
+    """A problem as a run prints it, its first word `error` or `warning` so the two never
+    read alike; one in a plugin fetched from a URL names its source (`fetched`)."""
+    if problem.severity == "warning":
+        return f"{'warning':<9} {problem}"
+    tail = f" (fetched with {quoted(fetched)}: skipped; its authors' to fix)" if fetched else ""
+    return f"{'error':<9} {problem}{tail}"
+
+
+def problem_lines(problems: Iterable[Problem], fetched: Mapping[Problem, str]) -> list[str]:
+    """Each problem's line, warnings first and the user's errors last, nearest the prompt:
+    the lines to act on are the ones left in view."""
+
+    def rank(problem: Problem) -> int:
+        return 0 if problem.severity == "warning" else 1 if problem in fetched else 2
+
+    return [problem_said(p, fetched.get(p)) for p in sorted(problems, key=rank)]
+
+
+def problem_dict(problem: Problem, fetched: Mapping[Problem, str]) -> dict[str, object]:
+    """A problem in a run's JSON: `fetched` names the source of an error in a fetched plugin
+    (skipped, and the run does not fail for it unless --strict)."""
+    return {**problem.as_dict(), "fetched": fetched.get(problem)}
 
 
 def next_step(actions: Iterable[Action]) -> str:
@@ -929,7 +985,7 @@ class StatusView(NamedTuple):
                 lines += self._detail_lines(plugin, links, by_harness, winners)
             else:
                 lines += [f"  {action_line(a, self.home)}" for a in state.left]
-            lines += [f"  problem {problem_line(p)}" for p in plugin.problems]
+            lines += [f"  {p.severity:<7} {p}" for p in plugin.problems]
         if quiet or named:
             return lines
         for market, entry in self.catalogue.not_fetched():
@@ -1085,6 +1141,23 @@ def hook_dict(plugin: Plugin, actions: Sequence[Action]) -> dict[str, Any]:
     }
 
 
+def bundled_line(lost: Sequence[tuple[str, str, str]]) -> str:
+    """`status`'s one line for the bundled plugin's skills and agents that plugins the user
+    chose take the place of (plan.bundled_not_used): `note      the bundled skill …`."""
+    said = []
+    for kind in ("skill", "agent"):
+        names = [name for k, name, _ in lost if k == kind]
+        if names:
+            said.append(f"{kind}{'s' if len(names) > 1 else ''} {', '.join(names)}")
+    whose = sorted({by for *_, by in lost})
+    if len(whose) > 1:
+        theirs = f"plugins {', '.join(whose)} have their own, which come first"
+    else:
+        theirs = f"plugin {whose[0]} has its own, which comes first"
+    verb = "is" if len(lost) == 1 else "are"
+    return f"note      the bundled {' and '.join(said)} {verb} not used: {theirs}"
+
+
 def source_line(row: dict[str, Any]) -> str:
     """One added source, as `status` shows it: where from, ref, commit, local changes."""
     if row["name"] is None:
@@ -1093,6 +1166,7 @@ def source_line(row: dict[str, Any]) -> str:
     ref = " default branch" if row["commit"] and not row["ref"] else ref
     commit = f" commit {row['commit'][:12]}" if row["commit"] else ""
     commit += f" plugins {', '.join(row['plugins'])}" if row["plugins"] else ""
+    commit += f" skills {', '.join(row['skills'])} alone" if row.get("skills") else ""
     changes = row["local_changes"]
     tail = f" ({len(changes)} local change(s): {', '.join(changes[:3])})" if changes else ""
     tail += f" ({row['problem']})" if row["problem"] else ""

@@ -38,12 +38,14 @@ from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
 )
 from skilltool.fs import TEMP_PREFIX
-from skilltool.model import Plugin, SearchEntry, quoted
+from skilltool.model import Catalogue, Plugin, SearchEntry, quoted
 from skilltool.parse import NAME_RULE, is_safe_name
 from skilltool.record import NamedTuple
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 SHORTHAND = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^\s]+)?")
+# a GitHub repository's URL, as the owner/repo shorthand makes it
+GITHUB = re.compile(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?")
 URL_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
 SCP_LIKE = re.compile(r"[\w.-]+@[\w.-]+:[^\s]+")
 GIT_URL = re.compile(r"(https?|ssh|git|file)://\S+|[\w.-]+@[\w.-]+:\S+")
@@ -76,6 +78,14 @@ class Source(NamedTuple):
     # what the user approved of it that a harness runs: item ("server:NAME") -> the digest
     # of exactly what was shown, and what was shown (consent.py)
     approved: Mapping[str, Approval] = {}
+    # only these skills of its plugins not picked whole (`add --skill`); what else those
+    # plugins hold is not carried
+    skills: tuple[str, ...] = ()
+
+    @property
+    def picks(self) -> bool:
+        """Whether only some of it is used: plugins or skills picked, or nothing yet."""
+        return bool(self.plugins or self.skills or self.nothing)
 
     @property
     def pinned(self) -> bool:
@@ -95,7 +105,12 @@ def home_of(home: paths.Scope, name: str) -> Path:
 
 def entry(home: paths.Scope, source: Source) -> SearchEntry:
     """The search-path entry of a source: its path, or its current checkout."""
-    return paths.source_entry(home, source.name, source.path, source.plugins)
+    return paths.source_entry(home, source.name, source.path, source.plugins, source.skills)
+
+
+def entry_at(where: Path, source: Source) -> SearchEntry:
+    """A source's plugins as found at `where` (a checkout of it), picked as it picks them."""
+    return SearchEntry(where, "added", source.plugins, source.skills)
 
 
 def checkout(home: paths.Scope, source: Source) -> Path | None:
@@ -237,6 +252,9 @@ def source_from(name: str, table: object, where: str) -> Source:
     plugins = table.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SourceError(f"{where}: sources.{name}.plugins: must be a list of plugin names")
+    skills = table.get("skills", [])
+    if not isinstance(skills, list) or not all(is_safe_name(s) for s in skills):
+        raise SourceError(f"{where}: sources.{name}.skills: must be a list of skill names")
     approved = table.get("approved", {})
     if not isinstance(approved, dict) or not all(
         isinstance(v, dict)
@@ -268,6 +286,7 @@ def source_from(name: str, table: object, where: str) -> Source:
         text("marketplace"),
         "plugins" in table and not plugins,
         {str(k): Approval(v["digest"], v["command"]) for k, v in approved.items()},
+        tuple(skills),
     )
 
 
@@ -314,6 +333,8 @@ def table_of(home: paths.Scope, source: Source) -> Any:
             table[key] = value
     if source.plugins or source.nothing:
         table["plugins"] = list(source.plugins)
+    if source.skills:
+        table["skills"] = list(source.skills)
     for key in ("commit", "tree"):
         value = getattr(source, key)
         if value:
@@ -458,6 +479,7 @@ class Done(NamedTuple):
             "ref": s.ref,
             "subdir": s.subdir or None,
             "plugins": list(s.plugins),
+            "skills": list(s.skills),
             "commit": s.commit,
             "tree": s.tree,
             "before": self.before,
@@ -522,12 +544,13 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
 
 
 def same_ask(a: Source, b: Source) -> bool:
-    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.marketplace, a.nothing) == (
+    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.skills, a.marketplace, a.nothing) == (
         b.url,
         b.path,
         b.ref,
         b.subdir,
         b.plugins,
+        b.skills,
         b.marketplace,
         b.nothing,
     )
@@ -542,7 +565,7 @@ def picked(source: Source, at: Path, pick: Pick | None) -> Source:
     tree holds (none: the marketplace is recorded, and nothing of it installed)."""
     from skilltool import discover, parse
 
-    if pick is None or source.plugins or not os.path.isfile(at / parse.MARKETPLACE_FILE):
+    if pick is None or source.picks or not os.path.isfile(at / parse.MARKETPLACE_FILE):
         return source
     offered = [p for p in discover.discover([SearchEntry(at, "added")]).plugins if p.active]
     chosen = pick(source, at, offered)
@@ -563,13 +586,23 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     if missing:
         has = ", ".join(sorted(found)) or "none"
         raise SourceError(f"{said}: no plugin {missing[0]!r} in it (it has: {has}); check --plugin")
-    chosen = [found[n] for n in (source.plugins or sorted(found))]
+    skills = {s.name for p in catalogue.plugins for s in p.skills}
+    unknown = [n for n in source.skills if n not in skills]
+    if unknown:
+        has = ", ".join(sorted(skills)) or "none"
+        raise SourceError(f"{said}: no skill {unknown[0]!r} in it (it has: {has}); check --skill")
+    chosen = [found[n] for n in (source.plugins or ([] if source.skills else sorted(found)))]
+    if source.skills:  # and the plugins holding a skill picked, narrowed to it
+        chosen += discover.picked(catalogue.plugins, (), source.skills)
     if not any(p.skills or p.agents for p in chosen):
         if remote and not source.plugins:  # a marketplace of remote entries: add them by name
             return (
                 f"a marketplace of {len(remote)} remote plugin(s): add one with PLUGIN@MARKETPLACE"
             )
-        raise SourceError(f"{said}: no plugin with a skill or an agent in it; nothing to add")
+        raise SourceError(
+            f"{said}: no plugin with a skill or an agent in it; nothing to add"
+            + "".join(f"; {line}" for line in _skipped(source, catalogue, at))
+        )
     for other, where in others:
         theirs = {p.name for p in discover.discover([where]).plugins}
         clash = sorted(theirs & {p.name for p in chosen})
@@ -578,8 +611,32 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
                 f"{said}: plugin {clash[0]!r} is already added from {other.name} "
                 f"({other.shown()}); remove that first, or choose others with --plugin"
             )
-    names = [p.name for p in chosen]
-    return f"{len(names)} plugin(s): {', '.join(names)}"
+    whole = list(source.plugins or ([] if source.skills else sorted(found)))
+    words = [f"{len(whole)} plugin(s): {', '.join(whole)}"] if whole else []
+    if source.skills:
+        words.append(f"skill(s) {', '.join(source.skills)} alone")
+    return "; ".join(words)
+
+
+def _skipped(source: Source, catalogue: Catalogue, at: Path) -> list[str]:
+    """What discovery passed over in a tree and how to include it (skill folders in hidden
+    or deeper folders), as `install` says it, the paths relative to the tree (a fetched one
+    is a staging folder the user never sees); from GitHub, the `add` of one such folder."""
+    from skilltool import discover
+
+    found = [*catalogue.problems, *(p for plugin in catalogue.plugins for p in plugin.problems)]
+    skipped = [p for p in found if p.message.startswith("skipped")]
+    folders = [os.path.relpath(p.path, at) for p in skipped]
+    said = [f"{folder}: {p.message}" for folder, p in zip(folders, skipped, strict=True)]
+    github = GITHUB.fullmatch(source.url or "")
+    if github and folders:
+        inside = "/".join(part for part in (source.subdir, folders[0]) if part)
+        name = discover.slug(os.path.basename(folders[0]))
+        said.append(
+            f"to add the skills of one of these folders: 'skilltool plugins add "
+            f"{github[1]}/{github[2]}/{inside} --name {name}'"
+        )
+    return said
 
 
 # what a dry run of `add` sees while the fetched tree still exists: the source as it
@@ -596,16 +653,20 @@ def add(
     dry_run: bool,
     look: Look | None = None,
     pick: Pick | None = None,
+    skills: tuple[str, ...] = (),
 ) -> Done:
     """`plugins add`: fetch (or find) the source, check what it holds, record it. A
-    marketplace with no plugin named gets those `pick` chooses (None: all of them).
+    marketplace with no plugin or skill named gets those `pick` chooses (None: all of them).
 
     With `dry_run`, nothing is recorded and the fetched tree is deleted after `look`."""
     asked = request(text, name)
     sources = read_lock(home)
+    skills = tuple(dict.fromkeys(skills))
     if asked.marketplace is not None:
-        return _add_from_marketplace(home, asked, ref, sources, dry_run, look)
-    wanted = Source(asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins))
+        return _add_from_marketplace(home, asked, ref, sources, dry_run, look, skills)
+    wanted = Source(
+        asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins), skills=skills
+    )
     if asked.path is not None and ref is not None:
         raise SourceError(f"{text}: a local path has no ref; leave out --ref")
     return _add_source(home, wanted, sources, dry_run, look, pick)
@@ -613,28 +674,35 @@ def add(
 
 def _same_place(a: Source, b: Source) -> bool:
     """The same repository (or folder), ref and part of it, whichever plugins of it."""
-    return same_ask(a._replace(plugins=(), nothing=False), b._replace(plugins=(), nothing=False))
+    return same_ask(
+        a._replace(plugins=(), skills=(), nothing=False),
+        b._replace(plugins=(), skills=(), nothing=False),
+    )
 
 
 def _more_of(
     home: paths.Scope, known: Source, wanted: Source, sources: list[Source], dry_run: bool
 ) -> Done | None:
-    """`add --plugin` of a source already recorded from the same place: those plugins
-    added to the ones it has (a marketplace's, one at a time), or None if it is not that."""
-    if not wanted.plugins or not _same_place(known, wanted):
+    """`add --plugin` or `--skill` of a source already recorded from the same place: those
+    plugins and skills added to the ones it has (a marketplace's, one at a time), or None if
+    it is not that."""
+    if not (wanted.plugins or wanted.skills) or not _same_place(known, wanted):
         return None
-    everything = not known.plugins and not known.nothing
-    if everything or set(wanted.plugins) <= set(known.plugins):
+    if not known.picks or (
+        set(wanted.plugins) <= set(known.plugins) and set(wanted.skills) <= set(known.skills)
+    ):
         return Done("unchanged", known, detail="already added")
     names = tuple(dict.fromkeys((*known.plugins, *wanted.plugins)))
-    grown = known._replace(plugins=names, nothing=False)
+    skills = tuple(dict.fromkeys((*known.skills, *wanted.skills)))
+    grown = known._replace(plugins=names, skills=skills, nothing=False)
     at = source_root(home, known)
-    if at is not None:  # each plugin named is there, and no other source has it
+    if at is not None:  # each plugin and skill named is there, and no other source has it
         others = [(s, entry(home, s)) for s in sources if s.name != known.name]
         check_plugins(wanted._replace(nothing=False), at, others)
     if not dry_run:
         write_lock(home, [grown if s.name == known.name else s for s in sources])
-    return Done("added", grown, detail=f"{', '.join(wanted.plugins)} of {known.name}")
+    named = [*wanted.plugins, *(f"skill {n}" for n in wanted.skills)]
+    return Done("added", grown, detail=f"{', '.join(named)} of {known.name}")
 
 
 def _add_source(
@@ -651,7 +719,7 @@ def _add_source(
         if more is not None:
             return more
         # the same place asked again, with no plugin named: what was picked stays
-        if same_ask(known, wanted) or (not wanted.plugins and _same_place(known, wanted)):
+        if same_ask(known, wanted) or (not wanted.picks and _same_place(known, wanted)):
             missing = known.path is None and not _in_use(home, known, known.commit)
             why = "; not checked out here: 'skilltool plugins sync' does it" if missing else ""
             return Done("unchanged", known, detail=f"already added{why}")
@@ -763,6 +831,7 @@ def _add_from_marketplace(
     sources: list[Source],
     dry_run: bool,
     look: Look | None,
+    skills: tuple[str, ...] = (),
 ) -> Done:
     market_source, market = _marketplace_of(home, str(asked.marketplace), sources)
     wanted = next((e for e in market.entries if e.name == asked.plugin), None)
@@ -772,6 +841,11 @@ def _add_from_marketplace(
             f"{market.manifest}: no plugin {asked.plugin!r} in marketplace {market.name!r} "
             f"(it lists: {listed})"
         )
+    if not wanted.remote and skills:  # skills of a plugin in the marketplace's own tree
+        plugin = market_source._replace(plugins=(), skills=skills, nothing=False)
+        done = _more_of(home, market_source, plugin, sources, dry_run)
+        assert done is not None
+        return done
     if not wanted.remote:  # in the marketplace's own tree: the marketplace source uses it
         chosen = market_source.plugins
         if market_source.nothing:
@@ -779,7 +853,7 @@ def _add_from_marketplace(
             if not dry_run:
                 write_lock(home, [grown if s is market_source else s for s in sources])
             return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
-        if not chosen or wanted.name in chosen:
+        if not market_source.picks or wanted.name in chosen:
             return Done("unchanged", market_source, detail=f"{wanted.name} is already added")
         grown = market_source._replace(plugins=(*chosen, wanted.name))
         if not dry_run:
@@ -787,7 +861,9 @@ def _add_from_marketplace(
         return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
     assert not isinstance(wanted.source, str)
     url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
-    source = Source(asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name)
+    source = Source(
+        asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name, skills=skills
+    )
     return _add_source(home, source, sources, dry_run, look)
 
 
@@ -901,9 +977,9 @@ def move_to(home: paths.Scope, old: Source, new: Source) -> Mapping[str, list[st
     """Make a fetched source's checkout current; what changed in its plugins."""
     place = home_of(home, new.name)
     before_at = checkout(home, old)
-    before = holdings(SearchEntry(before_at, "added", old.plugins)) if before_at else {}
+    before = holdings(entry_at(before_at, old)) if before_at else {}
     flip(place, str(new.commit), str(new.tree))
-    after = holdings(SearchEntry(place / CURRENT / new.name, "added", new.plugins))
+    after = holdings(entry_at(place / CURRENT / new.name, new))
     return differences(before, after)
 
 
@@ -914,8 +990,8 @@ def _coming(home: paths.Scope, outdated: Done) -> Done:
     try:
         new, _ = fetch_new(source, place)
         before_at = checkout(home, source)
-        before = holdings(SearchEntry(before_at, "added", source.plugins)) if before_at else {}
-        after = holdings(SearchEntry(place / CURRENT / source.name, "added", source.plugins))
+        before = holdings(entry_at(before_at, source)) if before_at else {}
+        after = holdings(entry_at(place / CURRENT / source.name, source))
     finally:
         shutil.rmtree(place.parent, ignore_errors=True)
     return outdated._replace(source=new, changes=differences(before, after))
@@ -1143,6 +1219,7 @@ def states(home: paths.Scope) -> list[dict[str, Any]]:
             "ref": source.ref,
             "commit": source.commit,
             "plugins": list(source.plugins),
+            "skills": list(source.skills),
             "checkout": str(checkout(home, source) or "") or None,
             "local_changes": kept_for_changes(home, source),
             "problem": None,

@@ -36,7 +36,7 @@ from skilltool.model import (
     named_paths,
 )
 
-FORMAT = f"skilltool-catalogue-3-{__version__}"
+FORMAT = f"skilltool-catalogue-5-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = (
     "discover",
@@ -64,7 +64,7 @@ def _schema() -> dict[type, tuple[Any, ...]]:
             (cls, tuple(kinds.split()))
             for cls, kinds in (
                 (Problem, "p s s? i? s"),
-                (SearchEntry, "p s S"),
+                (SearchEntry, "p s S S s?"),
                 (Skill, "s p s m b"),
                 (Agent, "s p s s S S s? mm mi m b"),
                 (SlashCommand, "s p s s s? S s? mi m"),
@@ -330,7 +330,7 @@ def discovery_key(entries: tuple[SearchEntry, ...]) -> str:
         except OSError:
             return ""  # a module not where it is looked for: nothing is trusted
         code.append(probe.stamp_of(st))
-    searched = [(str(e.path), e.origin, e.only) for e in entries]
+    searched = [(str(e.path), e.origin, e.only, e.skills, e.source) for e in entries]
     return repr((FORMAT, searched, code))
 
 

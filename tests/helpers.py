@@ -108,9 +108,11 @@ class Result:
 
 # the first line of a report: `home      ~`, `home      /some/home`, `project   /a/repo`
 SCOPE = re.compile(r"(home      |project   )\S.*")
-# the closing line of install and uninstall: `12 linked, 3 rendered: 2 harnesses absent`
+# the closing line of install and uninstall: `12 linked, 3 rendered: 2 harnesses absent`, and
+# the problems counted: `; 1 error, 2 warnings: see 'skilltool plugins validate'`
 SUMMARY = re.compile(
     r"(dry-run: )?(nothing to do|[0-9,]+ [a-z ]+(, [0-9,]+ [a-z ]+)*)(: [0-9]+ harness(es)? absent)?"
+    r"(; [0-9,]+ [a-z ()]+(, [0-9,]+ [a-z ()]+)*: see 'skilltool plugins validate')?"
 )
 
 

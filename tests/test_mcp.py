@@ -629,9 +629,9 @@ def test_a_ledger_that_cannot_be_read_is_named_and_left_as_it_is(
     result = install(demo)
     assert result.code == 0
     [line] = [line for line in result.stderr.splitlines() if "mcp-entries.json" in line]
-    assert line.startswith(f"problem   {ledger}: {said}"), line
+    assert line.startswith(f"warning   {ledger}: {said}"), line
     assert "no MCP entry is taken for skilltool's, written or removed" in line
-    assert line.endswith("(warning)") and "fix it, or move it away" in line
+    assert "fix it, or move it away" in line
     assert any("mcp echo-srv: not written while the ledger" in x for x in result.lines)
     assert codex_config(home).read_text() == USER_CODEX
     assert ledger.read_bytes() == damaged
@@ -658,7 +658,7 @@ def test_a_ledger_of_a_newer_skilltool_is_refused_and_left_as_it_is(
     result = run("plugins", "install", env=demo)
     assert result.code == 1
     [line] = [line for line in result.stderr.splitlines() if "mcp-entries.json" in line]
-    assert line.startswith(f"problem   {ledger}: version: 2 is newer than this skilltool")
+    assert line.startswith(f"error     {ledger}: version: 2 is newer than this skilltool")
     assert line.endswith("upgrade skilltool")
     assert ledger.read_text() == newer
     assert codex_config(home).read_text() == written
@@ -723,9 +723,8 @@ def test_a_ledger_record_naming_a_file_not_a_harness_mcp_config_is_never_acted_o
         result = run("plugins", verb, "--force", env=demo)
         assert users_part(Path(before).read_text()) == users_part(text), verb  # never edited
         [line] = [line for line in result.stderr.splitlines() if str(target) in line]
-        said = f"problem   {ledger}: entries: the record of {harness}'s MCP entry 'x' names "
+        said = f"warning   {ledger}: entries: the record of {harness}'s MCP entry 'x' names "
         assert line.startswith(said + str(target)), line
-        assert line.endswith("(warning)")
     run("plugins", "uninstall", env=demo)
     assert Path(before).read_text() == text  # byte for byte, once ours is gone
     assert record in json.loads(ledger.read_text())["entries"]  # kept: it may be right elsewhere
@@ -744,7 +743,7 @@ def test_a_ledger_record_of_a_harness_skilltool_does_not_know_is_never_acted_on(
     data["entries"].append(record)
     ledger.write_text(json.dumps(data))
     result = run("plugins", "uninstall", "--force", env=demo)
-    said = f"problem   {ledger}: entries: the record of evil's MCP entry 'x' names a harness"
+    said = f"warning   {ledger}: entries: the record of evil's MCP entry 'x' names a harness"
     assert any(line.startswith(said) for line in result.stderr.splitlines()), result.stderr
     assert bashrc.read_text() == STRAY
     assert record in json.loads(ledger.read_text())["entries"]

@@ -11,6 +11,7 @@ import pytest
 from skilltool import report
 from skilltool.apply import Outcome
 from skilltool.errors import UsageError
+from skilltool.model import Problem
 from skilltool.plan import Action
 
 
@@ -82,6 +83,34 @@ def test_the_summary_line_counts_what_happened() -> None:
         "1,200 linked, 1 rendered, 1 unchanged, 1 left alone, 1 failed: 2 harnesses absent"
     )
     assert report.summary_line(report.counts([]), dry_run=True) == "dry-run: nothing to do"
+
+
+def test_the_summary_counts_errors_and_warnings_and_whose_errors_they_are() -> None:
+    mine = Problem(Path("/p/mine/agents/a.md"), "invalid YAML", line=5)
+    theirs = Problem(Path("/s/tools/agents/b.md"), "invalid YAML", line=5)
+    shadowed = Problem(Path("/p/mine/skills/x"), "another comes first", severity="warning")
+    problems = [shadowed, theirs, mine, shadowed._replace(path=Path("/p/y"))]
+    fetched = {theirs: "tools"}
+    found = {**report.counts([_outcome("link", "create", "missing")])}
+    found.update(report.problem_counts(problems, fetched))
+    assert report.summary_line(found, dry_run=False) == (
+        "1 linked; 1 error, 1 error in a fetched plugin (skipped), 2 warnings: "
+        "see 'skilltool plugins validate'"
+    )
+    # warnings first, the user's errors last, nearest the prompt; each says what it is
+    assert report.problem_lines(problems, fetched) == [
+        "warning   /p/mine/skills/x: another comes first",
+        "warning   /p/y: another comes first",
+        "error     /s/tools/agents/b.md:5: invalid YAML (fetched with 'tools': skipped; "
+        "its authors' to fix)",
+        "error     /p/mine/agents/a.md:5: invalid YAML",
+    ]
+    assert report.problem_dict(theirs, fetched)["fetched"] == "tools"
+    assert report.problem_dict(mine, fetched)["severity"] == "error"
+    nothing = {**report.counts([]), **report.problem_counts(problems[:1], {})}
+    assert report.summary_line(nothing, dry_run=False) == (
+        "nothing to do; 1 warning: see 'skilltool plugins validate'"
+    )
 
 
 def test_an_error_as_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -899,3 +899,140 @@ def test_uninstall_purge_keeps_a_checkout_edited_by_hand_unless_forced(
     assert run("plugins", "uninstall", "--purge", "--only", "codex").code == 2
     forced = run("plugins", "uninstall", "--purge", "--force")
     assert forced.code == 0 and not (data(home) / "sources").exists()
+
+
+# frontmatter Claude Code refuses: a quoted value that never closes
+BROKEN_AGENT = '---\nname: broken\ndescription: "a: b\n  - c: [\n---\nYou are broken.\n'
+
+
+def test_an_error_in_a_fetched_plugin_is_skipped_and_fails_no_run(home: Path, repo: Repo) -> None:
+    repo.commit({"agents/broken.md": BROKEN_AGENT}, "a broken agent")
+    repo.push()
+    (home / ".codex").mkdir()
+    added = run("plugins", "add", repo.url)
+    broken = data(home) / "sources/tools/current/tools/agents/broken.md"
+    said = (
+        f"error     {broken}:5: invalid YAML: found unexpected end of stream; fix the "
+        "frontmatter syntax (fetched with 'tools': skipped; its authors' to fix)"
+    )
+    assert added.code == 0, added.stderr
+    assert added.stderr.splitlines() == [said]
+    assert added.lines[-1].endswith(
+        "; 1 error in a fetched plugin (skipped): see 'skilltool plugins validate'"
+    )
+    assert "wrote     codex    ~/.codex/skilltool/helper.md" in added.lines  # the rest is done
+    for again in (["install"], ["update"], ["install", "--dry-run"]):
+        done = run("plugins", *again)
+        assert (done.code, done.stderr.splitlines()) == (0, [said]), (again, done.stderr)
+    as_json = json.loads(run("plugins", "install", "--json").stdout)
+    assert [(p["severity"], p["fetched"]) for p in as_json["problems"]] == [("error", "tools")]
+    assert as_json["summary"]["errors_in_fetched"] == 1 and as_json["summary"]["errors"] == 0
+    assert run("plugins", "install", "--strict").code == 1
+    assert run("plugins", "update", "--strict").code == 1
+    assert run("plugins", "validate").code == 1  # the checker still says it is invalid
+    assert run("plugins", "remove", "tools").code == 0
+
+
+def test_an_error_in_the_users_own_plugin_fails_the_run(home: Path, tmp_path: Path) -> None:
+    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
+    build_file_tree(mine, {"agents/broken.md": BROKEN_AGENT})
+    added = run("plugins", "add", mine)  # a local path is the user's own, as their data dir is
+    said = (
+        f"error     {mine}/agents/broken.md:5: invalid YAML: found unexpected end of stream; "
+        "fix the frontmatter syntax"
+    )
+    assert added.code == 1 and added.stderr.splitlines() == [said]
+    assert added.lines[-1].endswith("; 1 error: see 'skilltool plugins validate'")
+    installed = run("plugins", "install")
+    assert installed.code == 1 and installed.stderr.splitlines() == [said]
+    assert links(home)["notes"] == f"{mine}/skills/notes"  # the rest is done
+
+
+def test_the_bundled_plugin_losing_to_a_fetched_one_is_said_by_status_only(
+    home: Path, tmp_path: Path
+) -> None:
+    theirs = Repo(tmp_path, "kit")
+    theirs.commit(plugin_files("kit", ("writing-skills",), {"plugin-author": "You help.\n"}))
+    theirs.push()
+    added = run("plugins", "add", theirs.url)
+    assert added.code == 0 and added.stderr == "", added.stderr
+    current = data(home) / "sources/kit/current/kit"
+    assert links(home)["writing-skills"] == f"{current}/skills/writing-skills"
+    installed = run("plugins", "install")
+    assert installed.code == 0 and installed.stderr == ""  # no warning at every run
+    status = run("plugins", "status")
+    said = [line for line in status.lines if "bundled" in line and line.startswith("note")]
+    assert said == [
+        "note      the bundled skill writing-skills and agent plugin-author are not used: "
+        "plugin kit has its own, which comes first"
+    ]
+    as_json = json.loads(run("plugins", "status", "--json").stdout)
+    assert {"kind": "agent", "name": "plugin-author", "by": "kit"} in as_json["bundled_not_used"]
+
+
+def test_two_fetched_plugins_of_one_skill_name_say_which_wins_and_how_to_pick(
+    home: Path, tmp_path: Path
+) -> None:
+    for name in ("alpha", "beta"):
+        made = Repo(tmp_path, name)
+        made.commit(plugin_files(name, ("notes", f"{name}-only")))
+        made.push()
+    alpha, beta = (tmp_path / f"remotes/{n}.git" for n in ("alpha", "beta"))
+    assert run("plugins", "add", alpha.as_uri()).code == 0
+    added = run("plugins", "add", beta.as_uri())
+    assert added.code == 0
+    where = data(home) / "sources"
+    assert added.stderr.splitlines() == [
+        f"warning   {where}/beta/current/beta/skills/notes: skill 'notes' is also in plugin "
+        f"'alpha' ({where}/alpha/current/alpha/skills/notes), which comes first: this one is "
+        "not linked; source 'alpha' was added before 'beta', and sources are searched in the "
+        "order they were added: to have this one, 'skilltool plugins remove alpha', then add "
+        "it again to have it after 'beta'"
+    ]
+    # doing what it says gives the other one, and the rest of alpha back
+    assert run("plugins", "remove", "alpha").code == 0
+    again = run("plugins", "add", alpha.as_uri())
+    assert links(home)["notes"] == f"{where}/beta/current/beta/skills/notes"
+    assert links(home)["alpha-only"] == f"{where}/alpha/current/alpha/skills/alpha-only"
+    assert "source 'beta' was added before 'alpha'" in again.stderr
+
+
+def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
+    home: Path, tmp_path: Path, gitconfig: Path
+) -> None:
+    """As openai/skills keeps them: skills/.curated/<skill>, skills/.system/<skill>."""
+    made = Repo(tmp_path, "hidden")
+    made.commit(
+        {
+            "README.md": "# skills\n",
+            "skills/.curated/pdf/SKILL.md": skill_md("pdf"),
+            "skills/.system/notes/SKILL.md": skill_md("notes"),
+        }
+    )
+    made.push()
+    added = run("plugins", "add", made.url)
+    assert added.code == 1
+    [said] = added.stderr.splitlines()
+    assert said.startswith(f"skilltool: {made.url}: no plugin with a skill or an agent in it")
+    # install on the same tree: a warning per folder skipped, saying how to include it
+    installed = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(made.work)})
+    told = [line for line in installed.stderr.splitlines() if line.startswith("warning   ")]
+    assert len(told) == 2, installed.stderr
+    for line in told:
+        where, message = line.removeprefix("warning   ").split(": ", 1)
+        relative = os.path.relpath(where, made.work)
+        assert f"; {relative}: {message}" in said, (line, said)
+    assert "(pdf)" in said and "(notes)" in said and 'list "./skills/.curated"' in said
+    assert not (data(home) / "sources/hidden").exists() and not links(home)
+    # from GitHub (mapped onto the local remote by the user's git config), it also says how
+    # to add one of those folders, and that works
+    (tmp_path / "remotes/acme").mkdir()
+    os.rename(made.remote, tmp_path / "remotes/acme/hidden.git")
+    with gitconfig.open("a") as config:
+        config.write(f'[url "{(tmp_path / "remotes").as_uri()}/"]\n')
+        config.write("\tinsteadOf = https://github.com/\n")
+    shorthand = run("plugins", "add", "acme/hidden")
+    hint = "'skilltool plugins add acme/hidden/skills/.curated --name curated'"
+    assert shorthand.code == 1 and shorthand.stderr.rstrip().endswith(hint), shorthand.stderr
+    assert run("plugins", "add", "acme/hidden/skills/.curated", "--name", "curated").code == 0
+    assert links(home)["pdf"] == f"{data(home)}/sources/curated/current/curated/pdf"

@@ -52,7 +52,7 @@ def test_status_json_snapshot(lived_in: Path, tmp_path: Path, snapshot: Snapshot
 
 ABSENT = f"absent    {len(NAMES)} harnesses not set up here: {', '.join(NAMES)}"
 BAD_SKILL = (
-    "  problem <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
+    "  error   <tmp>/home/.local/share/skilltool/plugins/broken/skills/bad/SKILL.md:3: "
     "description: is empty; write what it is and when to use it"
 )
 NOTES_LEFT = "a directory, not a link made by skilltool; move it away to link this skill"

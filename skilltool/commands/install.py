@@ -60,10 +60,11 @@ def status(opts: Options, named: Sequence[str] = ()) -> Result:
             lines += [f"note      {name}: {words}" for name, words in reach.items()]
             lines += ignored
             lines += [f"both      {kind} {name}: {said}" for kind, name, said in both]
-    lines += [
-        f"problem   {report.problem_line(p)}"
-        for p in plan.once([*catalogue.problems, *full.problems])
-    ]
+    lost = plan.bundled_not_used(catalogue)  # said here only: not a warning at every run
+    lines += [report.bundled_line(lost)] if lost and not quiet else []
+    data["bundled_not_used"] = [{"kind": k, "name": n, "by": by} for k, n, by in lost]
+    problems = plan.once([*catalogue.problems, *full.problems])
+    lines += report.problem_lines(problems, upstream(home, problems))
     work = any(a.writes for a in full.actions)
     lines += [report.next_step(full.actions)] if work or not quiet else []
     if lines or not quiet:  # quiet, nothing at all when all is current
@@ -286,7 +287,10 @@ def _change(
         failed = refused or any(not o.done for o in outcomes)
         purged = _purged(home, opts, failed) if purge else []
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
+    fetched = upstream(home, problems)
     counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
+    if not remove:  # uninstall skips nothing: what the plugins hold is not its concern
+        counted.update(report.problem_counts(problems, fetched))
     lines = home_lines(home) + report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     if opts.verbosity != "quiet":
         lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
@@ -299,7 +303,7 @@ def _change(
         "dry_run": opts.dry_run,
         # only --json prints them: a line of its own for every unchanged item costs time
         "actions": [report.action_dict(o.action, home, o) for o in outcomes] if opts.json else [],
-        "problems": [p.as_dict() for p in problems],
+        "problems": [report.problem_dict(p, fetched) for p in problems],
         "summary": counted,
         # the directories skilltool had made and uninstall left empty, so removed
         "removed_dirs": [str(path) for path in emptied],
@@ -310,14 +314,34 @@ def _change(
         planned += actions.actions
     failed = failed or any(p.failure for p in purged)
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
-    invalid = not remove and any(p.severity == "error" for p in problems)
+    invalid = not remove and failing(problems, fetched, opts.strict)
     return Result(
         FAILED if failed or invalid else OK,
         data,
         tuple(lines),
-        tuple(f"problem   {report.problem_line(p)}" for p in problems),
+        tuple(report.problem_lines(problems, fetched)),
         tuple(warnings),
     )
+
+
+def upstream(home: paths.Scope, problems: Collection[Problem]) -> dict[Problem, str]:
+    """The errors in plugins fetched from a URL, each with its source's name (consent.upstream);
+    the lockfile is read only when there is an error to weigh."""
+    if not any(p.severity == "error" for p in problems):
+        return {}
+    by_place = _fetched(home)
+    if not by_place:
+        return {}
+    from skilltool import consent
+
+    return consent.upstream(problems, by_place)
+
+
+def failing(problems: Collection[Problem], fetched: Collection[Problem], strict: bool) -> bool:
+    """Whether the problems fail a run: an error of the user's (their plugins, their config
+    files, skilltool's records), and one in a fetched plugin only with --strict: that one is
+    its authors' to fix, and the user could do nothing to make every run pass."""
+    return any(p.severity == "error" and (strict or p not in fetched) for p in problems)
 
 
 def check(opts: Options) -> Result:

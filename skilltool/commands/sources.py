@@ -12,7 +12,7 @@ from skilltool import discover, paths, plan, project, report
 from skilltool.apply import Outcome
 from skilltool.commands import asking
 from skilltool.commands.common import Options
-from skilltool.commands.install import carried_out, install_plan, open_ledger
+from skilltool.commands.install import carried_out, failing, install_plan, open_ledger, upstream
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
@@ -110,24 +110,27 @@ def _sources_report(
     said = [home.line(), *lines, *(prefix + line for item in done for line in item.lines())]
     said += after
     said += report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
+    fetched = upstream(home, problems)
     if installed is not None:
-        said.append(report.summary_line(report.counts(outcomes), opts.dry_run))
+        counted = report.counts(outcomes)
+        counted.update(report.problem_counts(problems, fetched))
+        said.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),
         "scope": home.kind,
         "dry_run": opts.dry_run,
         "sources": [d.as_dict() for d in done],
         "actions": [report.action_dict(o.action, home, o) for o in outcomes],
-        "problems": [p.as_dict() for p in problems],
+        "problems": [report.problem_dict(p, fetched) for p in problems],
         # what a marketplace offers, what a fetched source runs and whether it was approved
         "notes": [*lines, *after],
     }
-    failed = any(not o.done for o in outcomes) or any(p.severity == "error" for p in problems)
+    failed = any(not o.done for o in outcomes) or failing(problems, fetched, opts.strict)
     return Result(
         FAILED if failed else code,
         data,
         tuple(said),
-        tuple(f"problem   {report.problem_line(p)}" for p in problems),
+        tuple(report.problem_lines(problems, fetched)),
         tuple(warnings),
     )
 
@@ -178,6 +181,7 @@ def plugins_add(
     name: str | None,
     install_after: bool,
     all_of_it: bool = False,
+    skills: Sequence[str] = (),
 ) -> Result:
     """`plugins add`: bring a source in and record it in the lockfile, then install."""
     from skilltool import sources
@@ -190,7 +194,7 @@ def plugins_add(
     def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
         nonlocal installed
         where = sources.entry(home, added).path
-        entry = SearchEntry(root, "added", added.plugins)
+        entry = sources.entry_at(root, added)
         outcomes, problems = _installed(opts, home, warnings, adding=entry)
         installed = ([_moved(o, root, where) for o in outcomes], problems)
 
@@ -200,7 +204,9 @@ def plugins_add(
             if isinstance(home, paths.Project):
                 _inside(home, source)
             pick = asking.picker(opts, all_of_it, said)
-            done = sources.add(home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick)
+            done = sources.add(
+                home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
+            )
             if isinstance(home, paths.Project) and not opts.dry_run:
                 project.record(home, done.source)
             if not opts.dry_run:

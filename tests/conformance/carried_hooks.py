@@ -1,6 +1,6 @@
 """A plugin's hooks as skilltool carries them, for the tests that run the files it writes in the
 real binaries (`test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back` in
-test_hooks_opencode.py, test_hooks_pi.py and test_hooks_qwen.py).
+test_hooks_opencode.py, test_hooks_pi.py, test_hooks_qwen.py and test_hooks_vibe.py).
 
 `guard_plugin(home)` makes the plugin `guard` in skilltool's user plugin folder
 (`~/.local/share/skilltool/plugins/guard`) with the payload recorder of hooks.py written into

@@ -2,7 +2,7 @@
 `"hooks"`, each event's stdin JSON and environment as a recorder hook sees them, and a
 PreToolUse hook blocking the `Bash` tool by exit code 2 and by a JSON `deny`. The model is the
 loopback Anthropic stub, whose first reply calls `Bash` (`touch <marker>`). See
-docs/findings-hooks-a.md."""
+docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 

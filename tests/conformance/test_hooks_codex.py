@@ -3,7 +3,7 @@
 `Bash` for its `exec_command` tool; untrusted hooks are skipped until `[hooks.state."<key>"]
 trusted_hash` (the `currentHash` of the app-server's `hooks/list`) is in `config.toml`; exit 2
 blocks the tool. `codex exec` against a loopback Responses stub whose first reply is a function
-call `exec_command {"cmd": "touch <marker>"}`. See docs/findings-hooks-a.md."""
+call `exec_command {"cmd": "touch <marker>"}`. See docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 

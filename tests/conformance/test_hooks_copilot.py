@@ -5,7 +5,7 @@ nested `hooks`) gets Claude-shaped snake_case payloads with Claude's tool name `
 payloads with its own `bash`. Exit 2 blocks the tool. `copilot -p --allow-all-tools` against a
 loopback Chat Completions stub whose first reply calls `bash {"command": "touch <marker>"}` (the
 marker inside the working folder: a path outside it is denied in `-p` before any hook can
-matter). See docs/findings-hooks-a.md."""
+matter). See docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ BeforeAgent, AfterAgent, SessionStart, SessionEnd, PreCompress, Notification, Be
 AfterModel, BeforeToolSelection) and tool names (`run_shell_command`); Claude's event names
 are skipped with a warning and a `Bash` matcher matches nothing; exit 2 blocks the tool.
 `gemini -p --yolo` against the loopback Gemini stub whose first reply is a `functionCall`
-`run_shell_command {"command": "touch <marker>"}`. See docs/findings-hooks-a.md.
+`run_shell_command {"command": "touch <marker>"}`. See docs/hooks-harnesses.md.
 
 The same hooks also run from an extension folder made by hand, with no install step:
 `~/.gemini/extensions/<folder>/gemini-extension.json` (`{"name", "version"}`) plus

@@ -5,9 +5,12 @@ pre_tool_call hook. One run (about 25 s) serves the first three tests.
 
 Then a Python plugin (`hermes_claude_hooks.py`) carrying a Claude plugin's hooks, in
 ~/.hermes/plugins/claude-hooks/: one `chat -q` before `hermes plugins enable`, one after
-(about 20 s together) serve the last two tests.
+(about 20 s together) serve the next two tests.
 
-Findings: docs/findings-hooks-c.md."""
+Last, skilltool's own rendering of it (templates/hermes/), written by the real `skilltool
+plugins install`, enabled, run by `chat -q` and given back by `uninstall` (11 to 15 s).
+
+Findings: docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 
@@ -22,11 +25,14 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.conformance import carried_hooks as C
 from tests.conformance.hooks import (
     ToolCallStub,
+    by_event,
     calls,
     fired,
     hermes_plugin,
+    records,
     write_rules_recorder,
 )
 from tests.conformance.sandbox import harness_env, make_home, run
@@ -351,4 +357,112 @@ def test_the_generated_plugin_runs_claude_hooks(plugin_run: PluginRun, proven: P
         f"output reaches the model; `sh -c true` costs {trivial:.0f} ms median per call "
         f"({len(true_ms)} calls), the "
         f"Python recorder {recorder:.0f} ms",
+    )
+
+
+# -- skilltool's own rendering (templates/hermes/hooks.py.j2), installed by the real CLI --------
+
+ENABLE = f"hermes plugins enable {C.PLUGIN}-hooks --no-allow-tool-override"
+# what Hermes writes in ~/.hermes while it runs: `plugins enable` seeds SOUL.md and logs/, and
+# `chat -q` adds its session database, lock, caches and update and tirith markers
+RUNTIME = ("SOUL.md", "logs/*", "state.db*", "auth.lock", ".skills_prompt_snapshot.json",
+           ".update_check", ".tirith-install-failed")  # fmt: skip
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only hermes` of a user plugin `guard` with hooks on
+    the five events writes the Python plugin `~/.hermes/plugins/guard-hooks/` (plugin.yaml and
+    __init__.py, rendered from templates/hermes/) and says the command that enables it, which
+    is the user's to run; once `hermes plugins enable guard-hooks --no-allow-tool-override`
+    ran, `hermes chat -q` (the loopback stub calls `terminal` three times) runs the hooks with
+    Claude's payload and the plugin's folder written in for `${CLAUDE_PLUGIN_ROOT}`, and exit 2
+    (and a JSON deny) keeps the shell call from running; a second install no longer says the
+    command. `uninstall --only hermes` then removes every file install added under ~/.hermes,
+    and the folder plugins/guard-hooks/ with them (the plugin removes the __pycache__/ Python
+    leaves there as Hermes imports it). Every file there before install is there byte for byte
+    but config.yaml, which `hermes plugins enable` rewrote (the user's own command: it names the
+    plugin in plugins.enabled and drops the file's comments) and which uninstall leaves as that
+    command left it; the only other files left are the ones Hermes writes itself (RUNTIME)."""
+    need("hermes")
+    home = make_home(tmp_path)
+    folder = home / ".hermes"
+    folder.mkdir()
+    plugin, out = C.guard_plugin(home)
+    work = tmp_path / "work"
+    work.mkdir()
+    commands = [f"echo x > {work}/blocked.txt # BLOCKME", f"echo x > {work}/denied.txt # DENYME",
+                f"echo x > {work}/ran.txt"]  # fmt: skip
+    with ToolCallStub([("terminal", {"command": c}) for c in commands]) as stub:
+        (folder / "config.yaml").write_text(
+            "# the user's own comment\nmodel:\n  default: stub-model\n  provider: custom\n"
+            f"  base_url: {stub.base_url}\n  api_key: dummy-key\n"
+        )
+        before = C.files(folder)
+        said = C.skilltool(home, "install", "--only", "hermes")
+        assert ENABLE in said, said
+        wrote = C.written(folder, before)
+        assert sorted(wrote) == [
+            "plugins/guard-hooks/__init__.py",
+            "plugins/guard-hooks/plugin.yaml",
+        ]
+        script = wrote["plugins/guard-hooks/__init__.py"].decode()
+        assert C.ROOT not in script and f"{plugin}/rec.py {plugin}/records.jsonl" in script
+        assert yaml.safe_load(wrote["plugins/guard-hooks/plugin.yaml"])["name"] == "guard-hooks"
+        env = harness_env(home, {"HERMES_DISABLE_LAZY_INSTALLS": "1"})
+        enable = run(["hermes", *ENABLE.split()[1:]], env, home)
+        assert enable.returncode == 0, enable.stdout + enable.stderr
+        enabled = (folder / "config.yaml").read_bytes()
+        assert yaml.safe_load(enabled)["plugins"]["enabled"] == ["guard-hooks"]
+        start = time.monotonic()
+        done = run(["hermes", "chat", "-q", "run it", "-Q", "--yolo"], env, work, timeout=50)
+        seconds = time.monotonic() - start
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "hooks done" in done.stdout
+    rows = records(out)
+    assert [r["event"] for r in rows] == ["SessionStart", "UserPromptSubmit", "PreToolUse",
+        "PreToolUse", "PreToolUse", "PostToolUse", "Stop"]  # fmt: skip
+    assert all(r["argv"][0] == str(out) for r in rows)  # ${CLAUDE_PLUGIN_ROOT} in an argument
+    assert {r["env"]["CLAUDE_PLUGIN_ROOT"] for r in rows} == {str(plugin)}
+    assert {r["env"]["CLAUDE_PROJECT_DIR"] for r in rows} == {str(work)}
+    [session_start] = by_event(rows, "SessionStart")
+    session = session_start["payload"]["session_id"]
+    assert session_start["payload"] == {"cwd": str(work), "hook_event_name": "SessionStart",
+                                        "session_id": session, "source": "startup"}  # fmt: skip
+    assert by_event(rows, "UserPromptSubmit")[0]["payload"]["prompt"] == "run it"
+    pre = by_event(rows, "PreToolUse")
+    assert pre[0]["payload"] == {"cwd": str(work), "hook_event_name": "PreToolUse",
+                                 "session_id": session, "tool_name": "Bash",
+                                 "tool_input": {"command": commands[0]},
+                                 "tool_use_id": "call_stub_0"}  # fmt: skip
+    assert [r["payload"]["tool_name"] for r in pre] == ["Bash"] * 3  # terminal, matcher Bash
+    [post] = by_event(rows, "PostToolUse")
+    assert post["payload"]["tool_input"] == {"command": commands[2]}
+    assert post["payload"]["tool_response"]["exit_code"] == 0
+    [stop] = by_event(rows, "Stop")
+    assert stop["payload"]["session_id"] == session
+    assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
+    assert (work / "ran.txt").exists()
+    blocked, denied, ran = stub.tool_results()
+    assert "recorder blocks BLOCKME" in blocked and "recorder denies DENYME" in denied
+    assert '"exit_code": 0' in ran
+
+    again = C.skilltool(home, "install", "--only", "hermes")
+    assert "hermes plugins enable" not in again, again
+    C.skilltool(home, "uninstall", "--only", "hermes")
+    assert not (folder / "plugins/guard-hooks").exists()
+    assert (folder / "config.yaml").read_bytes() == enabled
+    rewritten = {k: v for k, v in before.items() if k != "config.yaml"}  # by `plugins enable`
+    C.given_back(folder, rewritten, wrote, (*RUNTIME, "config.yaml"))
+    proven(
+        "hermes",
+        "`skilltool plugins install --only hermes` wrote plugins/guard-hooks/ (plugin.yaml, "
+        "__init__.py) from a user plugin's hooks.json and said `hermes plugins enable "
+        "guard-hooks --no-allow-tool-override`; once that ran, `chat -q` "
+        f"({seconds:.0f} s) ran SessionStart, UserPromptSubmit, PreToolUse (terminal as Bash), "
+        "PostToolUse and Stop with Claude's payload through the plugin's own recorder "
+        "(${CLAUDE_PLUGIN_ROOT} written in, and set), exit 2 and a JSON deny blocked terminal; "
+        "a second install no longer said the command; uninstall removed the folder and left "
+        "the other files byte for byte (config.yaml as `plugins enable` rewrote it)",
     )

@@ -8,7 +8,7 @@ OpenCode 1.18.33 and Kilo 7.7.7 (built from OpenCode) read
 `file_edited`/`session_completed` commands) is not in these binaries. The prototype plugin
 (claude_hooks.js) runs the recorder with Claude's stdin JSON on those events; a throw in
 `tool.execute.before` (the command's exit 2, or its JSON "deny") fails the tool call before it
-runs. Findings: docs/findings-hooks-b.md."""
+runs. Findings: docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 

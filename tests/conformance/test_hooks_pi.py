@@ -5,7 +5,7 @@ home runs a Claude Code `hooks.json` with Claude's stdin JSON on pi's events, an
 `{block: true, reason}` answer from `tool_call` stops the `bash` call; `pi -p` against the
 loopback stub scripted to call `bash` once per answer case. About 2 s per run.
 
-Findings: docs/findings-hooks-c.md."""
+Findings: docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 

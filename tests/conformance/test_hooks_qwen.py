@@ -5,7 +5,7 @@ Qwen Code 0.24.4 reads the same shape as Claude Code (`{"hooks": {"PreToolUse": 
 Claude's stdin JSON (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, `tool_name`,
 `tool_input`, …) and `CLAUDE_PROJECT_DIR`/`QWEN_PROJECT_DIR`/`GEMINI_PROJECT_DIR` set; exit 2 or
 `permissionDecision: "deny"` blocks the tool. A matcher takes Claude's tool names (`Bash` matches
-`run_shell_command`), but the payload names Qwen's own tool. Findings: docs/findings-hooks-b.md."""
+`run_shell_command`), but the payload names Qwen's own tool. Findings: docs/hooks-harnesses.md."""
 
 from __future__ import annotations
 

@@ -4,8 +4,10 @@ scripted to call `bash` once per answer case; a Claude Code plugin with `hooks/h
 dropped in `~/.vibe/plugins/`, whose hooks Vibe parses but does not run; and in one run, a
 native plugin (`plugin.json` + `ai.mistral.vibe/hooks.toml`), loaded but its hooks not run
 either, beside a Claude plugin's hooks carried by the translating wrapper
-(`vibe_claude_hook.py`, entries in `~/.vibe/hooks.toml`), which fire and block. Three runs,
-about 7 s each; the wrapper's cost is measured without Vibe.
+(`vibe_claude_hook.py`, entries in `~/.vibe/hooks.toml`), which fire and block; and what the
+real `skilltool plugins install` writes from a user plugin (the wrapper, entries in the user's
+own hooks.toml), run, then uninstalled. Four runs, 7-10 s each; the wrapper's cost is measured
+without Vibe.
 
 Findings: docs/hooks-harnesses.md ("Mistral Vibe 3.0.3")."""
 
@@ -21,10 +23,13 @@ from typing import Any
 
 import pytest
 
+from tests.conformance import carried_hooks as C
 from tests.conformance.hooks import (
     ToolCallStub,
+    by_event,
     calls,
     fired,
+    records,
     vibe_hooks_folder,
     write_rules_recorder,
 )
@@ -80,25 +85,36 @@ class Run:
         return [c["stdin"] for c in calls(self.rec) if c["argv"][0] == event]
 
 
+def config_toml(home: Path, stub: ToolCallStub) -> None:
+    """~/.vibe/config.toml with the loopback stub as its only provider and model."""
+    (home / ".vibe/config.toml").write_text(
+        'active_model = "stub"\nenable_telemetry = false\nenable_update_checks = false\n'
+        f'[[providers]]\nname = "stub"\napi_base = "{stub.base_url}"\n'
+        'api_key_env_var = "STUB_API_KEY"\n'
+        '[[models]]\nname = "stub-model"\nprovider = "stub"\nalias = "stub"\n'
+    )
+
+
+def vibe_print(home: Path) -> tuple[float, str]:
+    """`vibe -p "run it" --yolo` in `home`: its seconds and stderr; it must say "hooks done"."""
+    env = harness_env(home, {"STUB_API_KEY": "dummy"})
+    start = time.monotonic()
+    done = run(["vibe", "-p", "run it", "--yolo"], env, home, timeout=50)
+    seconds = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    assert "hooks done" in done.stdout
+    return seconds, done.stderr
+
+
 def vibe_run(tmp: Path, setup: Any, script: list[tuple[str, dict[str, Any]]]) -> Run:
     home = make_home(tmp)
     (home / ".vibe").mkdir()
     rec_dir = tmp / "rec"
     setup(home, rec_dir)
     with ToolCallStub(script) as stub:
-        (home / ".vibe/config.toml").write_text(
-            'active_model = "stub"\nenable_telemetry = false\nenable_update_checks = false\n'
-            f'[[providers]]\nname = "stub"\napi_base = "{stub.base_url}"\n'
-            'api_key_env_var = "STUB_API_KEY"\n'
-            '[[models]]\nname = "stub-model"\nprovider = "stub"\nalias = "stub"\n'
-        )
-        env = harness_env(home, {"STUB_API_KEY": "dummy"})
-        start = time.monotonic()
-        done = run(["vibe", "-p", "run it", "--yolo"], env, home, timeout=50)
-        seconds = time.monotonic() - start
-        assert done.returncode == 0, done.stderr
-        assert "hooks done" in done.stdout
-    return Run(tmp, home, rec_dir, stub, done.stderr, seconds)
+        config_toml(home, stub)
+        seconds, stderr = vibe_print(home)
+    return Run(tmp, home, rec_dir, stub, stderr, seconds)
 
 
 @pytest.fixture(scope="module")
@@ -375,4 +391,91 @@ def test_what_the_wrapper_costs_per_hook_call(tmp_path: Path, proven: Proven) ->
         f"the wrapper adds {added:.0f} ms per hook call (median of 9; fastest "
         f"{min(through) - min(direct):.0f} ms): {statistics.median(through):.0f} ms through "
         f"python3 -I vibe_claude_hook.py, {statistics.median(direct):.0f} ms for `sh -c true`",
+    )
+
+
+# -- what skilltool writes: the real install and uninstall ---------------------------------------
+
+# the user's own hooks.toml: skilltool adds its entries to it and must give it back byte for byte
+OWN_HOOKS = """\
+# my own hooks, kept by hand
+[[hooks]]
+name = "mine"
+type = "post_agent"
+command = "true"
+"""
+# what Vibe writes in ~/.vibe while it runs: its logs and session store (logs/), the prompt
+# history, and the folders it was started in as trusted
+RUNTIME = ("logs/*", "vibehistory", "trusted_folders.toml")
+
+
+def test_skilltool_carries_a_plugins_hooks_and_uninstall_gives_the_folder_back(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The real `skilltool plugins install --only vibe` of a user plugin `guard` with hooks on
+    the five events writes the wrapper `~/.vibe/claude-hooks/guard.py` and adds one `[[hooks]]`
+    entry per carried command (PreToolUse, PostToolUse, Stop) to the user's own
+    `~/.vibe/hooks.toml`, after the user's; `vibe -p --yolo` runs them: the hooks get Claude's
+    payload with the plugin's folder written in for `${CLAUDE_PLUGIN_ROOT}`, and exit 2 (and a
+    JSON deny) keeps the bash call from running, the reason in the tool result.
+    `uninstall --only vibe` then removes the wrapper and its folder and takes its entries out
+    of hooks.toml, which is byte for byte what it was; the other files there before
+    (config.toml) are unchanged, and the only other files left are the ones Vibe writes itself
+    when it runs (RUNTIME: logs/, vibehistory, trusted_folders.toml)."""
+    need("vibe")
+    home = make_home(tmp_path)
+    folder = home / ".vibe"
+    folder.mkdir()
+    (folder / "hooks.toml").write_text(OWN_HOOKS, encoding="utf-8")
+    plugin, out = C.guard_plugin(home)
+    work = tmp_path / "work"
+    cases = ("blocked.txt # BLOCKME", "denied.txt # DENYME", "ran.txt")
+    script = [("bash", {"command": f"echo x > {work}/{case}"}) for case in cases]
+    with ToolCallStub(script) as stub:
+        config_toml(home, stub)
+        before = C.files(folder)
+        C.skilltool(home, "install", "--only", "vibe")
+        installed = C.files(folder)
+        # the user's hooks.toml is the one file there before that install changes
+        assert [k for k in before if installed.get(k) != before[k]] == ["hooks.toml"]
+        wrote = {k: v for k, v in installed.items() if k not in before}
+        # (with skilltool's own agent, agents/plugin-author.toml and its prompt)
+        wrapper = wrote["claude-hooks/guard.py"].decode()
+        assert C.ROOT not in wrapper and f"{plugin}/rec.py {plugin}/records.jsonl" in wrapper
+        hooks_toml = installed["hooks.toml"].decode()
+        assert hooks_toml.startswith(OWN_HOOKS)
+        for name in ("guard:PreToolUse-0-0", "guard:PostToolUse-0-0", "guard:Stop-0-0"):
+            assert f'name = "{name}"' in hooks_toml, hooks_toml
+        work.mkdir()
+        seconds, _ = vibe_print(home)
+        results = stub.tool_results()
+    rows = records(out)
+    order = [r["event"] for r in rows]
+    assert order == ["PreToolUse"] * 3 + ["PostToolUse", "Stop"], order
+    assert all(r["argv"][0] == str(out) for r in rows)  # ${CLAUDE_PLUGIN_ROOT} in an argument
+    assert {r["env"]["CLAUDE_PLUGIN_ROOT"] for r in rows} == {str(plugin)}
+    assert {r["payload"]["hook_event_name"] for r in rows} == set(order)
+    pre = by_event(rows, "PreToolUse")
+    assert [r["payload"]["tool_name"] for r in pre] == ["Bash"] * 3
+    assert pre[0]["payload"]["tool_input"]["command"] == f"echo x > {work}/{cases[0]}"
+    [post] = by_event(rows, "PostToolUse")
+    assert post["payload"]["tool_name"] == "Bash"
+    assert post["payload"]["tool_response"]["returncode"] == 0
+    assert not (work / "blocked.txt").exists() and not (work / "denied.txt").exists()
+    assert (work / "ran.txt").exists()
+    assert "recorder blocks BLOCKME" in results[0] and "recorder denies DENYME" in results[1]
+    C.skilltool(home, "uninstall", "--only", "vibe")
+    C.given_back(folder, before, wrote, RUNTIME)
+    assert (folder / "hooks.toml").read_bytes() == OWN_HOOKS.encode()
+    assert not (folder / "claude-hooks").exists()
+    proven(
+        "vibe",
+        "`skilltool plugins install --only vibe` wrote claude-hooks/guard.py (the wrapper, the "
+        "plugin's hooks and root in it) and added guard:<Event>-<g>-<i> entries after the "
+        f"user's own in ~/.vibe/hooks.toml; `vibe -p --yolo` ({seconds:.0f} s) ran them: "
+        "PreToolUse (matcher Bash), PostToolUse and Stop ran the plugin's own recorder through "
+        "${CLAUDE_PLUGIN_ROOT} (written in, and set) with Claude's payload (tool_name Bash, "
+        "hook_event_name Claude's), exit 2 and a JSON deny blocked bash with the reason in the "
+        "tool result; uninstall gave hooks.toml back byte for byte, removed claude-hooks/ and "
+        "left the folder's other files as they were",
     )

@@ -61,6 +61,19 @@ def problem_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if ": verdict: " not in line]
 
 
+def as_run_says(line: str) -> str:
+    """A line of validate's as install and status print it: its severity first."""
+    if line.endswith(" (warning)"):
+        return f"warning   {line.removesuffix(' (warning)')}"
+    return f"error     {line}"
+
+
+def in_a_plugin(line: str) -> str:
+    """A line of validate's as status prints it under its plugin."""
+    severity, text = as_run_says(line).split(None, 1)
+    return f"  {severity:<7} {text}"
+
+
 def no_traceback(result: Result) -> None:
     for text in (result.stdout, result.stderr):
         assert "Traceback" not in text, text
@@ -166,7 +179,8 @@ def test_case_gives_its_exact_lines_and_spares_the_others(world: Corpus, case: s
     assert checked.code == entry["validate"]
 
     installed = cli("plugins", "install", "--home", world.home)
-    assert installed.stderr.splitlines() == [f"problem   {line}" for line in expected]
+    said = [as_run_says(line) for line in expected]  # the warnings first, then the errors
+    assert installed.stderr.splitlines() == sorted(said, key=lambda x: x.startswith("error"))
     assert installed.code == entry["install"]
     assert "failed" not in installed.stdout
     world.good_is_installed()
@@ -176,7 +190,7 @@ def test_case_gives_its_exact_lines_and_spares_the_others(world: Corpus, case: s
     status = cli("plugins", "status", "--home", world.home)
     assert status.code == 0
     for line in expected:
-        assert f"  problem {line}" in status.lines or f"problem   {line}" in status.lines, line
+        assert in_a_plugin(line) in status.lines or as_run_says(line) in status.lines, line
 
     removed = cli("plugins", "uninstall", "--home", world.home)
     assert removed.code == 0  # all of its own removed, whatever the plugins hold
@@ -203,7 +217,7 @@ def test_the_whole_corpus_at_once_as_a_user_runs_it(world: Corpus) -> None:
     assert sorted(problem_lines(checked.lines[:-1])) == expected
     installed = cli("plugins", "install", "--home", world.home)
     assert installed.code == 1
-    assert sorted(installed.stderr.splitlines()) == [f"problem   {line}" for line in expected]
+    assert sorted(installed.stderr.splitlines()) == sorted(map(as_run_says, expected))
     world.good_is_installed()
     for case in CASES:
         assert world.linked(world.roots[case]) == set(corpus.EXPECTED[case]["linked"]), case

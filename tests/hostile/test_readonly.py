@@ -310,9 +310,9 @@ def test_unreadable_harness_directory_is_one_problem_and_the_rest_is_installed(
     result = Result(done.returncode, done.stdout, done.stderr)
     clean(result)
     assert result.code == 1
-    problems = [line for line in result.stderr.splitlines() if line.startswith("problem")]
+    problems = [line for line in result.stderr.splitlines() if line.startswith("error")]
     assert len(problems) == 1, result.stderr
-    assert problems[0].startswith(f"problem   {home / harness}")
+    assert problems[0].startswith(f"error     {home / harness}")
     assert "cannot be read (Permission denied), so nothing is rendered for " in problems[0]
     assert problems[0].endswith("; check its permissions")
     # the skills and the other harnesses are installed all the same
