@@ -38,7 +38,8 @@ def plugins_dir(home: Path) -> Path:
 
 
 def status(home: Path) -> list[str]:
-    result = run("plugins", "status", "--home", home)
+    """`status -v`: each skill's link, which the plugin lines of plain `status` only count."""
+    result = run("plugins", "status", "-v", "--home", home)
     return result.lines
 
 
