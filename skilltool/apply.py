@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skilltool import interrupt
 from skilltool.fs import (
     TEMP_PREFIX,
     digest,
@@ -355,11 +356,15 @@ def apply(
     """Carry out each action; `made` records the directories made on the way, `ledger` the
     entries written into shared config files. `clean`: folders not swept, known to hold no
     temporary file (a skills dir unchanged since every entry in it was a planned link).
-    `within`: a project, whose links into itself are written relative."""
+    `within`: a project, whose links into itself are written relative. After Ctrl-C
+    (`interrupt.requested`) no action is begun: the outcomes are those of the actions carried
+    out, in order."""
     sweep(sorted(_folders(actions).difference(clean)))
     outcomes = []
     failed: dict[Path, str] = {}  # a config file whose edit failed, and why
     for action in actions:
+        if interrupt.requested():
+            break
         why = failed.get(action.target) if action.kind == "entry" and action.writes else None
         # the next edit of that file chains on the one that failed: the same reason stops it
         outcome = (

@@ -203,6 +203,12 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     except SkilltoolError as err:
         with _reader_gone(err.exit_code):
             raise typer.Exit(report.emit_error(command, err, as_json)) from None
+    except KeyboardInterrupt:  # where it landed (typer would exit 130 and say nothing)
+        from skilltool import interrupt
+
+        with _reader_gone(interrupt.INTERRUPTED):
+            report.write_lines([f"skilltool: {interrupt.at_once()}"], sys.stderr)
+        raise typer.Exit(interrupt.INTERRUPTED) from None
     with _reader_gone(result.code):
         raise typer.Exit(report.emit(command, result, as_json))
 
@@ -903,12 +909,11 @@ def _main() -> NoReturn:
         code = app(standalone_mode=False)
     except ParserError as err:
         sys.exit(_usage_error(err))
-    except typer.Abort:
-        sys.stderr.write("skilltool: interrupted\n")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        sys.stderr.write("skilltool: interrupted\n")
-        sys.exit(130)
+    except (typer.Abort, KeyboardInterrupt):
+        from skilltool import interrupt
+
+        sys.stderr.write(f"skilltool: {interrupt.at_once()}\n")
+        sys.exit(interrupt.INTERRUPTED)
     except Exception as err:  # the last line of defence: one line, exit 1
         if os.environ.get("SKILLTOOL_DEBUG") or "--debug" in sys.argv:
             raise

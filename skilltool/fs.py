@@ -293,7 +293,13 @@ def locked(state_dir: Path) -> Iterator[None]:
     state_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another run holds it
+            from skilltool import interrupt
+
+            with interrupt.waiting():
+                fcntl.flock(fd, fcntl.LOCK_EX)
         # what a killed run left while saving the ledger or the made-dirs record: every run
         # that writes in the state folder holds this lock, so none of them is being written
         sweep([state_dir])

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltool import discover, paths, plan, report, slash
+from skilltool import discover, interrupt, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
@@ -261,6 +261,8 @@ def _change(
     warnings: list[str] = []
     with contextlib.ExitStack() as held:
         if not opts.dry_run:
+            # from here a Ctrl-C ends the step in flight; a wait for the lock, at once
+            held.enter_context(interrupt.deferred())
             try:
                 held.enter_context(locked(home.state_dir))
             except OSError as err:
@@ -285,7 +287,8 @@ def _change(
         # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
         refused = ledger.problem is not None and ledger.problem.severity == "error"
         failed = refused or any(not o.done for o in outcomes)
-        purged = _purged(home, opts, failed) if purge else []
+        stopped = not opts.dry_run and interrupt.requested()
+        purged = _purged(home, opts, failed) if purge and not stopped else []
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     fetched = upstream(home, problems)
     counted = report.counts(outcomes, settled=sum(s.links for s in actions.settled))
@@ -296,7 +299,11 @@ def _change(
         lines += [report.emptied_line(path, home, opts.dry_run) for path in emptied]
     lines += diffs
     lines += [report.purged_line(p, home, opts.dry_run) for p in purged]
-    lines.append(report.summary_line(counted, opts.dry_run))
+    if stopped:  # what was done, said above; what was not, in the last line
+        again = "uninstall" if remove else "install"
+        warnings.append(stopped_line(outcomes, actions.actions, f"skilltool plugins {again}"))
+    else:
+        lines.append(report.summary_line(counted, opts.dry_run))
     data = {
         "home": str(home.path),
         "scope": home.kind,
@@ -310,18 +317,34 @@ def _change(
     }
     if purge:  # skilltool's own folders `--purge` removed (or, with a reason, kept)
         data["purged"] = [p.as_dict() for p in purged]
+    if stopped:
+        data["interrupted"] = interrupted_data(outcomes, actions.actions)
     if planned is not None:
         planned += actions.actions
     failed = failed or any(p.failure for p in purged)
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
     invalid = not remove and failing(problems, fetched, opts.strict)
     return Result(
-        FAILED if failed or invalid else OK,
+        interrupt.INTERRUPTED if stopped else FAILED if failed or invalid else OK,
         data,
         tuple(lines),
         tuple(report.problem_lines(problems, fetched)),
         tuple(warnings),
     )
+
+
+def interrupted_data(outcomes: Sequence[Outcome], actions: Sequence[plan.Action]) -> dict[str, int]:
+    """How many of the changes planned were made (or failed) before Ctrl-C stopped the run."""
+    return {
+        "done": sum(o.action.writes for o in outcomes),
+        "of": sum(a.writes for a in actions),
+    }
+
+
+def stopped_line(outcomes: Sequence[Outcome], actions: Sequence[plan.Action], again: str) -> str:
+    """`interrupted: 83 of 600 done; run 'skilltool plugins install' again to finish`."""
+    counted = interrupted_data(outcomes, actions)
+    return interrupt.line(counted["done"], counted["of"], again)
 
 
 def upstream(home: paths.Scope, problems: Collection[Problem]) -> dict[Problem, str]:
@@ -389,7 +412,9 @@ def carried_out(
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
     skilltool made that are empty now are removed, but for those in `keep`. `clean`: folders
     known to hold no temporary file of a killed run (unchanged since seen so). `ledger`: the
-    one the plan was made with, saved when planning settled a record of it."""
+    one the plan was made with, saved when planning settled a record of it. After Ctrl-C,
+    only the actions begun before it are carried out, and no directory is removed
+    (`interrupt`)."""
     if opts.dry_run:
         going = frozenset(a.target for a in actions if _goes(a))
         made = MadeDirs(home.state_dir)
@@ -406,7 +431,8 @@ def carried_out(
     if ledger.changed:  # a crashed run's pending record settled, with nothing else to write
         with contextlib.suppress(OSError):  # kept pending: settled again by the next run
             ledger.save()
-    return outcomes, made.prune(keep) if keep is not None else []
+    pruning = keep is not None and not interrupt.requested()  # a step not to begin
+    return outcomes, made.prune(keep) if pruning and keep is not None else []
 
 
 def _goes(action: plan.Action) -> bool:

@@ -8,14 +8,23 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool import discover, paths, plan, project, report
+from skilltool import discover, interrupt, paths, plan, project, report
 from skilltool.apply import Outcome
 from skilltool.commands import asking
 from skilltool.commands.common import Options
-from skilltool.commands.install import carried_out, failing, install_plan, open_ledger, upstream
+from skilltool.commands.install import (
+    carried_out,
+    failing,
+    install_plan,
+    interrupted_data,
+    open_ledger,
+    stopped_line,
+    upstream,
+)
 from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
+from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -33,6 +42,14 @@ def _held(home: paths.Scope, dry_run: bool) -> Iterator[None]:
 
 
 Gone = tuple[SearchEntry, tuple[str, ...]]  # an entry, and its plugins dropped (empty: all)
+
+
+class Installed(NamedTuple):
+    """What the install of a sources command did."""
+
+    outcomes: list[Outcome]
+    problems: list[Problem]
+    stopped: tuple[plan.Action, ...] | None = None  # after Ctrl-C: every action planned
 
 
 def _without(catalogue: Catalogue, gone: Sequence[Gone]) -> Catalogue:
@@ -81,37 +98,48 @@ def _installed(
     warnings: list[str],
     gone: Sequence[Gone] = (),
     adding: SearchEntry | None = None,
-) -> tuple[list[Outcome], list[Problem]]:
+) -> Installed:
     """An install, the lock already held, with the plugins of the entries `gone` dropped
-    (and those of `adding`, a source a dry run would add, on the search path)."""
-    found, caches = discover.found(home, warnings, not opts.dry_run, adding)
-    catalogue = _without(found, gone)
-    ledger = open_ledger(home)
-    planned = install_plan(opts, catalogue, home, False, caches, trust_links=False, ledger=ledger)
-    actions = _said_removed(planned, gone)
-    outcomes, _ = carried_out(opts, home, actions.actions, None, ledger=ledger)
-    return outcomes, plan.once([*plan.all_problems(catalogue), *actions.problems])
+    (and those of `adding`, a source a dry run would add, on the search path). After Ctrl-C,
+    only what was begun before it (`interrupt`)."""
+    with contextlib.ExitStack() as held:
+        if not opts.dry_run:
+            held.enter_context(interrupt.deferred())
+        found, caches = discover.found(home, warnings, not opts.dry_run, adding)
+        catalogue = _without(found, gone)
+        ledger = open_ledger(home)
+        planned = install_plan(
+            opts, catalogue, home, False, caches, trust_links=False, ledger=ledger
+        )
+        actions = _said_removed(planned, gone)
+        outcomes, _ = carried_out(opts, home, actions.actions, None, ledger=ledger)
+    problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
+    stopped = not opts.dry_run and interrupt.requested()
+    return Installed(outcomes, problems, actions.actions if stopped else None)
 
 
 def _sources_report(
     opts: Options,
     home: paths.Scope,
     done: list[Done],
-    installed: tuple[list[Outcome], list[Problem]] | None,
+    installed: Installed | None,
     warnings: list[str],
     code: int = OK,
     lines: tuple[str, ...] = (),
     after: Sequence[str] = (),
+    again: str = "skilltool plugins install",
 ) -> Result:
     """What became of each source (and `after` it, what a marketplace offers), then the
-    install's lines, and the exit code."""
-    outcomes, problems = installed or ([], [])
+    install's lines, and the exit code; after Ctrl-C, the line that says to run `again`."""
+    outcomes, problems, stopped = installed or Installed([], [])
     prefix = "dry-run: " if opts.dry_run else ""
     said = [home.line(), *lines, *(prefix + line for item in done for line in item.lines())]
     said += after
     said += report.outcome_lines(outcomes, home, opts.dry_run, opts.verbosity)
     fetched = upstream(home, problems)
-    if installed is not None:
+    if stopped is not None:  # what was done, said above; what was not, in the last line
+        warnings.append(stopped_line(outcomes, stopped, again))
+    elif installed is not None:
         counted = report.counts(outcomes)
         counted.update(report.problem_counts(problems, fetched))
         said.append(report.summary_line(counted, opts.dry_run))
@@ -125,9 +153,11 @@ def _sources_report(
         # what a marketplace offers, what a fetched source runs and whether it was approved
         "notes": [*lines, *after],
     }
+    if stopped is not None:
+        data["interrupted"] = interrupted_data(outcomes, stopped)
     failed = any(not o.done for o in outcomes) or failing(problems, fetched, opts.strict)
     return Result(
-        FAILED if failed else code,
+        interrupt.INTERRUPTED if stopped is not None else FAILED if failed else code,
         data,
         tuple(said),
         tuple(report.problem_lines(problems, fetched)),
@@ -195,8 +225,8 @@ def plugins_add(
         nonlocal installed
         where = sources.entry(home, added).path
         entry = sources.entry_at(root, added)
-        outcomes, problems = _installed(opts, home, warnings, adding=entry)
-        installed = ([_moved(o, root, where) for o in outcomes], problems)
+        outcomes, problems, _ = _installed(opts, home, warnings, adding=entry)
+        installed = Installed([_moved(o, root, where) for o in outcomes], problems)
 
     try:
         with _held(home, opts.dry_run):
@@ -287,8 +317,9 @@ def plugins_remove(opts: Options, name: str) -> Result:
     try:
         with _held(home, opts.dry_run):
             gone = sources.removal(home, name, opts.force)
-            outcomes, problems = _installed(opts, home, warnings, [(gone.entry, gone.plugins)])
-            pruned = all(o.done for o in outcomes)
+            installed = _installed(opts, home, warnings, [(gone.entry, gone.plugins)])
+            # after Ctrl-C the source stays: its links are provably ours while it is searched
+            pruned = installed.stopped is None and all(o.done for o in installed.outcomes)
             if pruned and not opts.dry_run:
                 sources.forget(home, gone)
                 if isinstance(home, paths.Project):
@@ -303,7 +334,8 @@ def plugins_remove(opts: Options, name: str) -> Result:
     detail = what if pruned else "what came from it could not all be pruned; run again"
     done = sources.Done(verb, gone.source, detail=detail)
     code = OK if pruned else FAILED
-    return _sources_report(opts, home, [done], (outcomes, problems), warnings, code)
+    again = f"skilltool plugins remove {name}"
+    return _sources_report(opts, home, [done], installed, warnings, code, again=again)
 
 
 def plugins_sync(opts: Options, frozen: bool) -> Result:
@@ -329,7 +361,8 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
             installed = None
             if not opts.dry_run:
                 installed = _installed(opts, home, warnings, gone)
-                if all(o.done for o in installed[0]):
+                # after Ctrl-C the strays stay: their links are provably ours while searched
+                if installed.stopped is None and all(o.done for o in installed.outcomes):
                     for stray in clean:
                         sources.drop(Path(str(stray.source.path)))
     except (sources.SourceError, OSError) as err:
@@ -341,4 +374,6 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
         )
         done.append(sources.Done(verb, stray.source, detail=f"not in the lockfile{why}"))
     code = FAILED if any(s.changed for s in left) else OK
-    return _sources_report(opts, home, done, installed, warnings, code)
+    return _sources_report(
+        opts, home, done, installed, warnings, code, again="skilltool plugins sync"
+    )
