@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -352,16 +352,18 @@ def apply(
     ledger: Ledger | None = None,
     clean: Collection[str] = (),
     within: Path | None = None,
+    step: Callable[[int], None] | None = None,
 ) -> list[Outcome]:
     """Carry out each action; `made` records the directories made on the way, `ledger` the
     entries written into shared config files. `clean`: folders not swept, known to hold no
     temporary file (a skills dir unchanged since every entry in it was a planned link).
-    `within`: a project, whose links into itself are written relative. After Ctrl-C
-    (`interrupt.requested`) no action is begun: the outcomes are those of the actions carried
-    out, in order."""
+    `within`: a project, whose links into itself are written relative. `step` is told how
+    many changes were made so far, after each. After Ctrl-C (`interrupt.requested`) no
+    action is begun: the outcomes are those of the actions carried out, in order."""
     sweep(sorted(_folders(actions).difference(clean)))
     outcomes = []
     failed: dict[Path, str] = {}  # a config file whose edit failed, and why
+    changes = 0
     for action in actions:
         if interrupt.requested():
             break
@@ -373,4 +375,7 @@ def apply(
         if not outcome.done and action.kind == "entry":
             failed[action.target] = outcome.error
         outcomes.append(outcome)
+        if action.writes and step is not None:
+            changes += 1
+            step(changes)
     return outcomes

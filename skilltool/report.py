@@ -6,10 +6,11 @@ happened, so that output can be grepped and compared across runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -71,6 +72,73 @@ def _colour(stream: Any) -> bool:
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
+
+
+class Progress:
+    """One line on a terminal's stderr that a long run updates in place (`installing
+    120/583`), cleared before the run's own lines print; never in a pipe, with -q or --json."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream  # None: nothing is shown
+        self.shown = False
+        self.last = 0.0
+
+    def say(self, text: str) -> None:
+        if self.stream is None:
+            return
+        import shutil
+        import time
+
+        width = shutil.get_terminal_size().columns - 1  # a wrapped line cannot be taken back
+        self.stream.write(f"\r\x1b[K{printable(text)[:width]}")
+        self.stream.flush()
+        self.shown, self.last = True, time.monotonic()
+        _showing[:] = [self]
+
+    def steps(self, verb: str, actions: Sequence[Action]) -> Callable[[int], None] | None:
+        """What counts the changes of a plan as they are made (`verb N/M`), a few times a
+        second; none when nothing is shown or nothing is to be changed."""
+        total = sum(a.writes for a in actions) if self.stream is not None else 0
+        if not total:
+            return None
+        import time
+
+        self.say(f"{verb} 0/{total:,}")
+
+        def step(done: int) -> None:
+            if done == total or time.monotonic() - self.last >= 0.1:
+                self.say(f"{verb} {done:,}/{total:,}")
+
+        return step
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+_showing: list[Progress] = []  # the progress line on the terminal, if any
+
+
+def clear_progress() -> None:
+    """Take the progress line off the terminal, before a question is asked there."""
+    for line in _showing:
+        line.clear()
+
+
+@contextlib.contextmanager
+def progress(quiet: bool) -> Iterator[Progress]:
+    """A progress line for the run in the body, on stderr when it is a terminal and the run
+    is not `quiet` (-q, --json); cleared when the body ends, however it ends."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    shown = not quiet and bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+    line = Progress(sys.stderr if shown else None)
+    try:
+        yield line
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            line.clear()
 
 
 # characters a write holds at most: no more bytes than a pipe takes whole (PIPE_BUF, 4,096 on

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltool import discover, paths
+from skilltool import discover, paths, report
 from skilltool.commands.common import Options
 from skilltool.errors import UsageError
 from skilltool.model import Plugin, quoted
@@ -51,6 +51,7 @@ def picker(opts: Options, all_of_it: bool, said: list[str]) -> Pick | None:
     from skilltool import sources
 
     def ask(source: sources.Source, at: Path, offered: Sequence[Plugin]) -> tuple[str, ...]:
+        report.clear_progress()
         for line in offer_lines(source.name, at, offered):
             sys.stdout.write(line + "\n")
         sys.stdout.write("pick      numbers or names (separated by spaces), 'all', or nothing: ")
@@ -143,6 +144,7 @@ def _asked(said: list[str], question: str) -> bool:
     """On a terminal: the lines so far, then a yes-or-no question; False without one."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return False
+    report.clear_progress()
     for line in said:
         sys.stdout.write(line + "\n")
     said.clear()

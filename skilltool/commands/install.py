@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -260,6 +260,7 @@ def _change(
     home = opts.where
     warnings: list[str] = []
     with contextlib.ExitStack() as held:
+        progress = held.enter_context(report.progress(opts.json or opts.verbosity == "quiet"))
         if not opts.dry_run:
             # from here a Ctrl-C ends the step in flight; a wait for the lock, at once
             held.enter_context(interrupt.deferred())
@@ -271,7 +272,9 @@ def _change(
                     f"({err.strerror or err}); nothing was changed: make it writable, "
                     "or give another --home"
                 ) from None
+        progress.say("finding plugins")
         catalogue, caches = discover.found(home, warnings, keep=not opts.dry_run)
+        progress.say("planning")
         found = harnesses(home, opts.only)
         # each unchanged item is made only where it is shown: -v lists them, --json too
         detail = opts.json or opts.verbosity == "verbose"
@@ -281,8 +284,9 @@ def _change(
         keep = frozenset({home.path, *(h.root() for h in found)}) if remove else None
         # taken before anything is written: the diff of each file as it is made
         diffs = report.diff_lines(actions.actions, home) if opts.diff or opts.dry_run else []
+        step = progress.steps("uninstalling" if remove else "installing", actions.actions)
         outcomes, emptied = carried_out(
-            opts, home, actions.actions, keep, caches.trust.clean, ledger
+            opts, home, actions.actions, keep, caches.trust.clean, ledger, step
         )
         # a ledger refused (a newer skilltool's) leaves every entry it may record: not all is done
         refused = ledger.problem is not None and ledger.problem.severity == "error"
@@ -408,13 +412,14 @@ def carried_out(
     keep: frozenset[Path] | None,
     clean: Collection[str] = (),
     ledger: Ledger | None = None,
+    step: Callable[[int], None] | None = None,
 ) -> tuple[list[Outcome], list[Path]]:
     """The plan applied (or only shown, with --dry-run); with `keep`, then the directories
     skilltool made that are empty now are removed, but for those in `keep`. `clean`: folders
     known to hold no temporary file of a killed run (unchanged since seen so). `ledger`: the
-    one the plan was made with, saved when planning settled a record of it. After Ctrl-C,
-    only the actions begun before it are carried out, and no directory is removed
-    (`interrupt`)."""
+    one the plan was made with, saved when planning settled a record of it. `step`: told the
+    number of changes made, after each. After Ctrl-C, only the actions begun before it are
+    carried out, and no directory is removed (`interrupt`)."""
     if opts.dry_run:
         going = frozenset(a.target for a in actions if _goes(a))
         made = MadeDirs(home.state_dir)
@@ -427,7 +432,7 @@ def carried_out(
     made = MadeDirs(home.state_dir)
     ledger = ledger or open_ledger(home)
     within = home.path if home.kind == "project" else None
-    outcomes = apply(actions, made, ledger, clean, within)
+    outcomes = apply(actions, made, ledger, clean, within, step)
     if ledger.changed:  # a crashed run's pending record settled, with nothing else to write
         with contextlib.suppress(OSError):  # kept pending: settled again by the next run
             ledger.save()

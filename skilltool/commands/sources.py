@@ -32,13 +32,15 @@ if TYPE_CHECKING:
 
 
 @contextlib.contextmanager
-def _held(home: paths.Scope, dry_run: bool) -> Iterator[None]:
-    """The home's lock for a sources command (none for a dry run, which writes nothing)."""
-    if dry_run:
-        yield
-        return
-    with locked(home.state_dir):
-        yield
+def _held(home: paths.Scope, opts: Options, looking: bool = False) -> Iterator[report.Progress]:
+    """The home's lock for a sources command (none for a dry run, or `looking`, which write
+    nothing), and the progress line it shows on a terminal, cleared when it ends."""
+    with report.progress(opts.json or opts.verbosity == "quiet") as progress:
+        if opts.dry_run or looking:
+            yield progress
+            return
+        with locked(home.state_dir):
+            yield progress
 
 
 Gone = tuple[SearchEntry, tuple[str, ...]]  # an entry, and its plugins dropped (empty: all)
@@ -98,21 +100,26 @@ def _installed(
     warnings: list[str],
     gone: Sequence[Gone] = (),
     adding: SearchEntry | None = None,
+    progress: report.Progress | None = None,
 ) -> Installed:
     """An install, the lock already held, with the plugins of the entries `gone` dropped
     (and those of `adding`, a source a dry run would add, on the search path). After Ctrl-C,
     only what was begun before it (`interrupt`)."""
+    progress = progress or report.Progress(None)
     with contextlib.ExitStack() as held:
         if not opts.dry_run:
             held.enter_context(interrupt.deferred())
+        progress.say("finding plugins")
         found, caches = discover.found(home, warnings, not opts.dry_run, adding)
         catalogue = _without(found, gone)
         ledger = open_ledger(home)
+        progress.say("planning")
         planned = install_plan(
             opts, catalogue, home, False, caches, trust_links=False, ledger=ledger
         )
         actions = _said_removed(planned, gone)
-        outcomes, _ = carried_out(opts, home, actions.actions, None, ledger=ledger)
+        step = progress.steps("installing", actions.actions)
+        outcomes, _ = carried_out(opts, home, actions.actions, None, ledger=ledger, step=step)
     problems = plan.once([*plan.all_problems(catalogue), *actions.problems])
     stopped = not opts.dry_run and interrupt.requested()
     return Installed(outcomes, problems, actions.actions if stopped else None)
@@ -187,7 +194,7 @@ def plugins_approve(opts: Options, name: str) -> Result:
     warnings: list[str] = []
     said: list[str] = []
     try:
-        with _held(home, opts.dry_run):
+        with _held(home, opts):
             known = {s.name: s for s in sources.read_lock(home)}
             if name not in known:
                 raise sources.SourceError(
@@ -229,7 +236,8 @@ def plugins_add(
         installed = Installed([_moved(o, root, where) for o in outcomes], problems)
 
     try:
-        with _held(home, opts.dry_run):
+        with _held(home, opts) as progress:
+            progress.say(f"adding {source}")
             asked = look if install_after and opts.dry_run else None
             if isinstance(home, paths.Project):
                 _inside(home, source)
@@ -242,7 +250,7 @@ def plugins_add(
             if not opts.dry_run:
                 asking.consent(opts, home, [done.source.name], said)
             if install_after and (not opts.dry_run or installed is None):
-                installed = _installed(opts, home, warnings)
+                installed = _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     return _sources_report(opts, home, [done], installed, warnings, after=said)
@@ -293,12 +301,13 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
     warnings: list[str] = []
     looking = check or opts.dry_run
     try:
-        with _held(home, looking):
+        with _held(home, opts, looking) as progress:
+            progress.say("fetching the sources' refs")
             done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
             said: list[str] = []
             if not looking:
                 asking.consent(opts, home, [d.source.name for d in done], said)
-            installed = None if looking else _installed(opts, home, warnings)
+            installed = None if looking else _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     hint = () if done else ("nothing was added: 'skilltool plugins add SOURCE' brings plugins in",)
@@ -315,9 +324,11 @@ def plugins_remove(opts: Options, name: str) -> Result:
     home = opts.where
     warnings: list[str] = []
     try:
-        with _held(home, opts.dry_run):
+        with _held(home, opts) as progress:
             gone = sources.removal(home, name, opts.force)
-            installed = _installed(opts, home, warnings, [(gone.entry, gone.plugins)])
+            installed = _installed(
+                opts, home, warnings, [(gone.entry, gone.plugins)], None, progress
+            )
             # after Ctrl-C the source stays: its links are provably ours while it is searched
             pruned = installed.stopped is None and all(o.done for o in installed.outcomes)
             if pruned and not opts.dry_run:
@@ -346,7 +357,8 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
     home = opts.where
     warnings: list[str] = []
     try:
-        with _held(home, opts.dry_run):
+        with _held(home, opts) as progress:
+            progress.say("fetching the sources of the lockfile")
             went: list[sources.Source] = []
             if isinstance(home, paths.Project):
                 if not opts.dry_run:
@@ -360,7 +372,7 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
             gone = [(s.entry, ()) for s in clean] + [(sources.entry(home, s), ()) for s in went]
             installed = None
             if not opts.dry_run:
-                installed = _installed(opts, home, warnings, gone)
+                installed = _installed(opts, home, warnings, gone, None, progress)
                 # after Ctrl-C the strays stay: their links are provably ours while searched
                 if installed.stopped is None and all(o.done for o in installed.outcomes):
                     for stray in clean:
