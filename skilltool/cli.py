@@ -193,24 +193,23 @@ def _options(
 def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     """Run one command and print its result or its error: exit codes are decided here."""
     from skilltool import report
-    from skilltool.errors import SkilltoolError
+    from skilltool.errors import INTERRUPTED, SkilltoolError
 
     if not gc.isenabled():  # paused by `main`: start-up is over
         gc.freeze()  # what start-up made lives to the end: no collection need walk it again
         gc.enable()
     try:
-        result = call()
-    except SkilltoolError as err:
-        with _reader_gone(err.exit_code):
-            raise typer.Exit(report.emit_error(command, err, as_json)) from None
+        try:
+            result = call()
+        except SkilltoolError as err:
+            with _reader_gone(err.exit_code):
+                raise typer.Exit(report.emit_error(command, err, as_json)) from None
+        with _reader_gone(result.code):
+            raise typer.Exit(report.emit(command, result, as_json))
     except KeyboardInterrupt:  # where it landed (typer would exit 130 and say nothing)
-        from skilltool import interrupt
-
-        with _reader_gone(interrupt.INTERRUPTED):
-            report.write_lines([f"skilltool: {interrupt.at_once()}"], sys.stderr)
-        raise typer.Exit(interrupt.INTERRUPTED) from None
-    with _reader_gone(result.code):
-        raise typer.Exit(report.emit(command, result, as_json))
+        with _reader_gone(INTERRUPTED):
+            report.write_lines(["skilltool: interrupted"], sys.stderr)
+        raise typer.Exit(INTERRUPTED) from None
 
 
 @contextlib.contextmanager
@@ -910,10 +909,8 @@ def _main() -> NoReturn:
     except ParserError as err:
         sys.exit(_usage_error(err))
     except (typer.Abort, KeyboardInterrupt):
-        from skilltool import interrupt
-
-        sys.stderr.write(f"skilltool: {interrupt.at_once()}\n")
-        sys.exit(interrupt.INTERRUPTED)
+        sys.stderr.write("skilltool: interrupted\n")
+        sys.exit(130)
     except Exception as err:  # the last line of defence: one line, exit 1
         if os.environ.get("SKILLTOOL_DEBUG") or "--debug" in sys.argv:
             raise

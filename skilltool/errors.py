@@ -7,6 +7,7 @@ Raised anywhere below the command line and turned into an exit code in one place
 from __future__ import annotations
 
 OK, FAILED, USAGE = 0, 1, 2
+INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT), as a shell reports a process it stopped
 
 
 class SkilltoolError(Exception):

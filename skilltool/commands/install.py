@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from skilltool import discover, interrupt, paths, plan, report, slash
 from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
-from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
+from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Skill
 from skilltool.report import Result
@@ -329,7 +329,7 @@ def _change(
     # uninstall succeeds when all of its own is gone, whatever the plugins on the path hold
     invalid = not remove and failing(problems, fetched, opts.strict)
     return Result(
-        interrupt.INTERRUPTED if stopped else FAILED if failed or invalid else OK,
+        INTERRUPTED if stopped else FAILED if failed or invalid else OK,
         data,
         tuple(lines),
         tuple(report.problem_lines(problems, fetched)),

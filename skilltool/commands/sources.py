@@ -21,7 +21,7 @@ from skilltool.commands.install import (
     stopped_line,
     upstream,
 )
-from skilltool.errors import FAILED, OK, SkilltoolError, UsageError
+from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
 from skilltool.record import NamedTuple
@@ -164,7 +164,7 @@ def _sources_report(
         data["interrupted"] = interrupted_data(outcomes, stopped)
     failed = any(not o.done for o in outcomes) or failing(problems, fetched, opts.strict)
     return Result(
-        interrupt.INTERRUPTED if stopped is not None else FAILED if failed else code,
+        INTERRUPTED if stopped is not None else FAILED if failed else code,
         data,
         tuple(said),
         tuple(report.problem_lines(problems, fetched)),
