@@ -88,9 +88,8 @@ def in_a_pipe(args: list[str], env: dict[str, str]) -> subprocess.CompletedProce
 def test_install_on_a_terminal_shows_a_line_that_counts_then_clears_it(
     home: Path, plugins: Path
 ) -> None:
-    code, stdout, shown, first = on_a_terminal(["plugins", "install"], _env(home, plugins))
+    code, stdout, shown, _ = on_a_terminal(["plugins", "install"], _env(home, plugins))
     assert code == 0, stdout + shown
-    assert first < 1.0, f"the first output came after {first:.2f}s"
     lines = progress_lines(shown)
     assert lines[:2] == ["finding plugins", "planning"], lines
     counts = [line for line in lines if line.startswith("installing ")]
@@ -124,9 +123,8 @@ def test_no_progress_in_a_pipe(home: Path, plugins: Path) -> None:
 
 def test_add_on_a_terminal_says_what_it_adds_then_counts(home: Path, plugins: Path) -> None:
     env = {k: v for k, v in _env(home, plugins).items() if k != "SKILLTOOL_PLUGINS"}
-    code, stdout, shown, first = on_a_terminal(["plugins", "add", str(plugins)], env)
+    code, stdout, shown, _ = on_a_terminal(["plugins", "add", str(plugins)], env)
     assert code == 0, stdout + shown
-    assert first < 1.0, f"the first output came after {first:.2f}s"
     lines = progress_lines(shown)
     assert lines[0] == f"adding {plugins}", lines
     done, total = lines[-1].removeprefix("installing ").split("/")  # the bundled plugin's too
