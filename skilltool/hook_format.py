@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import markers
-from skilltool.model import Hook, Plugin
+from skilltool.model import Hook, Plugin, Rendering
 
 # the forms of the plugin's folder a hook's command may name
 ROOT_NAMES = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT(?![A-Za-z0-9_])")
@@ -85,3 +85,41 @@ def files_under(folder: Path, pattern: str) -> list[Path]:
     if not os.path.isdir(folder):
         return []
     return sorted(folder.glob(pattern))
+
+
+# the folder of a plugin or an extension skilltool generates to hold one plugin's hooks (Claude
+# Code, Qwen Code, Gemini CLI): `<plugin>.hooks/`, its manifest, and `hooks/hooks.json`
+HOOKS_FOLDER = "{plugin}.hooks"
+HOOKS_FILE = "hooks/hooks.json"
+
+
+def hooks_folder(
+    parent: Path,
+    manifest: str,
+    fields: Mapping[str, Any],
+    plugin: Plugin,
+    hooks: Mapping[str, Any],
+    source: Path | str,
+) -> list[Rendering]:
+    """The files of a generated hooks folder in `parent`: the manifest (at `manifest`, inside
+    the folder) with `fields`, and `hooks/hooks.json` with the hooks in Claude Code's format."""
+    folder = parent / HOOKS_FOLDER.format(plugin=plugin.name)
+    return [
+        Rendering(folder / manifest, json_file(fields, source)),
+        Rendering(folder / HOOKS_FILE, json_file({"hooks": hooks}, source)),
+    ]
+
+
+def hooks_folder_files(parent: Path, manifest: str) -> list[Path]:
+    """The files of every generated hooks folder in `parent` (`hook_files`)."""
+    folders = HOOKS_FOLDER.format(plugin="*")
+    return files_under(parent, f"{folders}/{manifest}") + files_under(
+        parent, f"{folders}/{HOOKS_FILE}"
+    )
+
+
+def hooks_folder_plugin(path: Path) -> str:
+    """The plugin a file of a generated hooks folder is for (`hook_plugin`)."""
+    suffix = HOOKS_FOLDER.format(plugin="")
+    folder = next(p for p in path.parents if p.name.endswith(suffix))
+    return folder.name.removesuffix(suffix)

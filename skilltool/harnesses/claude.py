@@ -19,13 +19,18 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.hook_format import (
+    claude_object,
+    hooks_folder,
+    hooks_folder_files,
+    hooks_folder_plugin,
+)
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering
 
 # the folder of the plugin skilltool generates in ~/.claude/skills for a plugin's MCP servers:
 # a '.' no skill name has, so it never takes the place of a skill's link
 MCP_FOLDER = "{plugin}.mcp"
-HOOKS_FOLDER = "{plugin}.hooks"  # and one for its hooks
+MANIFEST = ".claude-plugin/plugin.json"  # of it, and of the one for its hooks (hook_format)
 # keys the template writes itself, and skilltool's own, which Claude Code would warn about
 WRITTEN = frozenset({"name", "description", "tools", "skills", "model", "harnesses"})
 
@@ -130,23 +135,16 @@ class Claude(Harness):
     hook_events: ClassVar[Mapping[str, str] | None] = None
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
-        folder = self.own_skills_dir() / HOOKS_FOLDER.format(plugin=plugin.name)
+        fields = {"name": f"{plugin.name}-hooks"}
         source = self.home.stored(plugin.hooks[0])
-        manifest = json_file({"name": f"{plugin.name}-hooks"}, source)
-        carried = json_file({"hooks": claude_object(plugin, hooks)}, source)
-        return [
-            Rendering(folder / ".claude-plugin" / "plugin.json", manifest),
-            Rendering(folder / "hooks" / "hooks.json", carried),
-        ]
+        carried = claude_object(plugin, hooks)
+        return hooks_folder(self.own_skills_dir(), MANIFEST, fields, plugin, carried, source)
 
     def hook_files(self) -> list[Path]:
-        folder = self.own_skills_dir()
-        found = files_under(folder, HOOKS_FOLDER.format(plugin="*") + "/.claude-plugin/plugin.json")
-        return found + files_under(folder, HOOKS_FOLDER.format(plugin="*") + "/hooks/hooks.json")
+        return hooks_folder_files(self.own_skills_dir(), MANIFEST)
 
     def hook_plugin(self, path: Path) -> str:
-        folder = path.parent.parent
-        return folder.name.removesuffix(HOOKS_FOLDER.format(plugin=""))
+        return hooks_folder_plugin(path)
 
     def accepts_model(self, model: str) -> bool:
         # Claude Code sends any model as it is: render only what it can serve

@@ -22,7 +22,14 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.hook_format import claude_object, files_under, json_file
+from skilltool.hook_format import (
+    HOOKS_FOLDER,
+    claude_object,
+    files_under,
+    hooks_folder,
+    hooks_folder_files,
+    hooks_folder_plugin,
+)
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
@@ -41,6 +48,7 @@ TOOL_NAMES = {
 }
 
 
+EXTENSION = "gemini-extension.json"  # the manifest of an extension folder
 # Claude Code's hook events -> Gemini CLI's (docs/hooks-harnesses.md); PreCompact has
 # PreCompress, which 0.61.0 runs before every model request, and SubagentStop has none
 HOOK_EVENTS = {
@@ -216,8 +224,8 @@ class Gemini(Harness):
         name = f"{plugin.name}-hooks"
         if re.fullmatch(r"[A-Za-z0-9-]+", name) is None:
             return f"Gemini CLI refuses the extension name {name!r} (letters, digits, '-')"
-        mine = self._hooks_folder(plugin.name)
-        for manifest in files_under(self.root() / "extensions", "*/gemini-extension.json"):
+        mine = self.root() / "extensions" / HOOKS_FOLDER.format(plugin=plugin.name)
+        for manifest in files_under(self.root() / "extensions", f"*/{EXTENSION}"):
             if manifest.parent != mine and _extension_name(manifest) == name:
                 shown = self.home.show(manifest)
                 return (
@@ -226,27 +234,17 @@ class Gemini(Harness):
                 )
         return None
 
-    def _hooks_folder(self, plugin: str) -> Path:
-        return self.root() / "extensions" / f"{plugin}.hooks"
-
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
-        folder = self._hooks_folder(plugin.name)
+        fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}
         source = self.home.stored(plugin.hooks[0])
-        manifest = json_file({"name": f"{plugin.name}-hooks", "version": "1.0.0"}, source)
-        events = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher)
-        return [
-            Rendering(folder / "gemini-extension.json", manifest),
-            Rendering(folder / "hooks" / "hooks.json", json_file({"hooks": events}, source)),
-        ]
+        carried = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher)
+        return hooks_folder(self.root() / "extensions", EXTENSION, fields, plugin, carried, source)
 
     def hook_files(self) -> list[Path]:
-        folder = self.root() / "extensions"
-        found = files_under(folder, "*.hooks/gemini-extension.json")
-        return found + files_under(folder, "*.hooks/hooks/hooks.json")
+        return hooks_folder_files(self.root() / "extensions", EXTENSION)
 
     def hook_plugin(self, path: Path) -> str:
-        folder = path.parent if path.name == "gemini-extension.json" else path.parent.parent
-        return folder.name.removesuffix(".hooks")
+        return hooks_folder_plugin(path)
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

@@ -21,10 +21,17 @@ from skilltool.harnesses import (
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.hook_format import claude_object, files_under, json_file, same_names
+from skilltool.hook_format import (
+    claude_object,
+    hooks_folder,
+    hooks_folder_files,
+    hooks_folder_plugin,
+    same_names,
+)
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
+EXTENSION = "qwen-extension.json"  # the manifest of an extension folder
 # Claude Code tool names -> Qwen Code's (its ToolNames; it would match only a few by display name)
 TOOL_NAMES = {
     "Read": "read_file",
@@ -150,23 +157,16 @@ class Qwen(Harness):
     )
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
-        folder = self.root() / "extensions" / f"{plugin.name}.hooks"
+        fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}
         source = self.home.stored(plugin.hooks[0])
-        manifest = json_file({"name": f"{plugin.name}-hooks", "version": "1.0.0"}, source)
-        carried = json_file({"hooks": claude_object(plugin, hooks)}, source)
-        return [
-            Rendering(folder / "qwen-extension.json", manifest),
-            Rendering(folder / "hooks" / "hooks.json", carried),
-        ]
+        carried = claude_object(plugin, hooks)
+        return hooks_folder(self.root() / "extensions", EXTENSION, fields, plugin, carried, source)
 
     def hook_files(self) -> list[Path]:
-        folder = self.root() / "extensions"
-        found = files_under(folder, "*.hooks/qwen-extension.json")
-        return found + files_under(folder, "*.hooks/hooks/hooks.json")
+        return hooks_folder_files(self.root() / "extensions", EXTENSION)
 
     def hook_plugin(self, path: Path) -> str:
-        folder = path.parent if path.name == "qwen-extension.json" else path.parent.parent
-        return folder.name.removesuffix(".hooks")
+        return hooks_folder_plugin(path)
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(
