@@ -219,14 +219,13 @@ def document(text: str) -> dict[str, Any]:
     """The file's values (cached: an edit reads the same text several times; never mutate them)."""
     try:
         parsed: dict[str, Any] = tomlkit.parse(text).unwrap()
-    except tomlkit.exceptions.ParseError as error:
-        raise EntryError(
-            f"this is not TOML ({error.args[0].split(' at line')[0]}): fix the file", error.line
-        ) from None
-    except tomlkit.exceptions.TOMLKitError as error:  # a key defined twice: no position given
-        said = str(error)
-        key = said.split('"')[1] if said.count('"') >= 2 else ""
-        raise EntryError(f"this is not TOML ({said}): fix the file", _naming(text, key)) from None
+    except tomlkit.exceptions.TOMLKitError as error:
+        said = str(error).split(" at line")[0]
+        line = getattr(error, "line", None)
+        if "already exists" in said:  # a key defined twice: tomlkit gives no position, or the
+            key = said.split('"')[1] if said.count('"') >= 2 else ""  # end of its table (0.15.3)
+            line = _naming(text, key)
+        raise EntryError(f"this is not TOML ({said}): fix the file", line) from None
     return parsed
 
 
