@@ -478,7 +478,7 @@ def winning_agents(catalogue: Catalogue) -> tuple[list[Agent], list[Problem]]:
     return list(winners.values()), problems
 
 
-def _file_state(
+def file_state(
     target: Path, new: bytes | None, placeholders: frozenset[str], remove: bool = False
 ) -> tuple[State, str, str | None]:
     """What is at a rendering's target: (state, reason, digest of what is there)."""
@@ -537,7 +537,7 @@ def _file_action(
         state, reason = "current", ""
         seen = known if known is not None else digest(rendering.content)
     else:
-        state, reason, seen = _file_state(target, rendering.content, rendering.placeholders, remove)
+        state, reason, seen = file_state(target, rendering.content, rendering.placeholders, remove)
     change: Change = "none"
     if remove:
         if state in ("current", "stale") or (state == "edited" and force):

@@ -126,6 +126,22 @@ def test_launch_warns_when_the_file_it_points_at_is_not_written(home: Path) -> N
     assert "not rendered" not in after.stderr
 
 
+def test_launch_of_an_agent_edited_by_hand_says_so_and_how_to_keep_or_replace_it(
+    home: Path,
+) -> None:
+    (home / ".pi/agent").mkdir(parents=True)
+    assert run("plugins", "install", "--only", "pi").code == 0
+    rendered = home / ".pi/agent/skilltool/plugin-author.md"
+    rendered.write_text(rendered.read_text() + "\nAlso answer in French.\n")
+    result = run("plugins", "launch", "plugin-author", "--harness", "pi")
+    assert result.code == 0
+    assert "edited by hand" in result.stderr
+    assert "install --only pi --force" in result.stderr
+    assert "not rendered" not in result.stderr
+    data = json.loads(run("plugins", "launch", "plugin-author", "--harness", "pi", "--json").stdout)
+    assert data["edited"] == [str(rendered)] and data["not_rendered"] == []
+
+
 @pytest.fixture
 def many(tmp_path: Path) -> dict[str, str]:
     """Forty skills and three agents on the search path, no harness set up."""

@@ -98,12 +98,13 @@ def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
     if clash is not None:  # launching it would start the harness's own agent
         raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
     how = harness.launch(agent)
-    unwritten = [r.target for r in harness.render(agent) if not _is_current(r.target, r.content)]
-    for target in unwritten:
-        warnings.append(
-            f"warning: {harness.home.show(target)} is not rendered yet (or is outdated); "
-            f"run 'skilltool plugins install --only {harness.name}' first"
-        )
+    unwritten: list[Path] = []
+    edited: list[Path] = []
+    for rendering in harness.render(agent):
+        state, _, _ = plan.file_state(rendering.target, rendering.content, rendering.placeholders)
+        if state != "current":
+            (edited if state == "edited" else unwritten).append(rendering.target)
+            warnings.append(_launch_warning(harness, rendering.target, state))
     data = {
         "agent": agent.name,
         "harness": harness.name,
@@ -111,12 +112,24 @@ def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
         "env": dict(how.env),
         "notes": list(how.notes),
         "not_rendered": [str(t) for t in unwritten],
+        "edited": [str(t) for t in edited],
     }
     lines = report.launch_lines(agent.name, harness.name, how)
     return Result(OK, data, tuple(lines), warnings=tuple(warnings))
 
 
-def _is_current(target: Path, content: bytes) -> bool:
-    from skilltool.fs import read_regular
-
-    return read_regular(target) == content
+def _launch_warning(harness: Harness, target: Path, state: str) -> str:
+    shown, only = harness.home.show(target), f"skilltool plugins install --only {harness.name}"
+    if state == "edited":
+        return (
+            f"warning: {shown} was edited by hand since skilltool wrote it, so the harness "
+            f"starts your edit; keep it as it is, or run '{only} --force' to replace it with "
+            "the plugin's version (a copy of yours is kept beside it)"
+        )
+    if state in ("foreign", "placeholder"):
+        return (
+            f"warning: {shown} is a file skilltool did not write, so the harness starts that; "
+            f"move it away and run '{only}' to start the plugin's agent"
+        )
+    what = "is outdated" if state == "stale" else "is not rendered yet"
+    return f"warning: {shown} {what}; run '{only}' first"
