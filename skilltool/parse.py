@@ -205,8 +205,9 @@ def split_frontmatter(raw: bytes, out: Problems, truncated: bool = False) -> Fro
     return Frontmatter(data, key_lines, body, 1, repaired)
 
 
-# Claude Code's repair of frontmatter that is not valid YAML (observed in 2.1.332): a
-# top-level 'key: value' line whose unquoted value holds one of these is double-quoted
+# Claude Code's repair of frontmatter that is not valid YAML (read in 2.1.332): a top-level
+# 'key: value' line whose unquoted value holds one of these is double-quoted, unless the
+# value is a YAML list on its own ('tools: ["Read", "Grep"]' stays a list)
 CLAUDE_REPAIR_LINE = r"([A-Za-z_-]+):\s+(.+)"
 CLAUDE_SPECIAL = r"[{}\[\]*&#!|>%@`]|: "
 
@@ -222,12 +223,20 @@ def claude_repair(text: str) -> tuple[str, tuple[str, ...]]:
         if match is not None:
             key, value = match.groups()
             wrapped = value[0] == value[-1] and value[0] in "\"'" and len(value) > 1
-            if not wrapped and re.search(CLAUDE_SPECIAL, value):
+            if not wrapped and not _is_list(value) and re.search(CLAUDE_SPECIAL, value):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
                 line = f'{key}: "{escaped}"'
                 quoted.append(key)
         lines.append(line)
     return "\n".join(lines), tuple(quoted)
+
+
+def _is_list(value: str) -> bool:
+    """A value that reads as a YAML list by itself, which Claude Code's repair leaves as is."""
+    if not (value.startswith("[") and value.endswith("]")):
+        return False
+    parsed = _parse_yaml(value)
+    return not isinstance(parsed, YamlError) and isinstance(parsed[0], list)
 
 
 def _loader() -> Any:

@@ -635,6 +635,24 @@ def test_each_unquoted_value_claude_code_quotes_reads_as_it_does(
     assert found == [(3, None, "warning")]
 
 
+@pytest.mark.parametrize(
+    "tools",
+    ['["Read", "Grep"]', "[Read, Grep]", "['Read', 'Grep']", '["Read","Grep"]'],
+)
+def test_a_tools_list_in_frontmatter_claude_code_repairs_stays_a_list(
+    tmp_path: Path, tools: str
+) -> None:
+    # Claude Code 2.1.332 quotes no value that is a YAML list by itself: its agent has
+    # exactly these tools (its agent listing says `(Tools: Read, Grep)`)
+    text = f"---\nname: helper\ndescription: Use it when: asked\ntools: {tools}\n---\nbody\n"
+    agent, found = _agent(tmp_path, text)
+    assert isinstance(agent, Agent) and agent.repaired
+    assert agent.tools == ("Read", "Grep")
+    assert found == [(3, None, "warning")]
+    [problem] = parse.read_agent(tmp_path / "agents/helper.md")[1]
+    assert "'description' in double quotes" in problem.message
+
+
 def test_a_skill_claude_code_repairs_is_linked_with_a_warning(tmp_path: Path) -> None:
     skill, found = _skill(tmp_path, "---\nname: pdf-tools\ndescription: Use: for PDFs\n---\n")
     assert isinstance(skill, Skill) and skill.repaired and skill.description == "Use: for PDFs"

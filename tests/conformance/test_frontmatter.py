@@ -46,6 +46,9 @@ AGENTS = {
     "at.md": "---\nname: at-agent\ndescription: @mentions first, then: more\n---\nYou mention.\n",
     "dotted.md": "---\nname: my.agent\ndescription: A dotted name\ntools: Read, Grep\n---\nDots.\n",
     "caps.md": "---\nname: CapsAgent\ndescription: A name with capitals\n---\nCaps.\n",
+    # a list Claude Code's repair leaves a list: the agent has exactly these tools
+    "listed.md": "---\nname: listed-agent\ndescription: Use it when: tools are a list\n"
+    'tools: ["Read", "Grep"]\n---\nLists.\n',
     "none-maps.md": "---\nname: none-maps\ndescription: Only tools no other harness has\n"
     "tools: Agent(generated-reviewer), mcp__github__get_issue\n---\nDelegates.\n",
     # what Claude Code drops, and so does skilltool
@@ -71,6 +74,7 @@ class World:
     install: str
     verdicts: dict[str, dict[str, Any]]  # skill or agent name -> validate's verdict record
     agents: dict[str, str]  # the agents skilltool reads: name -> description
+    tools: dict[str, tuple[str, ...]]  # the tools skilltool reads for each of them
 
     def loads(self, harness: str) -> set[str]:
         """The skill variants `validate` says this harness loads."""
@@ -113,12 +117,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     output = skilltool(root, home, plugin, "install")
     data = json.loads(skilltool(root, home, plugin, "validate", "--json"))
     verdicts = {v["name"]: v for v in data["verdicts"]}
-    agents = {}
+    agents, tools = {}, {}
     for path in sorted((plugin / "agents").iterdir()):
         agent, _ = read_agent(path)
         if agent is not None:
-            agents[agent.name] = agent.description
-    return World(root, plugin, home, output, verdicts, agents)
+            agents[agent.name], tools[agent.name] = agent.description, agent.tools
+    return World(root, plugin, home, output, verdicts, agents, tools)
 
 
 def claude_init(home: Path, log: Path) -> tuple[dict[str, Any], str]:
@@ -144,14 +148,17 @@ def test_claude_reads_each_agent_shape_exactly_when_skilltool_does(
     assert set(event["agents"]) - CLAUDE_BUILT_IN == set(world.agents)
     listing = json.loads(json.dumps(text))  # the request's JSON text, as sent
     for name, description in world.agents.items():
-        # Claude Code lists each agent as `- name: description (Tools: …)`
-        assert json.dumps(f"- {name}: {description} (Tools:")[1:-1] in listing, name
+        # Claude Code lists each agent as `- name: description (Tools: …)`, its tools as read
+        # (to an agent with `memory` it adds the file tools memory needs, after them)
+        tools = ", ".join(world.tools[name]) or "All tools"
+        end = ", " if name == "colon-agent" else ")"
+        assert json.dumps(f"- {name}: {description} (Tools: {tools}{end}")[1:-1] in listing, name
     proven(
         "claude",
         f"the source files of {len(AGENTS)} Claude-style agents in ~/.claude/agents: the init "
         f"event lists exactly the {len(world.agents)} skilltool reads (repaired ': ', literal "
-        "\\n, @, dots, capitals, 3,150 characters) and drops the 3 it refuses (a line without a "
-        "key, an indented line, a CRLF line); each description as skilltool reads it",
+        "\\n, @, dots, capitals, 3,150 characters, a tools list it leaves a list) and drops the 3 it refuses (a line without a "
+        "key, an indented line, a CRLF line); each description and its tools as skilltool reads them",
     )
 
 
