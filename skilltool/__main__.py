@@ -1,3 +1,3 @@
-from skilltool.cli import main
+from skilltool.entry import main
 
 main()

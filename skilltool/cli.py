@@ -17,6 +17,7 @@ import typer
 import typer.core
 
 from skilltool import __version__
+from skilltool.errors import INTERRUPTED
 from skilltool.harnesses import NAMES
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ def _options(
 def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     """Run one command and print its result or its error: exit codes are decided here."""
     from skilltool import report
-    from skilltool.errors import INTERRUPTED, SkilltoolError
+    from skilltool.errors import SkilltoolError
 
     if not gc.isenabled():  # paused by `main`: start-up is over
         gc.freeze()  # what start-up made lives to the end: no collection need walk it again
@@ -204,12 +205,19 @@ def _run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
         except SkilltoolError as err:
             with _reader_gone(err.exit_code):
                 raise typer.Exit(report.emit_error(command, err, as_json)) from None
+        _INTERRUPTION_SAID[0] = result.code == INTERRUPTED  # the result says how far it got
         with _reader_gone(result.code):
             raise typer.Exit(report.emit(command, result, as_json))
     except KeyboardInterrupt:  # where it landed (typer would exit 130 and say nothing)
         with _reader_gone(INTERRUPTED):
             report.write_lines(["skilltool: interrupted"], sys.stderr)
+        _INTERRUPTION_SAID[0] = True
         raise typer.Exit(INTERRUPTED) from None
+
+
+# whether the run said it was interrupted: a Ctrl-C before `_run` (while typer parses, or a
+# command imports its modules) is typer's silent exit 130, which `_main` then says
+_INTERRUPTION_SAID = [False]
 
 
 @contextlib.contextmanager
@@ -903,14 +911,13 @@ def project_value(argv: list[str]) -> list[str]:
 
 def _main() -> NoReturn:
     """No traceback reaches the user unless --debug asks for one."""
-    _build_only_invoked(sys.argv[1:])
     try:
+        _build_only_invoked(sys.argv[1:])
         code = app(standalone_mode=False)
     except ParserError as err:
         sys.exit(_usage_error(err))
     except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("skilltool: interrupted\n")
-        sys.exit(130)
+        code = INTERRUPTED
     except Exception as err:  # the last line of defence: one line, exit 1
         if os.environ.get("SKILLTOOL_DEBUG") or "--debug" in sys.argv:
             raise
@@ -918,4 +925,6 @@ def _main() -> NoReturn:
             f"skilltool: error: {type(err).__name__}: {err} (run with --debug for details)\n"
         )
         sys.exit(1)
+    if code == INTERRUPTED and not _INTERRUPTION_SAID[0]:
+        sys.stderr.write("skilltool: interrupted\n")
     sys.exit(code if isinstance(code, int) else 0)

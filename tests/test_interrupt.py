@@ -344,3 +344,38 @@ def test_sigint_in_add_and_remove_says_which_command_finishes(homes: Homes) -> N
     assert any(line.startswith("kept      big ") for line in done.stdout.splitlines()), done.stdout
     assert skilltool(home, "remove", "big").returncode == 0
     assert listing(home) == removed
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+def test_sigint_while_python_loads_skilltool_is_one_line_and_exit_130(homes: Homes) -> None:
+    """Ctrl-C in the fraction of a second the command line takes to import (the imports are
+    the files Python opens from skilltool's entry module to the run's first look at the home):
+    no traceback, one line, nothing written."""
+    assert STRACE is not None
+    home = homes.copy("start-up")
+    before = listing(home)
+    trace = homes.base / "start-up.trace"
+    traced = [STRACE, "-f", "-qq", "-o", str(trace), "-e", "trace=openat"]
+    env = {**homes.env, "HOME": str(home)}
+    command = homes.command(homes.copy("start-up-reference"))
+    subprocess.run([*traced, *command], env=env, capture_output=True, timeout=120, check=True)
+    # the Kth openat call, numbered from 1 as strace counts them for `when=K`
+    opened = [line.split('"')[1] for line in trace.read_text().splitlines() if "openat(" in line]
+    # from the first file opened once skilltool's entry module runs (what comes before is
+    # Python's own start-up, a few milliseconds, in which Python prints what it prints)
+    entry = ("skilltool/__main__.py", "skilltool/entry.py", "__pycache__/entry.")
+    first = 1 + max(k for k, path in enumerate(opened, 1) if any(e in path for e in entry))
+    last = next(k for k, path in enumerate(opened, 1) if str(homes.base) in path)
+    assert last - first > 20, opened[first:last]  # the imports: the window a Ctrl-C can land in
+
+    def trial(k: int) -> subprocess.CompletedProcess[str]:
+        inject = ["-e", "trace=openat", "-e", f"inject=openat:signal=INT:when={k}"]
+        stopped = [STRACE, "-f", "-qq", "-o", os.devnull, *inject, *homes.command(home)]
+        return subprocess.run(stopped, env=env, capture_output=True, text=True, timeout=120)
+
+    points = [first - 1 + k for k in spread(last - first, 12)]
+    for done in in_parallel([lambda k=k: trial(k) for k in points]):
+        said = done.stdout + done.stderr
+        assert done.returncode == 130 and "Traceback" not in said, said
+        assert done.stderr == "skilltool: interrupted\n", said
+        assert listing(home) == before
