@@ -15,7 +15,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -122,6 +122,18 @@ class Homes:
             for line in trace.read_text().splitlines():
                 call = line.split(None, 1)[1].split("(", 1)[0]
                 self.calls[call] = self.calls.get(call, 0) + 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sigint_heard() -> Iterator[None]:
+    """The runs hear SIGINT even when pytest itself was started in the background (`&`),
+    where SIGINT is ignored and every child would inherit that, and so finish unstopped."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture(scope="module")
