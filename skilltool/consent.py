@@ -102,6 +102,18 @@ def hook_runnable(source: str, plugin: Plugin, hook: Hook) -> Runnable:
 def fetched(home: paths.Scope) -> dict[Path, Source]:
     """The lockfile's sources fetched from a URL, by the folder their plugins are read from;
     none when there is no lockfile (or one that cannot be read: the commands say why)."""
+    return {place: s for place, s in _locked(home).items() if s.url is not None}
+
+
+def added(home: paths.Scope) -> dict[Path, Source]:
+    """The sources whose files are their authors' to fix, by the same folders: every source
+    of the lockfile (from a URL, or in the user's home a local path added with `add`, as
+    often as not someone else's checkout), but a project's paths, the repository's own."""
+    own = home.kind == "project"
+    return {place: s for place, s in _locked(home).items() if s.url is not None or not own}
+
+
+def _locked(home: paths.Scope) -> dict[Path, Source]:
     import os
 
     if not os.path.lexists(home.lockfile):
@@ -112,7 +124,7 @@ def fetched(home: paths.Scope) -> dict[Path, Source]:
         found = sources.read_lock(home)
     except sources.SourceError:
         return {}
-    return {sources.entry(home, s).path: s for s in found if s.url is not None}
+    return {sources.entry(home, s).path: s for s in found}
 
 
 def source_of(plugin: Plugin, by_place: Mapping[Path, Source]) -> Source | None:
@@ -124,7 +136,7 @@ def source_of(plugin: Plugin, by_place: Mapping[Path, Source]) -> Source | None:
 
 
 def upstream(problems: Iterable[Problem], by_place: Mapping[Path, Source]) -> dict[Problem, str]:
-    """The errors in the files of a plugin fetched from a URL (`by_place`: from `fetched`),
+    """The errors in the files of a plugin added with `add` (`by_place`: from `added`),
     each with the name of its source: its authors' to fix, not the user's, so a run skips
     the item and goes on without failing (unless --strict). A problem of the checkout's own
     folder (missing, unreadable) is the user's: `sync` brings it back."""

@@ -459,8 +459,8 @@ def summary_line(found: dict[str, int], dry_run: bool) -> str:
 PROBLEM_WORDS = {
     "errors": ("error", "errors"),
     "errors_in_fetched": (
-        "error in a fetched plugin (skipped)",
-        "errors in fetched plugins (skipped)",
+        "error in an added plugin (skipped)",
+        "errors in added plugins (skipped)",
     ),
     "warnings": ("warning", "warnings"),
 }
@@ -468,7 +468,7 @@ PROBLEM_WORDS = {
 
 def problem_counts(problems: Iterable[Problem], fetched: Mapping[Problem, str]) -> dict[str, int]:
     """The problems of a run for its summary: the user's errors, the errors in plugins
-    fetched from a URL (`fetched`, from consent.upstream), the warnings."""
+    added with `add` (`fetched`, from consent.upstream), the warnings."""
     found = dict.fromkeys(PROBLEM_WORDS, 0)
     for problem in problems:
         key = "warnings" if problem.severity == "warning" else "errors"
@@ -478,10 +478,10 @@ def problem_counts(problems: Iterable[Problem], fetched: Mapping[Problem, str]) 
 
 def problem_said(problem: Problem, fetched: str | None = None) -> str:
     """A problem as a run prints it, its first word `error` or `warning` so the two never
-    read alike; one in a plugin fetched from a URL names its source (`fetched`)."""
+    read alike; one in a plugin added with `add` names its source (`fetched`)."""
     if problem.severity == "warning":
         return f"{'warning':<9} {problem}"
-    tail = f" (fetched with {quoted(fetched)}: skipped; its authors' to fix)" if fetched else ""
+    tail = f" (added with {quoted(fetched)}: skipped; its authors' to fix)" if fetched else ""
     return f"{'error':<9} {problem}{tail}"
 
 

@@ -94,14 +94,14 @@ def test_the_summary_counts_errors_and_warnings_and_whose_errors_they_are() -> N
     found = {**report.counts([_outcome("link", "create", "missing")])}
     found.update(report.problem_counts(problems, fetched))
     assert report.summary_line(found, dry_run=False) == (
-        "1 linked; 1 error, 1 error in a fetched plugin (skipped), 2 warnings: "
+        "1 linked; 1 error, 1 error in an added plugin (skipped), 2 warnings: "
         "see 'skilltool plugins validate'"
     )
     # warnings first, the user's errors last, nearest the prompt; each says what it is
     assert report.problem_lines(problems, fetched) == [
         "warning   /p/mine/skills/x: another comes first",
         "warning   /p/y: another comes first",
-        "error     /s/tools/agents/b.md:5: invalid YAML (fetched with 'tools': skipped; "
+        "error     /s/tools/agents/b.md:5: invalid YAML (added with 'tools': skipped; "
         "its authors' to fix)",
         "error     /p/mine/agents/a.md:5: invalid YAML",
     ]

@@ -913,12 +913,12 @@ def test_an_error_in_a_fetched_plugin_is_skipped_and_fails_no_run(home: Path, re
     broken = data(home) / "sources/tools/current/tools/agents/broken.md"
     said = (
         f"error     {broken}:5: invalid YAML: found unexpected end of stream; fix the "
-        "frontmatter syntax (fetched with 'tools': skipped; its authors' to fix)"
+        "frontmatter syntax (added with 'tools': skipped; its authors' to fix)"
     )
     assert added.code == 0, added.stderr
     assert added.stderr.splitlines() == [said]
     assert added.lines[-1].endswith(
-        "; 1 error in a fetched plugin (skipped): see 'skilltool plugins validate'"
+        "; 1 error in an added plugin (skipped): see 'skilltool plugins validate'"
     )
     assert "wrote     codex    ~/.codex/skilltool/helper.md" in added.lines  # the rest is done
     for again in (["install"], ["update"], ["install", "--dry-run"]):
@@ -933,19 +933,37 @@ def test_an_error_in_a_fetched_plugin_is_skipped_and_fails_no_run(home: Path, re
     assert run("plugins", "remove", "tools").code == 0
 
 
-def test_an_error_in_the_users_own_plugin_fails_the_run(home: Path, tmp_path: Path) -> None:
-    mine = plugin_tree(tmp_path / "src", "mine", skills=("notes",))
-    build_file_tree(mine, {"agents/broken.md": BROKEN_AGENT})
-    added = run("plugins", "add", mine)  # a local path is the user's own, as their data dir is
+def test_an_error_in_a_path_added_is_its_authors_and_in_the_users_own_plugin_fails_the_run(
+    home: Path, tmp_path: Path
+) -> None:
+    # a local path brought in with `add` is, as often as not, a checkout of someone else's
+    theirs = plugin_tree(tmp_path / "src", "theirs", skills=("notes",))
+    build_file_tree(theirs, {"agents/broken.md": BROKEN_AGENT})
+    added = run("plugins", "add", theirs)
     said = (
-        f"error     {mine}/agents/broken.md:5: invalid YAML: found unexpected end of stream; "
+        f"error     {theirs}/agents/broken.md:5: invalid YAML: found unexpected end of stream; "
+        "fix the frontmatter syntax (added with 'theirs': skipped; its authors' to fix)"
+    )
+    assert added.code == 0 and added.stderr.splitlines() == [said]
+    assert added.lines[-1].endswith(
+        "; 1 error in an added plugin (skipped): see 'skilltool plugins validate'"
+    )
+    assert run("plugins", "install").code == 0
+    assert run("plugins", "install", "--strict").code == 1
+    assert links(home)["notes"] == f"{theirs}/skills/notes"  # the rest is done
+    # the user's own plugins folder is theirs to fix: every run says so with exit 1
+    mine = plugin_tree(data(home) / "plugins", "mine", skills=("jots",))
+    build_file_tree(mine, {"agents/wrong.md": BROKEN_AGENT})
+    installed = run("plugins", "install")
+    own = (
+        f"error     {mine}/agents/wrong.md:5: invalid YAML: found unexpected end of stream; "
         "fix the frontmatter syntax"
     )
-    assert added.code == 1 and added.stderr.splitlines() == [said]
-    assert added.lines[-1].endswith("; 1 error: see 'skilltool plugins validate'")
-    installed = run("plugins", "install")
-    assert installed.code == 1 and installed.stderr.splitlines() == [said]
-    assert links(home)["notes"] == f"{mine}/skills/notes"  # the rest is done
+    assert installed.code == 1 and installed.stderr.splitlines() == [said, own]
+    assert installed.lines[-1].endswith(
+        "; 1 error, 1 error in an added plugin (skipped): see 'skilltool plugins validate'"
+    )
+    assert links(home)["jots"] == f"{mine}/skills/jots"
 
 
 def test_the_bundled_plugin_losing_to_a_fetched_one_is_said_by_status_only(

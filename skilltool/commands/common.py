@@ -28,7 +28,7 @@ class Options(NamedTuple):
     project: str | None = None  # --project: "" the current repository's, else a folder
     user: bool = False  # --user: the home, even inside a project
     yes: bool = False  # --yes: approve what a fetched source runs, as shown
-    strict: bool = False  # --strict: an error in a fetched plugin fails the run too
+    strict: bool = False  # --strict: an error in an added plugin fails the run too
 
     @property
     def where(self) -> paths.Scope:

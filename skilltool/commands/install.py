@@ -352,21 +352,19 @@ def stopped_line(outcomes: Sequence[Outcome], actions: Sequence[plan.Action], ag
 
 
 def upstream(home: paths.Scope, problems: Collection[Problem]) -> dict[Problem, str]:
-    """The errors in plugins fetched from a URL, each with its source's name (consent.upstream);
+    """The errors in plugins added with `add`, each with its source's name (consent.upstream);
     the lockfile is read only when there is an error to weigh."""
-    if not any(p.severity == "error" for p in problems):
-        return {}
-    by_place = _fetched(home)
-    if not by_place:
+    if not any(p.severity == "error" for p in problems) or not os.path.lexists(home.lockfile):
         return {}
     from skilltool import consent
 
-    return consent.upstream(problems, by_place)
+    by_place = consent.added(home)
+    return consent.upstream(problems, by_place) if by_place else {}
 
 
 def failing(problems: Collection[Problem], fetched: Collection[Problem], strict: bool) -> bool:
     """Whether the problems fail a run: an error of the user's (their plugins, their config
-    files, skilltool's records), and one in a fetched plugin only with --strict: that one is
+    files, skilltool's records), and one in an added plugin only with --strict: that one is
     its authors' to fix, and the user could do nothing to make every run pass."""
     return any(p.severity == "error" and (strict or p not in fetched) for p in problems)
 
