@@ -612,10 +612,19 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
                 f"({other.shown()}); remove that first, or choose others with --plugin"
             )
     whole = list(source.plugins or ([] if source.skills else sorted(found)))
-    words = [f"{len(whole)} plugin(s): {', '.join(whole)}"] if whole else []
+    words = [f"{len(whole)} plugin(s): {_first_of(whole)}"] if whole else []
     if source.skills:
         words.append(f"skill(s) {', '.join(source.skills)} alone")
     return "; ".join(words)
+
+
+def _first_of(names: list[str], shown: int = 6) -> str:
+    """A few names and how many more, for a line a person reads: the whole list is `plugins
+    list`'s."""
+    if len(names) <= shown + 1:
+        return ", ".join(names)
+    rest = len(names) - shown
+    return f"{', '.join(names[:shown])} and {rest} more: see 'skilltool plugins list'"
 
 
 def _skipped(source: Source, catalogue: Catalogue, at: Path) -> list[str]:

@@ -3,6 +3,7 @@ without one, nothing (the marketplace recorded, and the lines saying how to pick
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -71,6 +72,30 @@ def test_all_installs_every_plugin_of_the_marketplace(home: Path, market: Repo) 
     assert result.code == 0, result.stderr
     assert added(home) == {"alpha", "beta"}
     assert "plugins" not in lock(home)["market"]  # all of it, as before
+
+
+def test_a_large_marketplace_added_whole_names_a_few_plugins_and_says_where_the_rest_are(
+    home: Path, tmp_path: Path
+) -> None:
+    big = Repo(tmp_path, "big")
+    names = [f"p{n:02d}" for n in range(12)]
+    files: dict[str, str | bytes] = {}
+    for name in names:
+        files.update(plugin_files(name, (f"{name}-skill",), prefix=f"{name}/"))
+    entries = [{"name": name, "source": f"./{name}"} for name in names]
+    files[".claude-plugin/marketplace.json"] = json.dumps(
+        {"name": "big", "owner": {"name": "T"}, "plugins": entries}
+    )
+    big.commit(files)
+    big.push()
+    result = run("plugins", "add", big.url, "--all")
+    assert result.code == 0, result.stderr
+    [line] = [line for line in result.lines if line.startswith("added ")]
+    assert line.endswith(
+        "(12 plugin(s): p00, p01, p02, p03, p04, p05 and 6 more: see 'skilltool plugins list')"
+    )
+    listed = run("plugins", "list").stdout
+    assert all(f"{name} " in listed for name in names)
 
 
 def _on_a_terminal(args: list[str], answer: str, home: Path) -> tuple[int, str]:
