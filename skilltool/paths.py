@@ -131,10 +131,16 @@ class Home(NamedTuple):
         """The record of every entry skilltool wrote into a config file it shares."""
         return self.state_dir / "mcp-entries.json"
 
-    def env(self, variable: str, default: Path) -> Path:
+    def variable(self, name: str) -> str | None:
         """A harness's own location variable (CODEX_HOME, ...), ignored under --home."""
-        value = None if self.explicit else os.environ.get(variable)
-        return Path(value) if value else default
+        return None if self.explicit else os.environ.get(name) or None
+
+    def expand(self, value: str) -> Path:
+        """A location a harness reads from a variable: `~` is this home, a relative path is
+        taken from the working folder, as the harnesses take it."""
+        if value == "~" or value.startswith("~/"):
+            return self.path / value[2:]
+        return Path(os.path.abspath(value))
 
     def show(self, path: Path) -> str:
         """A path as a person reads it: under the home, written with '~'."""
@@ -228,9 +234,12 @@ class Project(NamedTuple):
     def config_home(self) -> Path:
         return self.path
 
-    def env(self, variable: str, default: Path) -> Path:
+    def variable(self, name: str) -> str | None:
         """A harness's location variable moves its home folder, never a project's."""
-        return default
+        return None
+
+    def expand(self, value: str) -> Path:
+        return Path(os.path.abspath(value))
 
     def show(self, path: Path) -> str:
         """A path as a person reads it: inside the project, relative to its folder."""

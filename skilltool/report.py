@@ -837,6 +837,8 @@ class StatusView(NamedTuple):
     # line, else why (a harness the project names that reads no project: a line of its own)
     absent: Mapping[str, str] | None = None
     sources: Mapping[str, str] | None = None  # an added plugin's folder -> its source's name
+    # the harnesses whose folder a variable moves: name -> (the folder, the variable)
+    moved: Mapping[str, tuple[Path, str]] | None = None
 
     def _entries_of(self, server: McpServer) -> list[Action]:
         return [a for a in self.entries if a.name == server.name and a.source == server.path]
@@ -1033,6 +1035,10 @@ class StatusView(NamedTuple):
         lines = []
         if not quiet:
             lines.append(f"skills    {show(self.skills_dir)}")
+            lines += [
+                f"moved     {name}: {show(root)} (${variable})"
+                for name, (root, variable) in (self.moved or {}).items()
+            ]
             layouts = self.catalogue.layouts
             lines += [
                 f"search    {e.origin:<8} {show(e.path)} ({layouts.get(e.path, 'not read')})"
@@ -1136,6 +1142,10 @@ class StatusView(NamedTuple):
                 for e in self.catalogue.entries
             ],
             "skills_dir": str(self.skills_dir),
+            "harness_homes": {
+                name: {"path": str(root), "variable": variable}
+                for name, (root, variable) in (self.moved or {}).items()
+            },
             "plugins": plugins,
             "problems": [p.as_dict() for p in self.catalogue.problems],
             "not_fetched": [

@@ -17,6 +17,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.amber import AmberSnapshotExtension
 from syrupy.location import PyTestLocation
 
+from skilltool.harnesses import LOCATION_VARIABLES
 from tests.helpers import REPO
 
 # The property tests draw the same examples on every run, so a run passes or fails by the code
@@ -90,8 +91,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "XDG_CONFIG_HOME",
         "XDG_STATE_HOME",
         "XDG_CACHE_HOME",
-        "CODEX_HOME",
-        "PI_CODING_AGENT_DIR",
+        *LOCATION_VARIABLES,
         "SKILLTOOL_PLUGINS",
         "SKILLTOOL_NAMESPACE",
         "SKILLTOOL_DEBUG",

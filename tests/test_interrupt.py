@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from skilltool.fs import TEMP_PREFIX
+from skilltool.harnesses import LOCATION_VARIABLES
 from tests.helpers import agent_md, build_file_tree, skill_md, toml_loads
 
 SKILLS = 300
@@ -85,7 +86,7 @@ class Homes:
         }
         for variable in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
             self.env.pop(variable, None)
-        for variable in ("CODEX_HOME", "PI_CODING_AGENT_DIR", "SKILLTOOL_DEBUG"):
+        for variable in (*LOCATION_VARIABLES, "SKILLTOOL_DEBUG"):
             self.env.pop(variable, None)
         self.before = base / "before"
         for directory in (".config/opencode", ".codex", ".pi/agent"):

@@ -134,8 +134,22 @@ def _status_view(
         settled=tuple(s.owner for s in full.settled),
         absent={h.name: _absent_why(home, h) for h in found if not h.present()},
         sources=_source_names(home, catalogue),
+        moved=_moved(home, found),
     )
     return full, view
+
+
+def _moved(home: paths.Scope, found: Sequence[Harness]) -> dict[str, tuple[Path, str]]:
+    """The harnesses whose folder a variable moves from its default: name -> (folder, name
+    of the variable)."""
+    from skilltool.harnesses import moved_root
+
+    moved = {}
+    for harness in found:
+        root, variable = moved_root(harness.name, home)
+        if variable is not None:
+            moved[harness.name] = (root, variable)
+    return moved
 
 
 def _absent_why(home: paths.Scope, harness: Harness) -> str:

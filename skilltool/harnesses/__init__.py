@@ -591,20 +591,24 @@ def environment() -> jinja2.Environment:
 # Each module defines one Harness subclass whose `name` is the module's name.
 # the registry: every harness (its module is skilltool/harnesses/<name>.py), in the order
 # runs act for them, and where it keeps its own directory: under the home or the XDG config
-# home, and the variable that moves it. Kept here, not in the modules, so that a harness
-# that is not set up costs no import of its module
+# home, and the environment variable that moves it as the harness's binary reads it (each
+# proven in tests/conformance/test_moved_homes.py). Kept here, not in the modules, so that a
+# harness that is not set up costs no import of its module
 ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
-    "opencode": ("config", "opencode", None),
-    "hermes": ("home", ".hermes", None),
+    "opencode": ("config", "opencode", None),  # XDG_CONFIG_HOME moves it, as every config
+    "hermes": ("home", ".hermes", "HERMES_HOME"),
     "codex": ("home", ".codex", "CODEX_HOME"),
     "pi": ("home", ".pi/agent", "PI_CODING_AGENT_DIR"),
-    "claude": ("home", ".claude", None),
-    "gemini": ("home", ".gemini", None),
-    "copilot": ("home", ".copilot", None),
+    "claude": ("home", ".claude", "CLAUDE_CONFIG_DIR"),
+    "gemini": ("home", ".gemini", "GEMINI_CLI_HOME"),  # a home: its .gemini is the folder
+    "copilot": ("home", ".copilot", "COPILOT_HOME"),
     "kilo": ("config", "kilo", None),
-    "qwen": ("home", ".qwen", None),
+    "qwen": ("home", ".qwen", "QWEN_HOME"),  # also read from ~/.qwen/.env or ~/.env
     "vibe": ("home", ".vibe", "VIBE_HOME"),
 }
+# the variables that name a home for the harness, under which its folder keeps its own name
+HOME_VARIABLES = frozenset({"GEMINI_CLI_HOME"})
+LOCATION_VARIABLES = tuple(v for _, _, v in ROOTS.values() if v)  # each harness's own
 NAMES = tuple(ROOTS)
 
 
@@ -629,11 +633,51 @@ NO_PROJECT = {
 
 def root_of(name: str, home: Scope) -> Path:
     """A harness's own directory in `home` (in a project, its folder there), from its name."""
+    return moved_root(name, home)[0]
+
+
+def moved_root(name: str, home: Scope) -> tuple[Path, str | None]:
+    """A harness's own directory, and the variable that moved it from its default (None when
+    it is where it always is), read as the harness reads it."""
     if home.kind == "project":
-        return home.path / (PROJECT_ROOTS[name] or f".{name}")
+        return home.path / (PROJECT_ROOTS[name] or f".{name}"), None
     base, place, variable = ROOTS[name]
     default = (home.config_home if base == "config" else home.path) / place
-    return home.env(variable, default) if variable else default
+    if variable is None:
+        return default, None
+    value = home.variable(variable)
+    if value is None and name == "qwen":
+        value = qwen_env_home(home.path)
+    if not value:
+        return default, None
+    moved = home.expand(value)
+    if variable in HOME_VARIABLES:
+        moved = moved / place
+    return (default, None) if moved == default else (moved, variable)
+
+
+def qwen_env_home(home: Path) -> str | None:
+    """QWEN_HOME as Qwen Code reads it when the environment has none: the first of
+    ~/.qwen/.env and ~/.env that sets it (`QWEN_HOME=`, `export QWEN_HOME=` or `QWEN_HOME:`)."""
+    for candidate in (home / ".qwen/.env", home / ".env"):
+        try:
+            text = candidate.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for line in text.splitlines():
+            words = line.strip().removeprefix("export ").lstrip()
+            key, sep, value = words.partition("=")
+            if not sep:
+                key, sep, value = words.partition(":")
+            if sep and key.strip() == "QWEN_HOME":
+                value = value.strip()
+                if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1:
+                    value = value[1:-1]
+                else:
+                    value = value.split(" #", 1)[0].strip()
+                if value:
+                    return value
+    return None
 
 
 def present(name: str, home: Scope, root: Path) -> bool:

@@ -17,6 +17,7 @@ from skilltool.harnesses import (
     Launch,
     McpValue,
     Verdict,
+    moved_root,
     named_or_skipped,
     remote_entry,
     stdio_entry,
@@ -203,6 +204,11 @@ class Gemini(Harness):
         tools = gemini_tools(agent) if agent.tools else None  # no list: Gemini's default set
         content = self.template("agent.md.j2", agent, tools=tools, model=self.model(agent))
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
+
+    def own_skills_dir(self) -> Path | None:
+        """GEMINI_CLI_HOME moves the home Gemini CLI reads `~/.agents/skills` from too (it is
+        its `homedir()`): there, the skills are linked into its own folder."""
+        return self.root() / "skills" if moved_root(self.name, self.home)[1] else None
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")
