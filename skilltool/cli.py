@@ -23,6 +23,7 @@ from skilltool.harnesses import NAMES
 if TYPE_CHECKING:
     from skilltool.commands.common import Options
     from skilltool.report import Result, Verbosity
+    from skilltool.settings import Kind
 
 
 class Commands(typer.core.TyperGroup):
@@ -727,6 +728,90 @@ def approve_command(
     _run("approve", json, lambda: family.plugins_approve(opts, name))
 
 
+HarnessesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--harness",
+        metavar="HARNESS",
+        help="Only in this harness (repeatable; default: every harness).",
+        show_default=False,
+    ),
+]
+SwitchedName = Annotated[
+    str,
+    typer.Argument(
+        metavar="NAME", help="A plugin (or, with --skill or --agent, one skill or agent of one)."
+    ),
+]
+SkillKindOpt = Annotated[
+    bool, typer.Option("--skill", help="NAME is one skill of a plugin, not a plugin.")
+]
+AgentKindOpt = Annotated[
+    bool, typer.Option("--agent", help="NAME is one agent of a plugin, not a plugin.")
+]
+
+
+def _switch(
+    name: str,
+    harness: list[str] | None,
+    skill: bool,
+    agent: bool,
+    off: bool,
+    given: tuple[str | None, str | None, bool, bool, bool, bool, str | None, bool],
+) -> None:
+    from skilltool.commands import sources as family
+
+    if skill and agent:
+        raise typer.BadParameter("give --skill or --agent, not both")
+    kind: Kind | None = "skills" if skill else "agents" if agent else None
+    home, project, user, dry_run, quiet, json, namespace, strict = given
+    opts = _options(
+        home, None, dry_run, json, namespace, quiet=quiet, project=project, user=user, strict=strict
+    )
+    command = "disable" if off else "enable"
+    _run(command, json, lambda: family.plugins_switch(opts, name, kind, harness or [], off))
+
+
+def disable_command(
+    name: SwitchedName,
+    harness: HarnessesOpt = None,
+    skill: SkillKindOpt = False,
+    agent: AgentKindOpt = False,
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    dry_run: DryRunOpt = False,
+    quiet: QuietOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Turn a plugin, skill or agent off in some harnesses or all, then install."""
+    given = (home, project, user, dry_run, quiet, json, namespace, strict)
+    _switch(name, harness, skill, agent, True, given)
+
+
+def enable_command(
+    name: SwitchedName,
+    harness: HarnessesOpt = None,
+    skill: SkillKindOpt = False,
+    agent: AgentKindOpt = False,
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    dry_run: DryRunOpt = False,
+    quiet: QuietOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Turn what disable turned off on again, in some harnesses or all, then install."""
+    given = (home, project, user, dry_run, quiet, json, namespace, strict)
+    _switch(name, harness, skill, agent, False, given)
+
+
 def new_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The plugin's name.")],
     skill: Annotated[
@@ -844,6 +929,8 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "remove", remove_command),
     (plugins_app, "sync", sync_command),
     (plugins_app, "approve", approve_command),
+    (plugins_app, "disable", disable_command),
+    (plugins_app, "enable", enable_command),
     (plugins_app, "new", new_command),
     (plugins_app, "search", search_command),
     (app, "package", package_command),

@@ -342,7 +342,8 @@ def plan_links(
         )
         return Plan((), tuple(problems))
     evidence = evidence or Evidence(catalogue)
-    here = SkillsDir(skills_dir, catalogue, evidence)
+    # whose links these are is proven from every plugin read, those turned off included
+    here = SkillsDir(skills_dir, evidence.catalogue, evidence)
     actions = _link_actions(here, winners, remove, owner, evidence)
     if copied:  # a copied skill's place, our link there included, is the copy planner's
         actions = [a for a in actions if a.name not in copied]

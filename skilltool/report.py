@@ -766,6 +766,7 @@ class PluginState(NamedTuple):
     source: str  # its origin, or the name of the source it was added with
     to_do: int  # the things install would do for it
     left: tuple[Action, ...]  # its items install leaves, for the user to settle (NEEDS_USER)
+    off: str = ""  # what of it the user turned off, and where: "off in claude; agent x off in pi"
 
     @property
     def problems(self) -> int:
@@ -786,7 +787,8 @@ class PluginState(NamedTuple):
         if self.plugin.shadowed_by is not None:
             return f"shadowed by {home.show(self.plugin.shadowed_by)}"
         said = [f"{self.to_do:,} to do" if self.to_do else "", _count(self.problems, "problem")]
-        return ", ".join(w for w in said if w) or "all current"
+        state = ", ".join(w for w in said if w) or "all current"
+        return f"{state}; {self.off}" if self.off else state
 
     def line(self, home: Scope, path: bool = False) -> str:
         """`plugin    docs (user): 2 skills, 1 agent: all current`; with `path`, its folder
@@ -815,6 +817,7 @@ class PluginState(NamedTuple):
             "to_do": self.to_do,
             "problems": self.problems,
             "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
+            "off": self.off or None,
         }
 
 
@@ -839,6 +842,7 @@ class StatusView(NamedTuple):
     sources: Mapping[str, str] | None = None  # an added plugin's folder -> its source's name
     # the harnesses whose folder a variable moves: name -> (the folder, the variable)
     moved: Mapping[str, tuple[Path, str]] | None = None
+    off: Mapping[str, str] | None = None  # a plugin -> what of it the user turned off, where
 
     def _entries_of(self, server: McpServer) -> list[Action]:
         return [a for a in self.entries if a.name == server.name and a.source == server.path]
@@ -977,7 +981,8 @@ class StatusView(NamedTuple):
             actions = self._actions_of(plugin, links, by_harness, winners, by_source)
             left = tuple(a for a in actions if not a.writes and a.state in NEEDS_USER)
             source = sources.get(str(plugin.root), plugin.origin)
-            found.append(PluginState(plugin, source, sum(a.writes for a in actions), left))
+            off = (self.off or {}).get(plugin.name, "")
+            found.append(PluginState(plugin, source, sum(a.writes for a in actions), left, off))
         return found
 
     def _detail_lines(
@@ -1124,6 +1129,7 @@ class StatusView(NamedTuple):
                     "marketplace": plugin.marketplace,
                     "commands": [str(c) for c in plugin.commands],
                     "shadowed_by": str(plugin.shadowed_by) if plugin.shadowed_by else None,
+                    "off": (self.off or {}).get(plugin.name),
                     "skills": skills,
                     "agents": agents,
                     "mcp_servers": self._server_dicts(plugin),

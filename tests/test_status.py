@@ -273,6 +273,7 @@ def test_list_is_a_line_per_plugin_and_its_json_the_same_fields(
         "to_do": 0,
         "problems": 1,
         "shadowed_by": None,
+        "off": None,
     }
     states = [(p["name"], p["origin"], p["state"]) for p in data["plugins"]]
     assert states == [

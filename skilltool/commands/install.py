@@ -135,8 +135,36 @@ def _status_view(
         absent={h.name: _absent_why(home, h) for h in found if not h.present()},
         sources=_source_names(home, catalogue),
         moved=_moved(home, found),
+        off=_turned_off(home, catalogue),
     )
     return full, view
+
+
+def _turned_off(home: paths.Scope, catalogue: Catalogue) -> dict[str, str]:
+    """What of each plugin the user's settings turn off, and where, in words."""
+    if home.kind != "home":
+        return {}
+    from skilltool import settings
+
+    chosen = settings.read(home)
+    if not chosen.any_disabled:
+        return {}
+
+    def harnesses(where: frozenset[str]) -> str:
+        return "every harness" if settings.EVERY in where else ", ".join(sorted(where))
+
+    notes = {}
+    for plugin in catalogue.plugins:
+        said = []
+        where = chosen.where("plugins", plugin.name)
+        if where:
+            said.append(f"off in {harnesses(where)}")
+        items = [("skill", s.name, chosen.where("skills", s.name)) for s in plugin.skills]
+        items += [("agent", a.name, chosen.where("agents", a.name)) for a in plugin.agents]
+        said += [f"{kind} {name} off in {harnesses(w)}" for kind, name, w in items if w]
+        if said:
+            notes[plugin.name] = "; ".join(said)
+    return notes
 
 
 def _moved(home: paths.Scope, found: Sequence[Harness]) -> dict[str, tuple[Path, str]]:
@@ -154,12 +182,16 @@ def _moved(home: paths.Scope, found: Sequence[Harness]) -> dict[str, tuple[Path,
 
 def _absent_why(home: paths.Scope, harness: Harness) -> str:
     """Why nothing is written for a harness the project names (Hermes reads no project
-    folder); "" for one not set up, which needs no word but its name."""
-    if not isinstance(home, paths.Project) or harness.name not in home.harnesses:
-        return ""
-    from skilltool.harnesses import not_set_up
+    folder), or one the user's settings leave alone; "" for one not set up, which needs no
+    word but its name."""
+    from skilltool.harnesses import left_alone
 
-    return not_set_up(home, harness.root(), harness.name)
+    if isinstance(home, paths.Project):
+        if harness.name not in home.harnesses:
+            return ""
+    elif not left_alone(harness.name, home):
+        return ""
+    return _why(home, harness)
 
 
 def _source_names(home: paths.Scope, catalogue: Catalogue) -> dict[str, str]:
@@ -506,8 +538,10 @@ def install_plan(
     parts = []
     if found is None:
         found = harnesses(home, opts.only)
+    found, alone = _not_left_alone(home, found)
+    parts.append(plan.Plan(tuple(alone), ()))
     groups = _by_withheld(home, catalogue, found)
-    dirs = [] if opts.only else [("skill", skills_dir, catalogue)]
+    dirs = [] if opts.only else [("skill", skills_dir, shared_catalogue(home, catalogue))]
     for seen, group in groups:
         for harness in group:  # a harness that reads only a skills dir of its own: links there
             own = harness.own_skills_dir() if harness.present() else None
@@ -517,7 +551,18 @@ def install_plan(
     for owner, folder, seen in dirs:
         mine = {n: s for n, s in copied.items() if seen is catalogue or _has(seen, s)}
         parts.append(
-            plan.plan_links(seen, folder, remove, owner, trust, detail, evidence, frozenset(copied))
+            # a dir seen as planned is trusted only for the whole catalogue: what the user
+            # turned off is no part of what was planned then
+            plan.plan_links(
+                seen,
+                folder,
+                remove,
+                owner,
+                trust if seen is catalogue else None,
+                detail,
+                evidence,
+                frozenset(copied),
+            )
         )
         if isinstance(home, paths.Project):
             made = copies.plan(home, mine, folder, remove, opts.force, evidence, owner, digests)
@@ -534,7 +579,63 @@ def install_plan(
         parts.append(plan.Plan((), tuple(held)))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
-    return plan.merge(parts)
+    return _said_off(plan.merge(parts), home, catalogue)
+
+
+def _not_left_alone(
+    home: paths.Scope, found: list[Harness]
+) -> tuple[list[Harness], list[plan.Action]]:
+    """The harnesses to plan for: none the user's settings leave alone, where nothing is
+    written and nothing removed, not even what skilltool wrote there before; for each of
+    those, the line that says so, as for a harness not set up."""
+    if home.kind != "home":
+        return found, []
+    from skilltool.harnesses import left_alone
+
+    alone = [h for h in found if left_alone(h.name, home)]
+    said = [
+        plan.Action("file", h.name, "", h.root(), "absent", "none", reason=_why(home, h))
+        for h in alone
+    ]
+    return [h for h in found if h not in alone], said
+
+
+def _why(home: paths.Scope, harness: Harness) -> str:
+    from skilltool.harnesses import not_set_up
+
+    return not_set_up(home, harness.root(), harness.name)
+
+
+def _said_off(planned: plan.Plan, home: paths.Scope, catalogue: Catalogue) -> plan.Plan:
+    """Each removal of what the user turned off says so, not that its source is gone."""
+    if home.kind != "home":
+        return planned
+    from skilltool import settings
+
+    chosen = settings.read(home)
+    if not chosen.any_disabled:
+        return planned
+    roots = sorted(((str(p.root) + os.sep, p.name) for p in catalogue.plugins), reverse=True)
+    said = f"turned off in {home.show(settings.place(home))}"
+
+    def off(kind: settings.Kind, name: str, harness: str) -> bool:
+        if harness == "skill":  # the shared skills dir: off only when off in every harness
+            return chosen.everywhere(kind, name)
+        return chosen.off(kind, name, harness)
+
+    def turned_off(action: plan.Action) -> bool:
+        item = {"link": "skills", "copy": "skills", "file": "agents"}.get(action.kind)
+        if item is not None and off(item, action.name, action.owner):  # type: ignore[arg-type]
+            return True
+        source = str(action.source) if action.source is not None else ""
+        plugin = next((name for root, name in roots if source.startswith(root)), None)
+        return plugin is not None and off("plugins", plugin, action.owner)
+
+    actions = tuple(
+        a._replace(reason=said) if a.change == "remove" and turned_off(a) else a
+        for a in planned.actions
+    )
+    return planned._replace(actions=actions)
 
 
 def _hooks_plan(
@@ -595,13 +696,71 @@ def _by_withheld(
     withheld from some (its `harnesses`, or Claude Code for what it loads itself); each
     group sees the catalogue without those sources' plugins, so that what came from them
     before is removed there as gone."""
-    if not isinstance(home, paths.Project) or not home.withheld:
+    if not isinstance(home, paths.Project):
+        return _by_disabled(home, catalogue, found)
+    if not home.withheld:
         return [(catalogue, found)]
     groups: dict[frozenset[str], list[Harness]] = {}
     for harness in found:
         names = frozenset(source for who, source in home.withheld if who == harness.name)
         groups.setdefault(names, []).append(harness)
     return [(_without_sources(home, catalogue, names), group) for names, group in groups.items()]
+
+
+def _by_disabled(
+    home: paths.Scope, catalogue: Catalogue, found: list[Harness]
+) -> list[tuple[Catalogue, list[Harness]]]:
+    """The harnesses in groups that see the same plugins: the user's settings may turn a
+    plugin, a skill or an agent off in some; each group sees the catalogue without them, so
+    that what was written for them there is removed as gone."""
+    from skilltool import settings
+
+    chosen = settings.read(home)
+    if not chosen.any_disabled:
+        return [(catalogue, found)]
+    groups: dict[tuple[tuple[str, str], ...], list[Harness]] = {}
+    for harness in found:
+        off = tuple(
+            (kind, name)
+            for kind, names in sorted(chosen.disabled.items())
+            for name in sorted(names)
+            if chosen.off(kind, name, harness.name)
+        )
+        groups.setdefault(off, []).append(harness)
+    return [(_without(catalogue, set(off)), group) for off, group in groups.items()]
+
+
+def _without(catalogue: Catalogue, off: set[tuple[str, str]]) -> Catalogue:
+    """The catalogue without the plugins, skills and agents turned off (kind, name)."""
+    if not off:
+        return catalogue
+    kept = []
+    for plugin in catalogue.plugins:
+        if ("plugins", plugin.name) in off:
+            continue
+        skills = [s for s in plugin.skills if ("skills", s.name) not in off]
+        agents = tuple(a for a in plugin.agents if ("agents", a.name) not in off)
+        if len(skills) != len(plugin.skills) or len(agents) != len(plugin.agents):
+            plugin = plugin._replace(skills=tuple(skills), agents=agents)
+        kept.append(plugin)
+    return catalogue._replace(plugins=tuple(kept))
+
+
+def shared_catalogue(home: paths.Scope, catalogue: Catalogue) -> Catalogue:
+    """The catalogue the shared skills dir is linked from: without what the user turned off
+    in every harness (a skill in ~/.agents/skills is read by all that read it)."""
+    if isinstance(home, paths.Project):
+        return catalogue
+    from skilltool import settings
+
+    chosen = settings.read(home)
+    off = {
+        (kind, name)
+        for kind in ("plugins", "skills")
+        for name in chosen.disabled.get(kind, {})
+        if chosen.everywhere(kind, name)
+    }
+    return _without(catalogue, off)
 
 
 def _without_sources(home: paths.Scope, catalogue: Catalogue, names: frozenset[str]) -> Catalogue:

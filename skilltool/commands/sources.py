@@ -1,4 +1,5 @@
-"""`add`, `update`, `remove` and `sync`: the sources of plugins, then an install (SPEC §9)."""
+"""`add`, `update`, `remove` and `sync`: the sources of plugins, then an install (SPEC §9);
+`approve`, `disable` and `enable`, which change what an install carries, then one."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:
+    from skilltool.settings import Kind
     from skilltool.sources import Done
 
 
@@ -389,3 +391,98 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
     return _sources_report(
         opts, home, done, installed, warnings, code, again="skilltool plugins sync"
     )
+
+
+def plugins_switch(
+    opts: Options, name: str, kind: Kind | None, harnesses: Sequence[str], off: bool
+) -> Result:
+    """`plugins disable` and `enable`: a plugin, or one skill or agent of one, turned off (or
+    on again) in some harnesses or all, kept in the user's settings; then an install, which
+    removes it from those harnesses, or writes it there again."""
+    from skilltool import settings
+    from skilltool.harnesses import NAMES
+
+    home = opts.where
+    if home.kind != "home":
+        raise UsageError(
+            "a project's plugins and harnesses are its manifest's: edit skilltool.toml "
+            "('plugins' and 'harnesses' of a source); disable and enable act on a home"
+        )
+    unknown = [h for h in harnesses if h not in NAMES]
+    if unknown:
+        raise UsageError(f"--harness {unknown[0]!r}: not a harness; one of {', '.join(NAMES)}")
+    warnings: list[str] = []
+    catalogue = discover.find(home, warnings)
+    found = _switched(catalogue, name, kind)
+    where = tuple(dict.fromkeys(harnesses)) or (settings.EVERY,)
+    notes = _shared_skills(home, catalogue, found, name, where, off)
+    with _held(home, opts):
+        if opts.dry_run:
+            now = settings.read(home).where(found, name)
+            installed = None
+        else:
+            now = settings.change(home, found, name, where, off)
+            installed = _installed(opts, home, warnings)
+    said = "every harness" if settings.EVERY in where else ", ".join(where)
+    state = (
+        "off in every harness"
+        if settings.EVERY in now
+        else f"off in {', '.join(sorted(now))}"
+        if now
+        else "on in every harness"
+    )
+    verb = "disabled" if off else "enabled"
+    line = f"{verb:<9} {found[:-1]} {name} in {said} (now {state})"
+    return _sources_report(opts, home, [], installed, warnings, lines=(line, *notes))
+
+
+def _switched(catalogue: Catalogue, name: str, kind: Kind | None) -> Kind:
+    """What `name` names: a plugin, or with --skill or --agent one skill or agent (a name no
+    plugin has, but one skill or agent has, is that one)."""
+    kinds: dict[Kind, set[str]] = {
+        "plugins": {p.name for p in catalogue.plugins},
+        "skills": {s.name for p in catalogue.plugins for s in p.skills},
+        "agents": {a.name for p in catalogue.plugins for a in p.agents},
+    }
+    if kind is not None:
+        if name not in kinds[kind]:
+            raise SkilltoolError(f"no {kind[:-1]} named {name!r} among the plugins found")
+        return kind
+    for guess, names in kinds.items():
+        if name in names:
+            return guess
+    raise SkilltoolError(
+        f"no plugin, skill or agent named {name!r}: 'skilltool plugins list' lists the plugins"
+    )
+
+
+def _shared_skills(
+    home: paths.Scope, catalogue: Catalogue, kind: Kind, name: str, where: Sequence[str], off: bool
+) -> list[str]:
+    """A skill is linked once into ~/.agents/skills, which every harness but those with a
+    folder of their own reads: it cannot be off in one of them alone. A skill turned off
+    there is refused; a plugin's skills stay there, with a line that says so."""
+    from skilltool import settings
+    from skilltool.harnesses import harnesses
+
+    if settings.EVERY in where or not off or kind == "agents":
+        return []
+    own = {h.name for h in harnesses(home, None) if h.own_skills_dir() is not None}
+    sharing = [h for h in where if h not in own]
+    if not sharing:
+        return []
+    shared = home.show(home.skills_dir)
+    if kind == "skills":
+        raise UsageError(
+            f"skill {name!r} is read from {shared} by {', '.join(sharing)} and every other "
+            f"harness that reads that folder: turn it off everywhere (no --harness), or in "
+            f"{', '.join(sorted(own))}, which read a folder of their own"
+        )
+    count = sum(len(p.skills) for p in catalogue.plugins if p.name == name and p.active)
+    if not count:
+        return []
+    return [
+        f"note      its {count} skill(s) stay in {shared}, which {', '.join(sharing)} read(s) "
+        "as every harness without a folder of its own does: disable it everywhere to take "
+        "them away"
+    ]

@@ -681,14 +681,26 @@ def qwen_env_home(home: Path) -> str | None:
 
 
 def present(name: str, home: Scope, root: Path) -> bool:
-    """Whether skilltool writes for a harness in `home` (see `Harness.present`)."""
+    """Whether skilltool writes for a harness in `home` (see `Harness.present`): never for
+    one the user's settings leave alone."""
     if isinstance(home, Project):
         return name in home.harnesses and PROJECT_ROOTS[name] is not None
-    return root.is_dir()
+    return root.is_dir() and not left_alone(name, home)
+
+
+def left_alone(name: str, home: Scope) -> bool:
+    from skilltool import settings
+
+    return name in settings.read(home).leave_alone
 
 
 def not_set_up(home: Scope, root: Path, name: str) -> str:
     """Why nothing is written for a harness here: the words every line uses."""
+    if home.kind != "project" and left_alone(name, home):
+        from skilltool import settings
+
+        where = home.show(settings.place(home))
+        return f"left alone: {where} names it in leave-alone (nothing there is written or removed)"
     if home.kind != "project":
         return f"{home.show(root)} does not exist (the harness is not set up here)"
     if PROJECT_ROOTS[name] is None:

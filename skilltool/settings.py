@@ -1,0 +1,148 @@
+"""skilltool's own settings file, `~/.config/skilltool/config.toml`: what the user turned off.
+
+    leave-alone = ["hermes"]        # harnesses skilltool never writes to nor removes from
+
+    [disabled.plugins]              # a plugin, in every harness ("*") or in some
+    superpowers = ["claude", "codex"]
+
+    [disabled.skills]               # one skill of a plugin, by its name
+    brainstorming = ["*"]
+
+    [disabled.agents]               # one agent, by its name
+    code-reviewer = ["pi"]
+
+`plugins disable` and `plugins enable` edit it through tomlkit, so the user's comments and
+order stay; the user may edit it too. Only a home has one: a project's manifest already
+names its plugins and harnesses.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+from skilltool import paths
+from skilltool.errors import SkilltoolError
+from skilltool.fs import write_file
+
+FILE = "config.toml"
+EVERY = "*"  # every harness
+Kind = Literal["plugins", "skills", "agents"]
+KINDS: tuple[Kind, ...] = ("plugins", "skills", "agents")
+
+
+class Settings(NamedTuple):
+    leave_alone: frozenset[str] = frozenset()
+    # kind -> name -> the harnesses it is turned off in (EVERY: all of them)
+    disabled: Mapping[Kind, Mapping[str, frozenset[str]]] = {}
+
+    def off(self, kind: Kind, name: str, harness: str) -> bool:
+        """Whether the user turned this plugin, skill or agent off in `harness`."""
+        where = self.disabled.get(kind, {}).get(name, frozenset())
+        return EVERY in where or harness in where
+
+    def everywhere(self, kind: Kind, name: str) -> bool:
+        return EVERY in self.disabled.get(kind, {}).get(name, frozenset())
+
+    def where(self, kind: Kind, name: str) -> frozenset[str]:
+        return self.disabled.get(kind, {}).get(name, frozenset())
+
+    @property
+    def any_disabled(self) -> bool:
+        return any(self.disabled.get(kind) for kind in KINDS)
+
+
+def place(home: paths.Scope) -> Path:
+    return home.config_home / home.namespace / FILE
+
+
+def read(home: paths.Scope) -> Settings:
+    """The settings of a home (none for a project, or when the file is absent)."""
+    if home.kind != "home":
+        return Settings()
+    where = place(home)
+    try:
+        stamp = os.stat(where)
+    except OSError:
+        return Settings()
+    return _read(where, stamp.st_mtime_ns, stamp.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _read(where: Path, mtime: int, size: int) -> Settings:
+    data = _document(where)
+    alone = data.get("leave-alone", [])
+    if not _names(alone):
+        raise SkilltoolError(
+            f"{where}: leave-alone: must be a list of harness names, e.g. leave-alone = "
+            '["hermes"]; fix the file'
+        )
+    disabled_table = data.get("disabled", {})
+    if not isinstance(disabled_table, dict):
+        raise SkilltoolError(f"{where}: disabled: must be a table; fix the file")
+    disabled: dict[Kind, dict[str, frozenset[str]]] = {}
+    for kind in KINDS:
+        table = disabled_table.get(kind, {})
+        if not isinstance(table, dict):
+            raise SkilltoolError(f"{where}: disabled.{kind}: must be a table; fix the file")
+        for name, harnesses in table.items():
+            if not _names(harnesses):
+                raise SkilltoolError(
+                    f"{where}: disabled.{kind}.{name}: must be a list of harness names or "
+                    '["*"] for all of them; fix the file'
+                )
+            disabled.setdefault(kind, {})[name] = frozenset(harnesses)
+    return Settings(frozenset(alone), disabled)
+
+
+def _names(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _document(where: Path) -> dict[str, Any]:
+    import tomlkit
+
+    try:
+        text = where.read_text(encoding="utf-8")
+        return dict(tomlkit.parse(text).unwrap())
+    except (OSError, UnicodeDecodeError) as err:
+        raise SkilltoolError(f"{where}: cannot be read ({err}); fix or remove it") from None
+    except tomlkit.exceptions.TOMLKitError as err:
+        raise SkilltoolError(f"{where}: this is not TOML ({err}); fix the file") from None
+
+
+def change(
+    home: paths.Scope, kind: Kind, name: str, harnesses: Iterable[str], off: bool
+) -> frozenset[str]:
+    """Turn `name` off (or back on) in `harnesses` (EVERY: all), keeping the rest of the file
+    as written; the harnesses it is then off in."""
+    import tomlkit
+
+    where = place(home)
+    text = where.read_text(encoding="utf-8") if where.exists() else ""
+    read(home)  # a file that does not read is said, and left as it is
+    document = tomlkit.parse(text)
+    disabled = document.setdefault("disabled", tomlkit.table(is_super_table=True))
+    table = disabled.setdefault(kind, tomlkit.table())
+    now = set(table.get(name, []))
+    asked = set(harnesses)
+    if off:
+        now = {EVERY} if EVERY in asked | now else now | asked
+    elif EVERY in asked:
+        now = set()
+    elif EVERY in now:  # on again in some: still off in every other
+        from skilltool.harnesses import NAMES
+
+        now = set(NAMES) - asked
+    else:
+        now -= asked
+    if now:
+        table[name] = sorted(now)
+    elif name in table:
+        del table[name]
+    where.parent.mkdir(parents=True, exist_ok=True)
+    write_file(where, tomlkit.dumps(document).encode("utf-8"), 0o644, replace=True)
+    return frozenset(now)
