@@ -80,6 +80,16 @@ def test_gemini_moved_by_its_home_variable_gets_the_skills_in_its_own_folder(
     assert (home / ".agents/skills" / SKILL).is_symlink()  # the others still read this one
 
 
+def test_copilot_moved_by_its_variable_gets_the_skills_in_its_own_folder(
+    home: Path, tmp_path: Path
+) -> None:
+    # with COPILOT_HOME set, Copilot CLI reads personal skills only from $COPILOT_HOME/skills
+    (tmp_path / "alt/copilot").mkdir(parents=True)
+    env = {"COPILOT_HOME": str(tmp_path / "alt/copilot")}
+    assert run("plugins", "install", env=env).code == 0
+    assert (tmp_path / "alt/copilot/skills" / SKILL / "SKILL.md").is_file()
+
+
 @pytest.mark.parametrize(
     "line",
     ["QWEN_HOME={where}", "export QWEN_HOME='{where}'", "QWEN_HOME: {where}  # moved"],

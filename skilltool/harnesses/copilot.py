@@ -15,6 +15,7 @@ from skilltool.harnesses import (
     Launch,
     McpValue,
     Verdict,
+    moved_root,
     named,
     remote_entry,
     stdio_entry,
@@ -114,6 +115,11 @@ class Copilot(Harness):
 
     def hook_plugin(self, path: Path) -> str:
         return path.stem
+
+    def own_skills_dir(self) -> Path | None:
+        """COPILOT_HOME moved: Copilot CLI then reads personal skills only from its skills
+        folder there, not from ~/.agents/skills (proven): the skills are linked there."""
+        return self.root() / "skills" if moved_root(self.name, self.home)[1] else None
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".agent.md")

@@ -327,7 +327,9 @@ def copilot_skills(env: dict[str, str], work: Path) -> dict[str, dict[str, Any]]
     return {s["name"]: s for s in json.loads(done.stdout)}
 
 
-def test_copilot_reads_skilltools_files_from_its_moved_folder(tmp_path: Path) -> None:
+def test_copilot_reads_skilltools_files_from_its_moved_folder(
+    tmp_path: Path, proven: Proven
+) -> None:
     need("copilot")
     folder = tmp_path / "moved/copilot"
     moved = moved_home(tmp_path, "COPILOT_HOME", folder)
@@ -341,22 +343,23 @@ def test_copilot_reads_skilltools_files_from_its_moved_folder(tmp_path: Path) ->
     match = AVAILABLE.search(done.stderr)
     assert match, done.stdout + done.stderr
     assert AGENT in [name.strip() for name in match.group(1).split(",")], match.group(1)
-    # the skill skilltool linked into ~/.agents/skills is not listed: with COPILOT_HOME set,
-    # Copilot reads no ~/.agents/skills (without it, that folder is its 'personal-agents')
-    assert SKILL not in copilot_skills(env, work)
-    # control: the same skill linked into $COPILOT_HOME/skills is listed, from there
-    (folder / "skills").mkdir()
-    (folder / "skills" / SKILL).symlink_to(moved.skill().parent.resolve())
+    # with COPILOT_HOME set, Copilot reads no ~/.agents/skills (without it, that folder is its
+    # 'personal-agents'): skilltool links the skills into $COPILOT_HOME/skills too
     found = copilot_skills(env, work).get(SKILL, {})
     assert (found.get("source"), found.get("path")) == (
         "personal-copilot",
         str(folder / "skills" / SKILL),
     ), found
-    pytest.xfail(
-        "the agent loads from $COPILOT_HOME/agents, but Copilot CLI with COPILOT_HOME set reads "
-        "personal skills only from $COPILOT_HOME/skills (source personal-copilot), not from "
-        "~/.agents/skills, where skilltool links them: `copilot skill list --json` does not "
-        "list moved-skill"
+    # control: the link in ~/.agents/skills alone is not read with COPILOT_HOME set
+    (folder / "skills" / SKILL).unlink()
+    assert SKILL not in copilot_skills(env, work)
+    proven(
+        "copilot",
+        "COPILOT_HOME moved: install writes $COPILOT_HOME/agents/moved-agent.agent.md (no "
+        "~/.copilot), listed among the available agents; Copilot then reads personal skills "
+        "only from $COPILOT_HOME/skills, not ~/.agents/skills (control: the shared link alone "
+        "is not listed), so skilltool links them there and `copilot skill list --json` lists "
+        "moved-skill from it (personal-copilot)",
     )
 
 
