@@ -871,6 +871,30 @@ def search_command(
     _run("search", json, lambda: family.search(words, opts))
 
 
+def doctor_command(
+    harness: Annotated[
+        str | None,
+        typer.Argument(metavar="[HARNESS]", help="Ask only this harness.", show_default=False),
+    ] = None,
+    item: Annotated[
+        str | None,
+        typer.Option("--item", metavar="NAME", help="Only this skill or agent, in every harness."),
+    ] = None,
+    home: HomeOpt = None,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Ask each harness set up here, through its own binary, whether it loads what skilltool
+    installed, and say why not; nothing leaves the machine, nothing of yours changes."""
+    from skilltool import doctor as family
+
+    if harness is not None and harness not in NAMES:
+        raise typer.BadParameter(f"{harness!r} is not a harness; one of {', '.join(NAMES)}")
+    opts = _options(home, None, False, json, namespace)
+    _run("doctor", json, lambda: family.doctor(opts, harness, item))
+
+
 def package_command(
     sources: Annotated[
         list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
@@ -933,6 +957,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "enable", enable_command),
     (plugins_app, "new", new_command),
     (plugins_app, "search", search_command),
+    (app, "doctor", doctor_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
@@ -951,13 +976,14 @@ def _build_only_invoked(argv: list[str]) -> None:
         plugins_app.registered_commands = []
         app.registered_commands = []
         return
-    if words[:1] == ["package"]:
+    if words[:1] in (["package"], ["doctor"]):
         plugins_app.registered_commands = []
+        app.registered_commands = [c for c in app.registered_commands if c.name == words[0]]
     elif words[:1] in (["plugins"], ["skills"]) and len(words) > 1:
         named = [c for c in plugins_app.registered_commands if c.name == words[1]]
         if named:  # an unknown word keeps them all, for click's "No such command" and its hint
             plugins_app.registered_commands = named
-            app.registered_commands = []  # `package`, whose eight options cost as much again
+            app.registered_commands = []  # `package` and `doctor`, whose options cost as much
             if argv[0] == words[0]:  # no top-level option given: completion's two are not needed
                 app._add_completion = False
 

@@ -9,7 +9,8 @@ under templates/, its snapshots and its conformance file.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
@@ -63,6 +64,36 @@ class Launch(NamedTuple):
     command: list[str]
     env: Mapping[str, str] = EMPTY
     notes: Sequence[str] = ()
+
+
+class Listing(NamedTuple):
+    """What a harness's binary said it loads (`skilltool doctor`): each skill by the folder it
+    was found in (its link's name) with where it was read from, each agent by name; None
+    where the probe cannot tell."""
+
+    skills: Mapping[str, str] | None = None
+    agents: Mapping[str, str] | None = None
+    errors: Sequence[str] = ()  # what the binary said it could not load
+
+
+class Probe(NamedTuple):
+    """One command of a harness's own that lists what it loads, run in a throwaway home;
+    `read` turns its stdout and stderr into a Listing."""
+
+    argv: Sequence[str]
+    read: Callable[[str, str], Listing]
+    env: Mapping[str, str] = EMPTY  # added to a clean environment: placeholders, never a key
+    into_file: bool = False  # stdout into a file: the binary exits before a pipe is drained
+    what: str = ""  # the command as the report names it
+
+
+def skills_by_folder(locations: Iterable[str]) -> dict[str, str]:
+    """Each `<folder>/SKILL.md` (or `<folder>`) a harness named, by the folder's name."""
+    found = {}
+    for location in locations:
+        path = location[: -len("/SKILL.md")] if location.endswith("/SKILL.md") else location
+        found[os.path.basename(path.rstrip("/"))] = path
+    return found
 
 
 McpValue = dict[str, Any]
@@ -201,6 +232,20 @@ class Harness(abc.ABC):
         return [t for t in agent.tools if t not in self.tool_names]
 
     def notes(self, agent: Agent) -> list[Note]:
+        return []
+
+    # `skilltool doctor`: the command the harness is started with, and its listings
+    binary: ClassVar[str] = ""  # default: the harness's name
+    not_probed: ClassVar[str] = "skilltool has no listing of this harness's to ask yet"
+    proven_version: ClassVar[str] = ""  # the version the conformance suite runs, when not
+    # builtin_version's
+
+    def proven(self) -> str:
+        """The version of the harness skilltool's renderings are proven with."""
+        return self.proven_version or self.builtin_version
+
+    def probes(self) -> list[Probe]:
+        """The harness's own listings of its skills and agents, for `skilltool doctor`."""
         return []
 
     def own_skills_dir(self) -> Path | None:

@@ -12,10 +12,13 @@ from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
+    Listing,
     McpValue,
+    Probe,
     Verdict,
     heading,
     named,
+    skills_by_folder,
     stdio_entry,
     toml_string_table,
 )
@@ -47,8 +50,18 @@ def forwarded(server: McpServer) -> tuple[list[str], dict[str, str]]:
     return env, headers
 
 
+def codex_skills(stdout: str, stderr: str) -> Listing:
+    text = stdout.replace("\\n", "\n")
+    roots = dict(re.findall(r"`(r\d+)` = `([^`]+)`", text))
+    found = re.findall(r"\(file: (r\d+)/([^)\s]+)/SKILL\.md\)", text)
+    if not roots and not found:
+        return Listing(errors=("no skills catalogue in `codex debug prompt-input`",))
+    return Listing(skills=skills_by_folder(f"{roots.get(r, r)}/{folder}" for r, folder in found))
+
+
 class Codex(Harness):
     name = "codex"
+    proven_version = "0.171.0"  # scripts/install-harnesses
     title = "Codex"
     # docs/hooks-harnesses.md: Codex reads Claude Code's hooks file, but runs none of it until
     # the user trusts each hook (a hash in config.toml), which is theirs to do
@@ -146,6 +159,12 @@ class Codex(Harness):
         table = toml_string_table(values)
         target = self.root() / "agents" / f"{agent.name}.toml"
         return Rendering(target, self.template("agent.toml.j2", agent, table=table))
+
+    def probes(self) -> list[Probe]:
+        """`codex debug prompt-input hi`: the model's input, whose skills catalogue names each
+        skill's SKILL.md under an aliased root (`r0/<folder>/SKILL.md`, with `r0` = its
+        folder); it starts no model. An agent is a profile: not listed."""
+        return [Probe(("codex", "debug", "prompt-input", "hi"), codex_skills)]
 
     def owned_places(self) -> list[Path]:
         if self.home.kind == "project":

@@ -3,6 +3,8 @@ agent silently disappears."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -13,17 +15,36 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
+    Listing,
     McpValue,
+    Probe,
     Verdict,
     moved_root,
     named,
     remote_entry,
+    skills_by_folder,
     stdio_entry,
 )
 from skilltool.hook_format import claude_object, files_under, json_file, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 from skilltool.paths import Scope
+
+
+def copilot_skills(stdout: str, stderr: str) -> Listing:
+    try:
+        found = json.loads(stdout)
+    except ValueError:
+        return Listing(errors=(f"not the JSON list it prints: {stdout[:120]!r}",))
+    paths = [str(s.get("path", "")) for s in found if isinstance(s, dict)]
+    return Listing(skills=skills_by_folder(p for p in paths if p))
+
+
+def copilot_agents(stdout: str, stderr: str) -> Listing:
+    named = re.search(r"No such agent: \S+, available: (.*)$", stderr, re.M)
+    if named is None:
+        return Listing(errors=(f"no list of agents: {(stderr or stdout)[-160:]!r}",))
+    return Listing(agents={name.strip(): "" for name in named.group(1).split(",") if name.strip()})
 
 
 class Copilot(Harness):
@@ -120,6 +141,20 @@ class Copilot(Harness):
         """COPILOT_HOME moved: Copilot CLI then reads personal skills only from its skills
         folder there, not from ~/.agents/skills (proven): the skills are linked there."""
         return self.root() / "skills" if moved_root(self.name, self.home)[1] else None
+
+    def probes(self) -> list[Probe]:
+        """`copilot skill list --json` (each skill's `path`), and the agents it offers, as
+        it names them when asked for one it has not; a provider on a dead loopback port."""
+        env = {
+            "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:9/v1",
+            "COPILOT_PROVIDER_API_KEY": "doctor",
+            "COPILOT_MODEL": "gpt-4.1",
+            "COPILOT_OFFLINE": "true",
+        }
+        return [
+            Probe(("copilot", "skill", "list", "--json"), copilot_skills, env),
+            Probe(("copilot", "--agent", "skilltool-doctor-none", "-p", "x"), copilot_agents, env),
+        ]
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".agent.md")

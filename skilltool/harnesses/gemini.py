@@ -15,11 +15,14 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
+    Listing,
     McpValue,
+    Probe,
     Verdict,
     moved_root,
     named_or_skipped,
     remote_entry,
+    skills_by_folder,
     stdio_entry,
     toml_string_table,
 )
@@ -148,6 +151,12 @@ def render_command(harness: Harness, command: SlashCommand) -> Rendering:
     return harness.command_file(command, "command.toml.j2", body=body, table=table)
 
 
+def gemini_skills(stdout: str, stderr: str) -> Listing:
+    locations = re.findall(r"^\s*Location:\s+(\S.*)$", stdout, re.M)
+    errors = [line for line in stderr.splitlines() if "Error loading user agent" in line]
+    return Listing(skills=skills_by_folder(locations), errors=tuple(errors))
+
+
 class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
@@ -209,6 +218,13 @@ class Gemini(Harness):
         """GEMINI_CLI_HOME moves the home Gemini CLI reads `~/.agents/skills` from too (it is
         its `homedir()`): there, the skills are linked into its own folder."""
         return self.root() / "skills" if moved_root(self.name, self.home)[1] else None
+
+    def probes(self) -> list[Probe]:
+        """`gemini skills list`: each skill with its `Location:`; an agent it cannot load is
+        an `Error loading user agent` line on stderr (it lists no agents). API-key auth to a
+        dead loopback port: nothing is asked of a model."""
+        env = {"GEMINI_API_KEY": "doctor", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+        return [Probe(("gemini", "skills", "list"), gemini_skills, env)]
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")

@@ -5,6 +5,7 @@ flood; `launch` makes it primary for that one run, where `default_agent` needs a
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -13,7 +14,17 @@ from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
-from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named_or_skipped, remote_entry
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    Listing,
+    McpValue,
+    Probe,
+    Verdict,
+    named_or_skipped,
+    remote_entry,
+    skills_by_folder,
+)
 from skilltool.hook_format import files_under, same_names
 from skilltool.model import (
     Agent,
@@ -100,6 +111,36 @@ class OpenCodeFamily(Harness):
 
     def hook_files(self) -> list[Path]:
         return files_under(self.root() / "plugins", "*.hooks.js")
+
+    def probes(self) -> list[Probe]:
+        """Its own listings, each into a file: the binary exits before a pipe is drained
+        (OpenCode 1.18 and Kilo 7.7 cut a long listing at the pipe's buffer)."""
+        binary = self.binary or self.name
+        return [
+            Probe((binary, "debug", "skill"), listed_skills, into_file=True),
+            Probe((binary, "agent", "list"), listed_agents, into_file=True),
+        ]
+
+
+# `<binary> agent list`: a line `NAME (MODE)` per agent, each followed by its permissions
+AGENT_LINE = re.compile(r"^(\S+) \((?:primary|subagent|all)\)$", re.M)
+
+
+def listed_skills(stdout: str, stderr: str) -> Listing:
+    """`<binary> debug skill`: a JSON list of skills, each with the `location` it was read
+    from (`<built-in>` for the harness's own)."""
+    try:
+        found = json.loads(stdout)
+    except ValueError:
+        return Listing(errors=(f"not the JSON list it prints: {stdout[:120]!r}",))
+    locations = [
+        s["location"] for s in found if isinstance(s, dict) and "/" in str(s.get("location", ""))
+    ]
+    return Listing(skills=skills_by_folder(locations))
+
+
+def listed_agents(stdout: str, stderr: str) -> Listing:
+    return Listing(agents={name: "" for name in AGENT_LINE.findall(stdout)})
 
 
 class OpenCode(OpenCodeFamily):

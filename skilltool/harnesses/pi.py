@@ -40,6 +40,7 @@ ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
 
 class Pi(Harness):
     name = "pi"
+    proven_version = "1.6.0"  # scripts/install-harnesses
     title = "pi"
     project_reach = (
         "reads .pi/ (commands, MCP servers) only when started in the project's top folder "

@@ -1,0 +1,409 @@
+"""`skilltool doctor`: each harness set up here asked, through its own binary, whether it
+loads what skilltool installed for it, and for what it does not, why.
+
+- Nothing leaves the machine: a probe runs with every proxy on a dead loopback port, the
+  user's keys and base URLs never passed (placeholders where a binary wants one).
+- Nothing of the user's changes: each probe runs in a throwaway home holding a copy of the
+  harness's own folder (its sessions, logs, caches and files over 2 MiB left out) and of the
+  skills dir's links, with that home's XDG folders, so that what a harness writes as it lists
+  (logs, ids, state) lands there.
+- The probes run in parallel, each command cut off after `TIMEOUT` seconds.
+
+What a harness does not load is compared with what it lists (`Harness.probes`), with its
+version against the one skilltool is proven with, and with what is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from skilltool import discover, plan, settings
+from skilltool.errors import FAILED, OK, SkilltoolError
+from skilltool.harnesses import ROOTS, Listing, moved_root
+from skilltool.report import Result
+
+if TYPE_CHECKING:
+    from skilltool.commands.common import Options
+    from skilltool.harnesses import Harness
+    from skilltool.paths import Scope
+
+TIMEOUT = 25.0  # seconds, any one command of a harness
+BIGGEST = 2 * 1024 * 1024  # a file of a harness's folder larger than this is not copied
+# a harness's folders of state, never copied into the throwaway home
+STATE = frozenset(
+    {
+        ".git", "archived_sessions", "cache", "debug", "file-history", "history", "ide", "log",
+        "logs", "node_modules", "pkg", "projects", "session-state", "sessions",
+        "shell-snapshots", "snapshots", "statsig", "tmp", "todos",
+    }
+)  # fmt: skip
+KEPT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME", "SSL_CERT_FILE")
+DEAD = "http://127.0.0.1:9"  # a loopback port nothing listens on
+QUIET = {
+    "HTTP_PROXY": DEAD, "HTTPS_PROXY": DEAD, "ALL_PROXY": DEAD,
+    "http_proxy": DEAD, "https_proxy": DEAD, "all_proxy": DEAD,
+    "NO_PROXY": "127.0.0.1,localhost,::1", "no_proxy": "127.0.0.1,localhost,::1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1",
+    "KILO_TELEMETRY_LEVEL": "off", "COPILOT_AUTO_UPDATE": "false", "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "NO_UPDATE_NOTIFIER": "1",
+    "npm_config_offline": "true", "NO_COLOR": "1", "CI": "true",
+}  # fmt: skip
+
+
+class Expected(NamedTuple):
+    """What skilltool installed for a harness that it should load: name -> the file or link."""
+
+    skills: dict[str, Path]
+    agents: dict[str, Path]
+    not_installed: dict[tuple[str, str], Path]  # (kind, name) -> where it should be, missing
+
+
+class Missing(NamedTuple):
+    kind: str  # "skill" or "agent"
+    name: str
+    why: str  # one line, with the fix
+
+
+class Probed(NamedTuple):
+    """One harness asked: its version, what it listed, what it does not load and why."""
+
+    harness: str
+    title: str
+    version: str | None
+    proven: str
+    listing: Listing
+    missing: tuple[Missing, ...]
+    failed: str | None  # why the harness could not be asked
+    seconds: float
+    expected: Expected
+
+    def line(self) -> str:
+        if self.failed is not None:
+            return f"failed    {self.harness}: {self.failed}"
+        version = self.version or "version unknown"
+        said = [f"{self.harness} {version} (proven {self.proven})"]
+        loads = []
+        if self.listing.skills is not None:
+            count = len(self.expected.skills) - sum(m.kind == "skill" for m in self.missing)
+            loads.append(f"{count} of {len(self.expected.skills)} skill(s)")
+        if self.listing.agents is not None:
+            count = len(self.expected.agents) - sum(m.kind == "agent" for m in self.missing)
+            loads.append(f"{count} of {len(self.expected.agents)} agent(s)")
+        what = " and ".join(loads) or "nothing it lists"
+        return f"probed    {said[0]}: loads {what}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "harness": self.harness,
+            "version": self.version,
+            "proven": self.proven,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 2),
+            "skills": None if self.listing.skills is None else sorted(self.expected.skills),
+            "agents": None if self.listing.agents is None else sorted(self.expected.agents),
+            "not_loaded": [m._asdict() for m in self.missing],
+            "errors": list(self.listing.errors),
+        }
+
+
+def doctor(opts: Options, only: str | None, item: str | None) -> Result:
+    from skilltool.harnesses import harnesses
+
+    home = opts.where
+    if home.kind != "home":
+        raise SkilltoolError("doctor asks the harnesses of a home: run it without --project")
+    warnings: list[str] = []
+    catalogue = discover.find(home, warnings, keep=False)  # not even a cache is written
+    found = [h for h in harnesses(home, only) if h.present()]
+    if only is not None and not found:
+        raise SkilltoolError(f"{only} is not set up here: nothing to ask")
+    asked = [h for h in found if h.probes() and shutil.which(h.binary or h.name)]
+    unasked = [h for h in found if h not in asked]
+    started = time.monotonic()
+    with ThreadPoolExecutor(max(1, len(asked))) as pool:
+        jobs = [pool.submit(probe, home, h, expected(home, catalogue, h, item)) for h in asked]
+        results = [job.result() for job in jobs]
+    seconds = time.monotonic() - started
+    lines = [home.line()]
+    for result in results:
+        lines.append(result.line())
+        lines += [
+            f"{'missing':<9} {result.harness:<8} {m.kind} {m.name}: {m.why}" for m in result.missing
+        ]
+    for harness in unasked:
+        why = (
+            f"`{harness.binary or harness.name}` is not on PATH"
+            if harness.probes()
+            else harness.not_probed
+        )
+        lines.append(f"{'unasked':<9} {harness.name}: {why}")
+    not_loaded = sum(len(r.missing) for r in results)
+    failed = sum(r.failed is not None for r in results)
+    tail = f"{not_loaded} item(s) not loaded" if not_loaded else "everything asked for loads"
+    if failed:
+        tail += f", {failed} harness(es) could not be asked"
+    lines.append(f"doctor    {len(results)} harness(es) asked in {seconds:.1f} s: {tail}")
+    data = {
+        "home": str(home.path),
+        "scope": home.kind,
+        "seconds": round(seconds, 2),
+        "harnesses": [r.as_dict() for r in results],
+        "unasked": [h.name for h in unasked],
+    }
+    code = FAILED if not_loaded or failed else OK
+    return Result(code, data, tuple(lines), warnings=tuple(warnings))
+
+
+def expected(home: Scope, catalogue: Any, harness: Harness, item: str | None) -> Expected:
+    """The skills and agents skilltool installed for `harness` that it should load: the
+    winners, less what the user turned off there and what `validate` says it skips."""
+    chosen = settings.read(home)
+    skills: dict[str, Path] = {}
+    agents: dict[str, Path] = {}
+    missing: dict[tuple[str, str], Path] = {}
+    folder = harness.own_skills_dir() or home.skills_dir
+    owner = {s.path: p.name for p in catalogue.plugins for s in p.skills}
+    for name, skill in plan.winning_skills(catalogue)[0].items():
+        verdict = harness.skill_verdict(skill)
+        plugin = owner.get(skill.path, "")
+        off = chosen.off("skills", name, harness.name) or chosen.off(
+            "plugins", plugin, harness.name
+        )
+        if off or (verdict is not None and verdict.skips) or item not in (None, name):
+            continue
+        link = folder / name
+        if os.path.realpath(link) == os.path.realpath(skill.path):
+            skills[name] = link
+        else:
+            missing[("skill", name)] = link
+    for agent in plan.winning_agents(catalogue)[0]:
+        verdict = harness.agent_verdict(agent)
+        if (verdict is not None and verdict.skips) or item not in (None, agent.name):
+            continue
+        if chosen.off("agents", agent.name, harness.name):
+            continue
+        renderings = harness.render(agent)
+        target = renderings[0].target if renderings else harness.root()
+        if all(os.path.isfile(r.target) for r in renderings):
+            agents[agent.name] = target
+        else:
+            missing[("agent", agent.name)] = target
+    return Expected(skills, agents, missing)
+
+
+def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
+    """Ask one harness in a throwaway home: its version, then each of its listings."""
+    started = time.monotonic()
+    binary = harness.binary or harness.name
+    with tempfile.TemporaryDirectory(prefix="skilltool-doctor-") as scratch:
+        base = Path(scratch)
+        env, work = sandbox(home, harness, base)
+        version = _version(_run([binary, "--version"], env, work, base))
+        listing, failed = Listing(), None
+        for one in harness.probes():
+            done = _run(one.argv, {**env, **one.env}, work, base, one.into_file)
+            if isinstance(done, str):
+                failed = f"`{' '.join(one.argv)}` {done}"
+                break
+            listing = _merged(listing, _real(one.read(*done), base, home, harness))
+    missing = () if failed else reasons(harness, wanted, listing, version, home.show)
+    return Probed(
+        harness.name, harness.title, version, harness.proven(), listing, missing, failed,
+        time.monotonic() - started, wanted,
+    )  # fmt: skip
+
+
+def reasons(
+    harness: Harness,
+    wanted: Expected,
+    listing: Listing,
+    version: str | None,
+    show: Callable[[Path], str] = str,
+) -> tuple[Missing, ...]:
+    """For each item skilltool installed that the harness did not list: why, in one line."""
+    older = _older(version, harness.proven())
+    found: list[Missing] = []
+    for (kind, name), where in sorted(wanted.not_installed.items()):
+        found.append(
+            Missing(kind, name, f"not installed at {where}: run 'skilltool plugins install'")
+        )
+    for kind, have, listed in (
+        ("skill", wanted.skills, listing.skills),
+        ("agent", wanted.agents, listing.agents),
+    ):
+        if listed is None:
+            continue
+        for name, where in sorted(have.items()):
+            if name in listed and _same_place(listed[name], where):
+                continue
+            if name in listed:
+                why = (
+                    f"a {kind} of that name at {show(Path(listed[name]))} is the one it loads: "
+                    "rename one of them, or remove the other"
+                )
+            elif older:
+                why = (
+                    f"not listed by {harness.title} {version}, older than the {harness.proven()} "
+                    f"skilltool is proven with: update {harness.title}"
+                )
+            else:
+                said = next((e for e in listing.errors if str(where) in e), None)
+                why = (
+                    f"{harness.title} says: {said}"
+                    if said
+                    else (
+                        f"not listed by {harness.title} although {show(where)} is there; see "
+                        f"'skilltool plugins validate' for what it reads"
+                    )
+                )
+            found.append(Missing(kind, name, why))
+    return tuple(found)
+
+
+def _real(listing: Listing, base: Path, home: Scope, harness: Harness) -> Listing:
+    """A listing with the throwaway home's paths said as the user's own."""
+    root = moved_root(harness.name, home)[0]
+    place = ROOTS[harness.name][1]
+    fake = base / "home"
+    swaps = [
+        (str(base / "moved" / place), str(root)),
+        (str(fake / ".config"), str(home.config_home)),
+        (str(fake), str(home.path)),
+    ]
+
+    def real(where: str) -> str:
+        for made, true in swaps:
+            if where == made or where.startswith(made + os.sep):
+                return true + where[len(made) :]
+        return where
+
+    def each(found: Mapping[str, str] | None) -> Mapping[str, str] | None:
+        return None if found is None else {name: real(w) for name, w in found.items()}
+
+    errors = tuple(real(e) for e in listing.errors)
+    return Listing(each(listing.skills), each(listing.agents), errors)
+
+
+def _same_place(listed: str, where: Path) -> bool:
+    """Whether the harness read the item where skilltool put it (a listing may name the
+    link or the folder it points to; one without a place is taken as it)."""
+    if not listed:
+        return True
+    return os.path.realpath(listed) == os.path.realpath(where) or listed == str(where)
+
+
+def _older(version: str | None, proven: str) -> bool:
+    def parts(text: str) -> tuple[int, ...]:
+        return tuple(int(n) for n in re.findall(r"\d+", text)[:3])
+
+    return bool(version and proven) and parts(version) < parts(proven)  # type: ignore[arg-type]
+
+
+def _merged(one: Listing, other: Listing) -> Listing:
+    return Listing(
+        other.skills if other.skills is not None else one.skills,
+        other.agents if other.agents is not None else one.agents,
+        (*one.errors, *other.errors),
+    )
+
+
+def _version(done: tuple[str, str] | str) -> str | None:
+    if isinstance(done, str):
+        return None
+    found = re.search(r"\d+\.\d+\.\d+", done[0] + done[1])
+    return found.group(0) if found else None
+
+
+def _run(
+    argv: Sequence[str], env: Mapping[str, str], cwd: Path, base: Path, into_file: bool = False
+) -> tuple[str, str] | str:
+    """(stdout, stderr) of one command, or why it gave none: a timeout, a failure to start."""
+    out = base / "stdout.txt"
+    command = list(argv)
+    if into_file:
+        command = ["sh", "-c", 'exec "$@" >"$0"', str(out), *argv]
+    try:
+        process = subprocess.Popen(
+            command, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
+        )  # fmt: skip
+    except OSError as err:
+        return f"could not start ({err.strerror or err})"
+    try:
+        stdout, stderr = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return f"gave no answer in {TIMEOUT:.0f} s: cut off"
+    if into_file:
+        stdout = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+    return stdout, stderr
+
+
+def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], Path]:
+    """A throwaway home for one harness: its folder copied where the harness will look for
+    it, the skills dir's links copied as links; the environment to run it with there, and
+    an empty working folder."""
+    fake = base / "home"
+    env = {k: os.environ[k] for k in KEPT if k in os.environ}
+    env.update(QUIET)
+    env.update(
+        HOME=str(fake), XDG_CONFIG_HOME=str(fake / ".config"), TMPDIR=str(base / "tmp"),
+        XDG_DATA_HOME=str(fake / ".local/share"), XDG_STATE_HOME=str(fake / ".local/state"),
+        XDG_CACHE_HOME=str(fake / ".cache"),
+    )  # fmt: skip
+    kind, place, variable = ROOTS[harness.name]
+    root, moved = moved_root(harness.name, home)
+    if moved is not None and variable is not None:
+        target = base / "moved" / place
+        env[variable] = str(target.parent if variable == "GEMINI_CLI_HOME" else target)
+    else:
+        target = (fake / ".config" if kind == "config" else fake) / place
+    _copy(root, target)
+    _copy_links(home.skills_dir, fake / ".agents" / "skills")
+    for folder in (base / "tmp", base / "work", fake / ".local/share", fake / ".cache"):
+        folder.mkdir(parents=True, exist_ok=True)
+    return env, base / "work"
+
+
+def _copy(source: Path, target: Path) -> None:
+    """A harness's folder, without its state: links as links, small files as they are."""
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        entries = list(os.scandir(source))
+    except OSError:
+        return
+    for entry in entries:
+        into = target / entry.name
+        try:
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry.path), into)
+            elif entry.is_dir():
+                if entry.name not in STATE:
+                    _copy(Path(entry.path), into)
+            elif entry.is_file() and entry.stat().st_size <= BIGGEST:
+                shutil.copy2(entry.path, into)
+        except OSError:
+            continue  # what cannot be read is not there for the probe either
+
+
+def _copy_links(source: Path, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        entries = list(os.scandir(source))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target / entry.name)
