@@ -206,7 +206,7 @@ def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
     """Ask one harness in a throwaway home: its version, then each of its listings."""
     started = time.monotonic()
     binary = harness.binary or harness.name
-    with tempfile.TemporaryDirectory(prefix="skilltool-doctor-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="skilltool-doctor-", dir=_outside(home)) as scratch:
         base = Path(scratch)
         env, work = sandbox(home, harness, base)
         version = _version(_run([binary, "--version"], env, work, base))
@@ -245,12 +245,14 @@ def reasons(
         if listed is None:
             continue
         for name, where in sorted(have.items()):
-            if name in listed and _same_place(listed[name], where):
+            places = listed.get(name)
+            if places is not None and _listed_here(places, where):
                 continue
-            if name in listed:
+            if places:
+                others = ", ".join(show(Path(p)) for p in places)
                 why = (
-                    f"a {kind} of that name at {show(Path(listed[name]))} is the one it loads: "
-                    "rename one of them, or remove the other"
+                    f"a {kind} of that name at {others} is the one it loads: rename one of "
+                    "them, or remove the other"
                 )
             elif older:
                 why = (
@@ -271,6 +273,17 @@ def reasons(
     return tuple(found)
 
 
+def _outside(home: Scope) -> str | None:
+    """A temporary folder outside the home: a harness started in a folder inside it reads the
+    home's `.agents/skills` as a project's too (Copilot CLI does), which the user's harness,
+    started in their projects, may not."""
+    inside = str(home.path).rstrip(os.sep) + os.sep
+    for candidate in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+        if not (candidate + os.sep).startswith(inside) and os.access(candidate, os.W_OK):
+            return candidate
+    return None
+
+
 def _real(listing: Listing, base: Path, home: Scope, harness: Harness) -> Listing:
     """A listing with the throwaway home's paths said as the user's own."""
     root = moved_root(harness.name, home)[0]
@@ -288,19 +301,21 @@ def _real(listing: Listing, base: Path, home: Scope, harness: Harness) -> Listin
                 return true + where[len(made) :]
         return where
 
-    def each(found: Mapping[str, str] | None) -> Mapping[str, str] | None:
-        return None if found is None else {name: real(w) for name, w in found.items()}
+    def each(found: Mapping[str, Sequence[str]] | None) -> Mapping[str, Sequence[str]] | None:
+        if found is None:
+            return None
+        return {name: tuple(real(w) for w in places) for name, places in found.items()}
 
     errors = tuple(real(e) for e in listing.errors)
     return Listing(each(listing.skills), each(listing.agents), errors)
 
 
-def _same_place(listed: str, where: Path) -> bool:
-    """Whether the harness read the item where skilltool put it (a listing may name the
-    link or the folder it points to; one without a place is taken as it)."""
-    if not listed:
+def _listed_here(places: Sequence[str], where: Path) -> bool:
+    """Whether the harness listed the item where skilltool put it: a listing names the link
+    or the folder it points to; one that names no place (agents) is taken as it."""
+    if not places:
         return True
-    return os.path.realpath(listed) == os.path.realpath(where) or listed == str(where)
+    return any(p == str(where) or os.path.realpath(p) == os.path.realpath(where) for p in places)
 
 
 def _older(version: str | None, proven: str) -> bool:

@@ -71,8 +71,8 @@ class Listing(NamedTuple):
     was found in (its link's name) with where it was read from, each agent by name; None
     where the probe cannot tell."""
 
-    skills: Mapping[str, str] | None = None
-    agents: Mapping[str, str] | None = None
+    skills: Mapping[str, Sequence[str]] | None = None  # name -> every place it was listed from
+    agents: Mapping[str, Sequence[str]] | None = None
     errors: Sequence[str] = ()  # what the binary said it could not load
 
 
@@ -87,12 +87,14 @@ class Probe(NamedTuple):
     what: str = ""  # the command as the report names it
 
 
-def skills_by_folder(locations: Iterable[str]) -> dict[str, str]:
-    """Each `<folder>/SKILL.md` (or `<folder>`) a harness named, by the folder's name."""
-    found = {}
+def skills_by_folder(locations: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each `<folder>/SKILL.md` (or `<folder>`) a harness named, by the folder's name: every
+    place one of that name was listed from, in the harness's order."""
+    found: dict[str, tuple[str, ...]] = {}
     for location in locations:
         path = location[: -len("/SKILL.md")] if location.endswith("/SKILL.md") else location
-        found[os.path.basename(path.rstrip("/"))] = path
+        name = os.path.basename(path.rstrip("/"))
+        found[name] = (*found.get(name, ()), path)
     return found
 
 

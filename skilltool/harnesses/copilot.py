@@ -44,7 +44,7 @@ def copilot_agents(stdout: str, stderr: str) -> Listing:
     named = re.search(r"No such agent: \S+, available: (.*)$", stderr, re.M)
     if named is None:
         return Listing(errors=(f"no list of agents: {(stderr or stdout)[-160:]!r}",))
-    return Listing(agents={name.strip(): "" for name in named.group(1).split(",") if name.strip()})
+    return Listing(agents={name.strip(): () for name in named.group(1).split(",") if name.strip()})
 
 
 class Copilot(Harness):

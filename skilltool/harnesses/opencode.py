@@ -140,7 +140,7 @@ def listed_skills(stdout: str, stderr: str) -> Listing:
 
 
 def listed_agents(stdout: str, stderr: str) -> Listing:
-    return Listing(agents={name: "" for name in AGENT_LINE.findall(stdout)})
+    return Listing(agents={name: () for name in AGENT_LINE.findall(stdout)})
 
 
 class OpenCode(OpenCodeFamily):

@@ -1,0 +1,147 @@
+"""`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
+for OpenCode, Kilo, Codex, Gemini CLI and Copilot CLI, it asks each through its own listing
+and finds everything loads, leaving the home byte for byte as it was; with a skill of the
+user's own of the same name in a harness's own folder, it names that one as the skill the
+harness loads, where the binary does.
+
+Run as a user runs it: `python -m skilltool doctor` with HOME in the environment, the harness
+binaries on PATH, and an API key in the environment that must not reach any probe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.homes import GEMINI_SETTINGS, REPO
+from tests.conformance.sandbox import harness_env, make_home
+from tests.conformance.support import Proven, need
+from tests.helpers import agent_md, build_file_tree, skill_md
+
+pytestmark = pytest.mark.conformance
+
+ASKED = ("opencode", "kilo", "codex", "gemini", "copilot")
+FOLDERS = {
+    "opencode": ".config/opencode",
+    "kilo": ".config/kilo",
+    "codex": ".codex",
+    "gemini": ".gemini",
+    "copilot": ".copilot",
+}
+# where each harness reads the user's own skills (its own folder), which it loads instead of
+# ~/.agents/skills' when a name is in both (found by doctor, below); Codex lists both, and
+# Gemini CLI and Kilo load ours
+OWN_SKILLS = {
+    "opencode": ".config/opencode/skills",
+    "copilot": ".copilot/skills",
+}
+BOTH = {"codex": ".codex/skills", "gemini": ".gemini/skills"}
+
+
+def snapshot(home: Path) -> dict[str, object]:
+    """Every entry under the home: a link's target, a file's bytes and mode, a folder."""
+    found: dict[str, object] = {}
+    for folder, dirs, files in os.walk(home):
+        for name in dirs + files:
+            path = Path(folder, name)
+            info = path.lstat()
+            if path.is_symlink():
+                found[str(path)] = ("link", os.readlink(path))
+            elif path.is_dir():
+                found[str(path)] = ("dir", info.st_mode)
+            else:
+                found[str(path)] = (path.read_bytes(), info.st_mode, info.st_mtime_ns)
+    return found
+
+
+def skilltool(home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = harness_env(home)
+    env.update(
+        PYTHONPATH=str(REPO),
+        SKILLTOOL_PLUGINS=str(root / "plugins"),
+        XDG_DATA_DIRS=str(root / "no-system-plugins"),
+        ANTHROPIC_API_KEY="sk-the-users-own-key",  # never to reach a probe
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", *args],
+        env=env, cwd=home, capture_output=True, encoding="utf-8", timeout=300,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Path:
+    for harness in ASKED:
+        need(harness)
+    home = make_home(tmp_path)
+    for folder in FOLDERS.values():
+        (home / folder).mkdir(parents=True, exist_ok=True)
+    (home / ".gemini/settings.json").write_text(json.dumps(GEMINI_SETTINGS))
+    build_file_tree(
+        tmp_path / "plugins/kit",
+        {
+            "skills/notes/SKILL.md": skill_md("notes"),
+            "skills/jots/SKILL.md": skill_md("jots"),
+            "agents/helper.md": agent_md("helper"),
+        },
+    )
+    assert skilltool(home, tmp_path, "plugins", "install").returncode == 0
+    return home
+
+
+def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
+    world: Path, proven: Proven
+) -> None:
+    before = snapshot(world)
+    started = time.monotonic()
+    done = skilltool(world, world.parent, "doctor", "--json")
+    seconds = time.monotonic() - started
+    assert snapshot(world) == before
+    assert done.returncode == 0, done.stdout + done.stderr
+    asked = {h["harness"]: h for h in json.loads(done.stdout)["harnesses"]}
+    assert set(asked) == set(ASKED)
+    for found in asked.values():
+        assert found["failed"] is None and found["not_loaded"] == [], found
+        assert found["version"] == found["proven"], found
+        assert {"notes", "jots"} <= set(found["skills"]), found
+    for name in ("opencode", "kilo", "copilot"):  # the ones whose listing names agents
+        assert "helper" in asked[name]["agents"], asked[name]
+    for name in ASKED:
+        proven(
+            name,
+            f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
+            f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
+            f"({seconds:.1f} s for the five, in parallel)",
+        )
+
+
+def test_doctor_names_the_users_own_skill_of_the_same_name_as_the_one_loaded(
+    world: Path, proven: Proven
+) -> None:
+    for folder in (*OWN_SKILLS.values(), *BOTH.values()):
+        mine = world / folder / "notes"
+        mine.mkdir(parents=True)
+        (mine / "SKILL.md").write_text(
+            "---\nname: notes\ndescription: the user's own\n---\nMine.\n"
+        )
+    done = skilltool(world, world.parent, "doctor")
+    assert done.returncode == 1, done.stdout + done.stderr
+    for harness, folder in OWN_SKILLS.items():
+        said = (
+            f"missing   {harness:<8} skill notes: a skill of that name at ~/{folder}/notes is "
+            "the one it loads: rename one of them, or remove the other"
+        )
+        assert said in done.stdout.splitlines(), done.stdout
+        proven(
+            harness,
+            f"a user's own skill in ~/{folder} named like one skilltool linked in "
+            "~/.agents/skills is the one it loads, and `skilltool doctor` says so with the fix",
+        )
+    for harness in (*BOTH, "kilo"):  # it loads skilltool's too: nothing is missing there
+        assert f"missing   {harness}" not in done.stdout, done.stdout

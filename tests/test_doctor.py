@@ -1,0 +1,177 @@
+"""`skilltool doctor`'s reasoning, on listings recorded from the real binaries (the shapes
+OpenCode 1.18.33, Kilo 7.7.7, Codex 0.171.0, Gemini CLI 0.61.0 and Copilot CLI 1.0.102 print;
+the binaries themselves are asked in tests/conformance/test_doctor.py), and its running of a
+harness's commands: in a throwaway home, with no key of the user's, cut off when one hangs,
+and the user's home left as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from skilltool.doctor import Expected, reasons
+from skilltool.harnesses import Listing
+from skilltool.harnesses.codex import Codex, codex_skills
+from skilltool.harnesses.copilot import copilot_agents, copilot_skills
+from skilltool.harnesses.gemini import gemini_skills
+from skilltool.harnesses.opencode import listed_agents, listed_skills
+from skilltool.paths import Home
+from tests.helpers import run
+
+HOME = "/home/u"
+OPENCODE_SKILLS = json.dumps(
+    [
+        {"name": "customize-opencode", "location": "<built-in>", "content": "…"},
+        {"name": "notes", "location": f"{HOME}/.agents/skills/notes/SKILL.md", "content": "…"},
+    ]
+)
+OPENCODE_AGENTS = (
+    'build (primary)\n  [\n  {\n    "permission": "*"\n  }\n]\nhelper (subagent)\n  []\n'
+)
+CODEX_PROMPT = (
+    '"### Available skills\\n- skill-creator: Create a skill. (file: r1/skill-creator/SKILL.md)\\n'
+    "- skilltool:notes: Notes. (file: r0/notes/SKILL.md)\\n"
+    'aliases: `r0` = `/home/u/.agents/skills`\\n`r1` = `/home/u/.codex/skills/.system`"'
+)
+GEMINI_LIST = (
+    "Discovered Agent Skills:\n\nnotes [Enabled]\n  Description: Notes.\n"
+    f"  Location:    {HOME}/.gemini/skills/notes/SKILL.md\n"
+)
+GEMINI_ERRORS = (
+    "Error loading user agent: Failed to load agent from /home/u/.gemini/agents/helper.md: "
+    "Validation failed\nRipgrep is not available.\n"
+)
+COPILOT_SKILLS = json.dumps(
+    [{"name": "notes", "source": "personal-agents", "path": f"{HOME}/.agents/skills/notes"}]
+)
+COPILOT_NO_AGENT = "No such agent: skilltool-doctor-none, available: helper, reviewer\n"
+
+
+def test_each_harness_listing_is_read_by_folder_and_place() -> None:
+    assert listed_skills(OPENCODE_SKILLS, "").skills == {"notes": f"{HOME}/.agents/skills/notes"}
+    assert set(listed_agents(OPENCODE_AGENTS, "").agents or {}) == {"build", "helper"}
+    assert codex_skills(CODEX_PROMPT, "").skills == {
+        "skill-creator": "/home/u/.codex/skills/.system/skill-creator",
+        "notes": "/home/u/.agents/skills/notes",
+    }
+    gemini = gemini_skills(GEMINI_LIST, GEMINI_ERRORS)
+    assert gemini.skills == {"notes": f"{HOME}/.gemini/skills/notes"}
+    assert gemini.errors == (GEMINI_ERRORS.splitlines()[0],)
+    assert copilot_skills(COPILOT_SKILLS, "").skills == {"notes": f"{HOME}/.agents/skills/notes"}
+    assert set(copilot_agents("", COPILOT_NO_AGENT).agents or {}) == {"helper", "reviewer"}
+    # what a binary prints that is not its listing is said, not taken as "nothing loads"
+    assert listed_skills("Error: no config", "").errors
+    assert copilot_agents("", "Segmentation fault").errors
+
+
+def wanted(tmp_path: Path) -> Expected:
+    link = tmp_path / ".agents/skills/notes"
+    return Expected({"notes": link}, {"helper": tmp_path / "agent.md"}, {})
+
+
+def test_a_same_name_skill_elsewhere_is_named_as_the_one_that_wins(tmp_path: Path) -> None:
+    harness = Codex(Home(tmp_path))
+    theirs = Listing({"notes": str(tmp_path / ".codex/skills/notes")}, None)
+    [missing] = reasons(harness, wanted(tmp_path), theirs, "0.171.0")
+    assert missing.kind == "skill" and missing.name == "notes"
+    assert missing.why == (
+        f"a skill of that name at {tmp_path}/.codex/skills/notes is the one it loads: rename "
+        "one of them, or remove the other"
+    )
+    ours = Listing({"notes": str(tmp_path / ".agents/skills/notes")}, None)
+    assert reasons(harness, wanted(tmp_path), ours, "0.171.0") == ()
+
+
+def test_an_older_harness_and_what_is_not_installed_say_the_fix(tmp_path: Path) -> None:
+    harness = Codex(Home(tmp_path))
+    [missing] = reasons(harness, wanted(tmp_path), Listing({}, None), "0.160.2")
+    assert missing.why == (
+        "not listed by Codex 0.160.2, older than the 0.171.0 skilltool is proven with: update Codex"
+    )
+    [unknown] = reasons(harness, wanted(tmp_path), Listing({}, None), "0.171.0")
+    assert unknown.why.startswith("not listed by Codex although")
+    gone = Expected({}, {}, {("skill", "jots"): tmp_path / ".agents/skills/jots"})
+    [not_there] = reasons(harness, gone, Listing({}, None), "0.171.0")
+    assert not_there.why.endswith("run 'skilltool plugins install'")
+
+
+def fake_opencode(bin_dir: Path, script: str) -> None:
+    """A stand-in for the `opencode` binary, to see how doctor runs one (the real one is
+    asked in the conformance suite)."""
+    bin_dir.mkdir(exist_ok=True)
+    path = bin_dir / "opencode"
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def snapshot(home: Path) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for folder, dirs, files in os.walk(home):
+        for name in dirs + files:
+            path = Path(folder, name)
+            found[str(path)] = (
+                os.readlink(path)
+                if path.is_symlink()
+                else path.read_bytes()
+                if path.is_file()
+                else "dir"
+            )
+    return found
+
+
+@pytest.fixture
+def opencode_home(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (home / ".config/opencode").mkdir(parents=True)
+    assert run("plugins", "install").code == 0
+    bin_dir = tmp_path / "bin"
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-the-users-own")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://the-users-own.example")
+    return bin_dir
+
+
+def test_a_probe_runs_in_a_throwaway_home_with_none_of_the_users_keys(
+    home: Path, tmp_path: Path, opencode_home: Path
+) -> None:
+    seen = tmp_path / "seen"
+    fake_opencode(
+        opencode_home,
+        f'env > "{seen}.$1"; echo "$HOME" >> "{seen}.$1"\n'
+        'case "$1" in --version) echo 1.18.33;; debug) echo "[]";; agent) echo;; esac\n'
+        'touch "$HOME/.config/opencode/written-by-the-harness"\n',
+    )
+    before = snapshot(home)
+    done = run("doctor", "opencode")
+    assert snapshot(home) == before  # what the harness wrote went to the throwaway home
+    env = (tmp_path / "seen.debug").read_text()
+    assert "sk-the-users-own" not in env and "the-users-own.example" not in env
+    assert f"HOME={home}\n" not in env and "HTTPS_PROXY=http://127.0.0.1:9" in env
+    # the skills it lists: none, where skilltool linked three: each named, with the fix
+    assert done.code == 1
+    assert "probed    opencode 1.18.33 (proven 1.18.33): loads 0 of 3 skill(s)" in done.stdout
+    assert done.stdout.count("missing   opencode skill ") == 3
+
+
+def test_a_harness_that_hangs_is_cut_off_with_a_line(
+    home: Path, opencode_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("skilltool.doctor.TIMEOUT", 1.0)
+    fake_opencode(opencode_home, 'case "$1" in --version) echo 1.18.33;; *) sleep 30;; esac\n')
+    done = run("doctor", "opencode", "--json")
+    assert done.code == 1
+    [asked] = json.loads(done.stdout)["harnesses"]
+    assert asked["failed"] == "`opencode debug skill` gave no answer in 1 s: cut off"
+
+
+def test_one_item_is_explained_across_the_harnesses(home: Path, opencode_home: Path) -> None:
+    fake_opencode(
+        opencode_home,
+        'case "$1" in --version) echo 1.18.33;; debug) echo "[]";; agent) echo;; esac\n',
+    )
+    done = run("doctor", "--item", "writing-skills")
+    assert done.stdout.count("missing   ") == 1
+    assert "missing   opencode skill writing-skills: not listed by OpenCode" in done.stdout
