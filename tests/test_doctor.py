@@ -52,16 +52,16 @@ COPILOT_NO_AGENT = "No such agent: skilltool-doctor-none, available: helper, rev
 
 
 def test_each_harness_listing_is_read_by_folder_and_place() -> None:
-    assert listed_skills(OPENCODE_SKILLS, "").skills == {"notes": f"{HOME}/.agents/skills/notes"}
+    assert listed_skills(OPENCODE_SKILLS, "").skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
     assert set(listed_agents(OPENCODE_AGENTS, "").agents or {}) == {"build", "helper"}
     assert codex_skills(CODEX_PROMPT, "").skills == {
-        "skill-creator": "/home/u/.codex/skills/.system/skill-creator",
-        "notes": "/home/u/.agents/skills/notes",
+        "skill-creator": ("/home/u/.codex/skills/.system/skill-creator",),
+        "notes": ("/home/u/.agents/skills/notes",),
     }
     gemini = gemini_skills(GEMINI_LIST, GEMINI_ERRORS)
-    assert gemini.skills == {"notes": f"{HOME}/.gemini/skills/notes"}
+    assert gemini.skills == {"notes": (f"{HOME}/.gemini/skills/notes",)}
     assert gemini.errors == (GEMINI_ERRORS.splitlines()[0],)
-    assert copilot_skills(COPILOT_SKILLS, "").skills == {"notes": f"{HOME}/.agents/skills/notes"}
+    assert copilot_skills(COPILOT_SKILLS, "").skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
     assert set(copilot_agents("", COPILOT_NO_AGENT).agents or {}) == {"helper", "reviewer"}
     # what a binary prints that is not its listing is said, not taken as "nothing loads"
     assert listed_skills("Error: no config", "").errors
@@ -75,15 +75,18 @@ def wanted(tmp_path: Path) -> Expected:
 
 def test_a_same_name_skill_elsewhere_is_named_as_the_one_that_wins(tmp_path: Path) -> None:
     harness = Codex(Home(tmp_path))
-    theirs = Listing({"notes": str(tmp_path / ".codex/skills/notes")}, None)
+    theirs = Listing({"notes": (str(tmp_path / ".codex/skills/notes"),)}, None)
     [missing] = reasons(harness, wanted(tmp_path), theirs, "0.171.0")
     assert missing.kind == "skill" and missing.name == "notes"
     assert missing.why == (
         f"a skill of that name at {tmp_path}/.codex/skills/notes is the one it loads: rename "
         "one of them, or remove the other"
     )
-    ours = Listing({"notes": str(tmp_path / ".agents/skills/notes")}, None)
+    ours = Listing({"notes": (str(tmp_path / ".agents/skills/notes"),)}, None)
     assert reasons(harness, wanted(tmp_path), ours, "0.171.0") == ()
+    # listed from both places (Codex lists both): it loads ours, and nothing is missing
+    both = Listing({"notes": (*theirs.skills["notes"], *ours.skills["notes"])}, None)  # type: ignore[index]
+    assert reasons(harness, wanted(tmp_path), both, "0.171.0") == ()
 
 
 def test_an_older_harness_and_what_is_not_installed_say_the_fix(tmp_path: Path) -> None:
