@@ -20,7 +20,7 @@ from skilltool.harnesses.copilot import copilot_agents, copilot_skills
 from skilltool.harnesses.gemini import gemini_skills
 from skilltool.harnesses.opencode import listed_agents, listed_skills
 from skilltool.paths import Home
-from tests.helpers import run
+from tests.helpers import REPO, run
 
 HOME = "/home/u"
 OPENCODE_SKILLS = json.dumps(
@@ -178,3 +178,23 @@ def test_one_item_is_explained_across_the_harnesses(home: Path, opencode_home: P
     done = run("doctor", "--item", "writing-skills")
     assert done.stdout.count("missing   ") == 1
     assert "missing   opencode skill writing-skills: not listed by OpenCode" in done.stdout
+
+
+def test_the_version_doctor_says_proven_is_the_one_the_conformance_suite_installs() -> None:
+    from skilltool.harnesses import NAMES, load
+
+    pins = (REPO / "scripts/install-harnesses").read_text()
+    packages = {
+        "opencode": "opencode-ai", "codex": "@openai/codex", "claude": "@anthropic-ai/claude-code",
+        "gemini": "@google/gemini-cli", "copilot": "@github/copilot", "kilo": "@kilocode/cli",
+        "qwen": "@qwen-code/qwen-code",
+    }  # fmt: skip
+    for name in NAMES:
+        proven = load(name)(Home(Path("/nowhere"))).proven()
+        if name in packages:
+            assert f'"{packages[name]}": "{proven}"' in pins, name
+        else:  # pi, Hermes, Mistral Vibe: a constant of their own
+            constant = {"pi": "PI_VERSION", "hermes": "HERMES_VERSION", "vibe": "VIBE_VERSION"}[
+                name
+            ]
+            assert f'{constant} = "{proven}"' in pins, name
