@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from skilltool import discover, plan, settings
+from skilltool import discover, plan, report, settings
 from skilltool.errors import FAILED, OK, SkilltoolError
 from skilltool.harnesses import ROOTS, Listing, moved_root
 from skilltool.report import Result
@@ -131,9 +131,18 @@ def doctor(opts: Options, only: str | None, item: str | None) -> Result:
     asked = [h for h in found if h.probes() and shutil.which(h.binary or h.name)]
     unasked = [h for h in found if h not in asked]
     started = time.monotonic()
-    with ThreadPoolExecutor(max(1, len(asked))) as pool:
+    with (
+        report.progress(opts.json or opts.verbosity == "quiet") as progress,
+        ThreadPoolExecutor(max(1, len(asked))) as pool,
+    ):
+        progress.say(f"asking {', '.join(h.name for h in asked)}")
         jobs = [pool.submit(probe, home, h, expected(home, catalogue, h, item)) for h in asked]
-        results = [job.result() for job in jobs]
+        results = []
+        for job in jobs:  # in the order asked; the line says who is still being waited for
+            results.append(job.result())
+            waiting = ", ".join(h.name for h, j in zip(asked, jobs, strict=True) if not j.done())
+            if waiting:
+                progress.say(f"asked {len(results)} of {len(asked)}; waiting for {waiting}")
     seconds = time.monotonic() - started
     lines = [home.line()]
     for result in results:

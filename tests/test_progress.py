@@ -66,7 +66,10 @@ def on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str, str, 
     return code, stdout.decode(), shown.decode("utf-8", "replace"), first
 
 
-WORDS = ("finding plugins", "planning", "installing ", "uninstalling ", "adding ", "fetching ")
+WORDS = (
+    "finding plugins", "planning", "installing ", "uninstalling ", "adding ", "fetching ",
+    "asking ", "asked ",
+)  # fmt: skip
 
 
 def progress_lines(shown: str) -> list[str]:
@@ -129,3 +132,17 @@ def test_add_on_a_terminal_says_what_it_adds_then_counts(home: Path, plugins: Pa
     assert lines[0] == f"adding {plugins}", lines
     done, total = lines[-1].removeprefix("installing ").split("/")  # the bundled plugin's too
     assert done == total and int(total) > SKILLS, lines
+
+
+def test_doctor_on_a_terminal_says_whom_it_asks_while_it_waits(home: Path, tmp_path: Path) -> None:
+    (home / ".config/opencode").mkdir(parents=True)
+    stand_in = tmp_path / "bin/opencode"  # a harness that takes a second to list
+    stand_in.parent.mkdir()
+    stand_in.write_text(
+        '#!/bin/sh\ncase "$1" in --version) echo 1.18.33;; *) sleep 1; echo "[]";; esac\n'
+    )
+    stand_in.chmod(0o755)
+    env = {**os.environ, "HOME": str(home), "PATH": f"{stand_in.parent}:{os.environ['PATH']}"}
+    code, stdout, shown, _ = on_a_terminal(["doctor", "opencode"], env)
+    assert progress_lines(shown)[0] == "asking opencode", shown
+    assert stdout.splitlines()[-1].startswith("doctor    1 harness(es) asked in")
