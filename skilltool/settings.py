@@ -115,10 +115,15 @@ def _document(where: Path) -> dict[str, Any]:
 
 
 def change(
-    home: paths.Scope, kind: Kind, name: str, harnesses: Iterable[str], off: bool
+    home: paths.Scope,
+    kind: Kind,
+    name: str,
+    harnesses: Iterable[str],
+    off: bool,
+    every: Iterable[str],
 ) -> frozenset[str]:
-    """Turn `name` off (or back on) in `harnesses` (EVERY: all), keeping the rest of the file
-    as written; the harnesses it is then off in."""
+    """Turn `name` off (or back on) in `harnesses` (EVERY: all of `every`), keeping the rest
+    of the file as written; the harnesses it is then off in."""
     import tomlkit
 
     where = place(home)
@@ -134,9 +139,7 @@ def change(
     elif EVERY in asked:
         now = set()
     elif EVERY in now:  # on again in some: still off in every other
-        from skilltool.harnesses import NAMES
-
-        now = set(NAMES) - asked
+        now = set(every) - asked
     else:
         now -= asked
     if now:

@@ -68,6 +68,11 @@ def test_a_skill_off_everywhere_is_unlinked_from_every_skills_folder(
     assert (home / ".agents/skills/jots").is_symlink()
     status = run("plugins", "status", env=tools)
     assert any("skill notes off in every harness" in line for line in status.lines)
+    # on again in Claude Code alone: still off in every harness that reads the shared folder
+    back = run("plugins", "enable", "notes", "--harness", "claude", env=tools)
+    assert back.code == 0, back.stderr
+    assert (home / ".claude/skills/notes").is_symlink()
+    assert not (home / ".agents/skills/notes").exists()
     assert run("plugins", "enable", "notes", env=tools).code == 0  # a name no plugin has
     assert (home / ".agents/skills/notes").is_symlink()
 

@@ -618,9 +618,11 @@ def _said_off(planned: plan.Plan, home: paths.Scope, catalogue: Catalogue) -> pl
     roots = sorted(((str(p.root) + os.sep, p.name) for p in catalogue.plugins), reverse=True)
     said = f"turned off in {home.show(settings.place(home))}"
 
+    sharing = [h.name for h in harnesses(home, None) if h.own_skills_dir() is None]
+
     def off(kind: settings.Kind, name: str, harness: str) -> bool:
-        if harness == "skill":  # the shared skills dir: off only when off in every harness
-            return chosen.everywhere(kind, name)
+        if harness == "skill":  # the shared skills dir: off when off in all that read it
+            return all(chosen.off(kind, name, h) for h in sharing)
         return chosen.off(kind, name, harness)
 
     def turned_off(action: plan.Action) -> bool:
@@ -748,17 +750,20 @@ def _without(catalogue: Catalogue, off: set[tuple[str, str]]) -> Catalogue:
 
 def shared_catalogue(home: paths.Scope, catalogue: Catalogue) -> Catalogue:
     """The catalogue the shared skills dir is linked from: without what the user turned off
-    in every harness (a skill in ~/.agents/skills is read by all that read it)."""
+    in every harness that reads it (a skill there is read by all of them alike)."""
     if isinstance(home, paths.Project):
         return catalogue
     from skilltool import settings
 
     chosen = settings.read(home)
+    if not chosen.any_disabled:
+        return catalogue
+    sharing = [h.name for h in harnesses(home, None) if h.own_skills_dir() is None]
     off = {
         (kind, name)
         for kind in ("plugins", "skills")
         for name in chosen.disabled.get(kind, {})
-        if chosen.everywhere(kind, name)
+        if all(chosen.off(kind, name, harness) for harness in sharing)
     }
     return _without(catalogue, off)
 

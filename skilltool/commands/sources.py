@@ -421,7 +421,7 @@ def plugins_switch(
             now = settings.read(home).where(found, name)
             installed = None
         else:
-            now = settings.change(home, found, name, where, off)
+            now = settings.change(home, found, name, where, off, NAMES)
             installed = _installed(opts, home, warnings)
     said = "every harness" if settings.EVERY in where else ", ".join(where)
     state = (
