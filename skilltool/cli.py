@@ -772,44 +772,37 @@ def _switch(
     _run(command, json, lambda: family.plugins_switch(opts, name, kind, harness or [], off))
 
 
-def disable_command(
-    name: SwitchedName,
-    harness: HarnessesOpt = None,
-    skill: SkillKindOpt = False,
-    agent: AgentKindOpt = False,
-    home: HomeOpt = None,
-    project: ProjectOpt = None,
-    user: UserOpt = False,
-    dry_run: DryRunOpt = False,
-    quiet: QuietOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    strict: StrictOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Turn a plugin, skill or agent off in some harnesses or all, then install."""
-    given = (home, project, user, dry_run, quiet, json, namespace, strict)
-    _switch(name, harness, skill, agent, True, given)
+def _switch_command(off: bool, summary: str) -> Callable[..., None]:
+    """`disable` (off) or `enable`: the same options, the one word apart."""
+
+    def command(
+        name: SwitchedName,
+        harness: HarnessesOpt = None,
+        skill: SkillKindOpt = False,
+        agent: AgentKindOpt = False,
+        home: HomeOpt = None,
+        project: ProjectOpt = None,
+        user: UserOpt = False,
+        dry_run: DryRunOpt = False,
+        quiet: QuietOpt = False,
+        json: JsonOpt = False,
+        namespace: NamespaceOpt = None,
+        strict: StrictOpt = False,
+        version: VersionOpt = False,
+    ) -> None:
+        given = (home, project, user, dry_run, quiet, json, namespace, strict)
+        _switch(name, harness, skill, agent, off, given)
+
+    command.__doc__ = summary
+    return command
 
 
-def enable_command(
-    name: SwitchedName,
-    harness: HarnessesOpt = None,
-    skill: SkillKindOpt = False,
-    agent: AgentKindOpt = False,
-    home: HomeOpt = None,
-    project: ProjectOpt = None,
-    user: UserOpt = False,
-    dry_run: DryRunOpt = False,
-    quiet: QuietOpt = False,
-    json: JsonOpt = False,
-    namespace: NamespaceOpt = None,
-    strict: StrictOpt = False,
-    version: VersionOpt = False,
-) -> None:
-    """Turn what disable turned off on again, in some harnesses or all, then install."""
-    given = (home, project, user, dry_run, quiet, json, namespace, strict)
-    _switch(name, harness, skill, agent, False, given)
+disable_command = _switch_command(
+    True, "Turn a plugin, skill or agent off in some harnesses or all, then install."
+)
+enable_command = _switch_command(
+    False, "Turn what disable turned off on again, in some harnesses or all, then install."
+)
 
 
 def new_command(

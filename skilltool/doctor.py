@@ -377,7 +377,7 @@ def _run(
 
 def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], Path]:
     """A throwaway home for one harness: its folder copied where the harness will look for
-    it, the skills dir's links copied as links; the environment to run it with there, and
+    it, the skills dir copied (its links as links); the environment to run it with there, and
     an empty working folder."""
     fake = base / "home"
     env = {k: os.environ[k] for k in KEPT if k in os.environ}
@@ -395,14 +395,15 @@ def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], 
     else:
         target = (fake / ".config" if kind == "config" else fake) / place
     _copy(root, target)
-    _copy_links(home.skills_dir, fake / ".agents" / "skills")
+    _copy(home.skills_dir, fake / ".agents" / "skills")  # a skill installed by hand too
     for folder in (base / "tmp", base / "work", fake / ".local/share", fake / ".cache"):
         folder.mkdir(parents=True, exist_ok=True)
     return env, base / "work"
 
 
 def _copy(source: Path, target: Path) -> None:
-    """A harness's folder, without its state: links as links, small files as they are."""
+    """A harness's folder (or the skills dir), without its state: links as links, small files
+    as they are."""
     target.mkdir(parents=True, exist_ok=True)
     try:
         entries = list(os.scandir(source))
@@ -420,14 +421,3 @@ def _copy(source: Path, target: Path) -> None:
                 shutil.copy2(entry.path, into)
         except OSError:
             continue  # what cannot be read is not there for the probe either
-
-
-def _copy_links(source: Path, target: Path) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    try:
-        entries = list(os.scandir(source))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_symlink():
-            os.symlink(os.readlink(entry.path), target / entry.name)
