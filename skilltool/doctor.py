@@ -35,6 +35,7 @@ from skilltool.report import Result
 if TYPE_CHECKING:
     from skilltool.commands.common import Options
     from skilltool.harnesses import Harness
+    from skilltool.model import Catalogue
     from skilltool.paths import Scope
 
 TIMEOUT = 25.0  # seconds, any one command of a harness
@@ -92,7 +93,7 @@ class Probed(NamedTuple):
         if self.failed is not None:
             return f"failed    {self.harness}: {self.failed}"
         version = self.version or "version unknown"
-        said = [f"{self.harness} {version} (proven {self.proven})"]
+        said = f"{self.harness} {version} (proven {self.proven})"
         loads = []
         if self.listing.skills is not None:
             count = len(self.expected.skills) - sum(m.kind == "skill" for m in self.missing)
@@ -101,7 +102,7 @@ class Probed(NamedTuple):
             count = len(self.expected.agents) - sum(m.kind == "agent" for m in self.missing)
             loads.append(f"{count} of {len(self.expected.agents)} agent(s)")
         what = " and ".join(loads) or "nothing it lists"
-        return f"probed    {said[0]}: loads {what}"
+        return f"probed    {said}: loads {what}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -174,7 +175,7 @@ def doctor(opts: Options, only: str | None, item: str | None) -> Result:
     return Result(code, data, tuple(lines), warnings=tuple(warnings))
 
 
-def expected(home: Scope, catalogue: Any, harness: Harness, item: str | None) -> Expected:
+def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | None) -> Expected:
     """The skills and agents skilltool installed for `harness` that it should load: the
     winners, less what the user turned off there and what `validate` says it skips."""
     chosen = settings.read(home)
@@ -183,6 +184,7 @@ def expected(home: Scope, catalogue: Any, harness: Harness, item: str | None) ->
     missing: dict[tuple[str, str], Path] = {}
     folder = harness.own_skills_dir() or home.skills_dir
     owner = {s.path: p.name for p in catalogue.plugins for s in p.skills}
+    owner.update({a.path: p.name for p in catalogue.plugins for a in p.agents})
     for name, skill in plan.winning_skills(catalogue)[0].items():
         verdict = harness.skill_verdict(skill)
         plugin = owner.get(skill.path, "")
@@ -200,7 +202,10 @@ def expected(home: Scope, catalogue: Any, harness: Harness, item: str | None) ->
         verdict = harness.agent_verdict(agent)
         if (verdict is not None and verdict.skips) or item not in (None, agent.name):
             continue
-        if chosen.off("agents", agent.name, harness.name):
+        plugin = owner.get(agent.path, "")
+        if chosen.off("agents", agent.name, harness.name) or chosen.off(
+            "plugins", plugin, harness.name
+        ):
             continue
         renderings = harness.render(agent)
         target = renderings[0].target if renderings else harness.root()

@@ -198,3 +198,16 @@ def test_the_version_doctor_says_proven_is_the_one_the_conformance_suite_install
                 name
             ]
             assert f'{constant} = "{proven}"' in pins, name
+
+
+def test_what_the_user_turned_off_in_a_harness_is_not_looked_for_there(
+    home: Path, opencode_home: Path
+) -> None:
+    fake_opencode(
+        opencode_home,
+        'case "$1" in --version) echo 1.18.33;; debug) echo "[]";; agent) echo;; esac\n',
+    )
+    assert run("plugins", "disable", "skilltool", "--harness", "opencode").code == 0
+    done = run("doctor", "opencode")
+    assert done.code == 0, done.stdout
+    assert "loads 0 of 0 skill(s) and 0 of 0 agent(s)" in done.stdout
