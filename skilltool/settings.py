@@ -56,6 +56,12 @@ class Settings(NamedTuple):
 
 
 def place(home: paths.Scope) -> Path:
+    """The settings file of a home (asked for each harness, each time one is planned for)."""
+    return _place(home, os.environ.get("XDG_CONFIG_HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _place(home: paths.Scope, config: str | None) -> Path:
     return home.config_home / home.namespace / FILE
 
 
