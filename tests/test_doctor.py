@@ -15,6 +15,7 @@ import pytest
 
 from skilltool.doctor import Expected, reasons
 from skilltool.harnesses import Listing
+from skilltool.harnesses.claude import claude_init
 from skilltool.harnesses.codex import Codex, codex_skills
 from skilltool.harnesses.copilot import copilot_agents, copilot_skills
 from skilltool.harnesses.gemini import gemini_skills
@@ -63,7 +64,16 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
     assert gemini.errors == (GEMINI_ERRORS.splitlines()[0],)
     assert copilot_skills(COPILOT_SKILLS, "").skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
     assert set(copilot_agents("", COPILOT_NO_AGENT).agents or {}) == {"helper", "reviewer"}
+    init = {
+        "type": "system",
+        "subtype": "init",
+        "agents": ["claude", "helper"],
+        "skills": ["notes"],
+    }
+    claude = claude_init(json.dumps(init) + '\n{"type": "result", "is_error": true}\n', "")
+    assert (set(claude.agents or {}), set(claude.skills or {})) == ({"claude", "helper"}, {"notes"})
     # what a binary prints that is not its listing is said, not taken as "nothing loads"
+    assert claude_init("", "API Error").errors
     assert listed_skills("Error: no config", "").errors
     assert copilot_agents("", "Segmentation fault").errors
 

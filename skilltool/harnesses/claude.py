@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -14,7 +15,9 @@ from skilltool.harnesses import (
     CLAUDE_LONG_CONTEXT,
     Harness,
     Launch,
+    Listing,
     McpValue,
+    Probe,
     Verdict,
     remote_entry,
     stdio_entry,
@@ -52,6 +55,19 @@ def other_keys(fields: Mapping[str, Any]) -> str:
         width=1 << 30,
     )
     return text
+
+
+def claude_init(stdout: str, stderr: str) -> Listing:
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("subtype") == "init":
+            agents = {str(name): () for name in event.get("agents", [])}
+            skills = {str(name): () for name in event.get("skills", [])}
+            return Listing(skills, agents)
+    return Listing(errors=(f"no init event: {(stderr or stdout)[-160:]!r}",))
 
 
 class Claude(Harness):
@@ -162,6 +178,18 @@ class Claude(Harness):
             other=other_keys(agent.fields),
         )
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
+
+    def probes(self) -> list[Probe]:
+        """The `init` event `claude -p --output-format stream-json` prints before it asks a
+        model: every agent and skill it loaded, by name. The model is a dead loopback port
+        (no retry), so the run ends there, in seconds."""
+        env = {
+            "ANTHROPIC_API_KEY": "doctor",
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+        }
+        argv = ("claude", "-p", "--output-format", "stream-json", "--verbose", "hi")
+        return [Probe(argv, claude_init, env)]
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")

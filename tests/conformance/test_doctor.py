@@ -1,6 +1,7 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
-for OpenCode, Kilo, Codex, Gemini CLI and Copilot CLI, it asks each through its own listing
-and finds everything loads, leaving the home byte for byte as it was; with a skill of the
+for OpenCode, Kilo, Codex, Claude Code, Gemini CLI and Copilot CLI, it asks each through its
+own listing and finds everything loads, leaving the home byte for byte as it was; with a
+skill of the
 user's own of the same name in a harness's own folder, it names that one as the skill the
 harness loads, where the binary does.
 
@@ -25,11 +26,12 @@ from tests.helpers import agent_md, build_file_tree, skill_md
 
 pytestmark = pytest.mark.conformance
 
-ASKED = ("opencode", "kilo", "codex", "gemini", "copilot")
+ASKED = ("opencode", "kilo", "codex", "claude", "gemini", "copilot")
 FOLDERS = {
     "opencode": ".config/opencode",
     "kilo": ".config/kilo",
     "codex": ".codex",
+    "claude": ".claude",
     "gemini": ".gemini",
     "copilot": ".copilot",
 }
@@ -108,14 +110,14 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
         assert found["failed"] is None and found["not_loaded"] == [], found
         assert found["version"] == found["proven"], found
         assert {"notes", "jots"} <= set(found["skills"]), found
-    for name in ("opencode", "kilo", "copilot"):  # the ones whose listing names agents
+    for name in ("opencode", "kilo", "claude", "copilot"):  # the ones whose listing names agents
         assert "helper" in asked[name]["agents"], asked[name]
     for name in ASKED:
         proven(
             name,
             f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
-            f"({seconds:.1f} s for the five, in parallel)",
+            f"({seconds:.1f} s for the six, in parallel)",
         )
 
 
