@@ -1,9 +1,8 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
 for OpenCode, Kilo, Codex, Claude Code, Gemini CLI and Copilot CLI, it asks each through its
 own listing and finds everything loads, leaving the home byte for byte as it was; with a
-skill of the
-user's own of the same name in a harness's own folder, it names that one as the skill the
-harness loads, where the binary does.
+skill of the user's own of the same name in a harness's own folder, it names that one as the
+skill the harness loads, where the binary does.
 
 Run as a user runs it: `python -m skilltool doctor` with HOME in the environment, the harness
 binaries on PATH, and an API key in the environment that must not reach any probe."""
