@@ -19,6 +19,7 @@ from skilltool.harnesses.claude import claude_init
 from skilltool.harnesses.codex import Codex, codex_skills
 from skilltool.harnesses.copilot import copilot_agents, copilot_skills
 from skilltool.harnesses.gemini import gemini_skills
+from skilltool.harnesses.hermes import hermes_profiles, hermes_skills
 from skilltool.harnesses.opencode import listed_agents, listed_skills
 from skilltool.paths import Home
 from tests.helpers import REPO, run
@@ -72,6 +73,17 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
     }
     claude = claude_init(json.dumps(init) + '\n{"type": "result", "is_error": true}\n', "")
     assert (set(claude.agents or {}), set(claude.skills or {})) == ({"claude", "helper"}, {"notes"})
+    profiles = (
+        "\n Profile          Model     Gateway\n ───────────────    ──────    ───────\n"
+        " ◆default         —         stopped\n  helper          —         stopped\n"
+    )
+    assert set(hermes_profiles(profiles, "").agents or {}) == {"default", "helper"}
+    table = (
+        "┃ Name   ┃ Category ┃ Source ┃ Trust ┃ Status   ┃\n"
+        "│ notes  │          │ local  │ local │ enabled  │\n"
+        "│ jots   │          │ local  │ local │ disabled │\n"
+    )
+    assert set(hermes_skills(table, "").skills or {}) == {"notes"}
     # what a binary prints that is not its listing is said, not taken as "nothing loads"
     assert claude_init("", "API Error").errors
     assert listed_skills("Error: no config", "").errors

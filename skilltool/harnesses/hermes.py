@@ -8,12 +8,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from skilltool import markers
+from skilltool.fs import read_regular
 from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
+    Listing,
     McpValue,
     Note,
+    Probe,
     Verdict,
     named,
     remote_entry,
@@ -59,6 +63,20 @@ def _enabled_plugins(config: Path) -> frozenset[str]:
         if isinstance(enabled, list)
         else frozenset()
     )
+
+
+def hermes_profiles(stdout: str, stderr: str) -> Listing:
+    """The profile table: a rule of `─`, then a row per profile, the default marked `◆`."""
+    rows = stdout.split("─")[-1].splitlines()
+    names = [row.replace("◆", " ").split()[0] for row in rows if row.strip()]
+    if not names:
+        return Listing(errors=(f"no profiles listed: {(stderr or stdout)[-160:]!r}",))
+    return Listing(agents={name: () for name in names})
+
+
+def hermes_skills(stdout: str, stderr: str) -> Listing:
+    rows = re.findall(r"^│ (\S+)\s+│.*│\s+(\w+)\s+│$", stdout, re.M)
+    return Listing(skills={name: () for name, status in rows if status == "enabled"})
 
 
 class Hermes(Harness):
@@ -193,6 +211,20 @@ class Hermes(Harness):
                 "there so that Hermes sees the linked skills",
             )
         ]
+
+    def probes(self) -> list[Probe]:
+        """`hermes profile list`: the profiles, each an agent; and the skills the first profile
+        skilltool wrote lists as enabled (`-p NAME skills list`: the shared folder reaches a
+        profile through its `skills.external_dirs`, so the default profile says nothing)."""
+        env = {"HERMES_DISABLE_LAZY_INSTALLS": "1", "COLUMNS": "200"}
+        found = [Probe(("hermes", "profile", "list"), hermes_profiles, env)]
+        for soul in sorted((self.root() / "profiles").glob("*/SOUL.md")):
+            data = read_regular(soul)
+            if data is not None and markers.find(data) is not None:
+                argv = ("hermes", "-p", soul.parent.name, "skills", "list")
+                found.append(Probe(argv, hermes_skills, env))
+                break
+        return found
 
     def owned_places(self) -> list[Path]:
         profiles = self.root() / "profiles"
