@@ -226,7 +226,7 @@ def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
         version = _version(_run([binary, "--version"], env, work, base))
         listing, failed = Listing(), None
         for one in harness.probes():
-            done = _run(one.argv, {**env, **one.env}, work, base, one.into_file)
+            done = _run(one.argv, {**env, **one.env}, work, base, one.into_file, one.input)
             if isinstance(done, str):
                 failed = f"`{' '.join(one.argv)}` {done}"
                 break
@@ -355,7 +355,12 @@ def _version(done: tuple[str, str] | str) -> str | None:
 
 
 def _run(
-    argv: Sequence[str], env: Mapping[str, str], cwd: Path, base: Path, into_file: bool = False
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    base: Path,
+    into_file: bool = False,
+    given: str | None = None,
 ) -> tuple[str, str] | str:
     """(stdout, stderr) of one command, or why it gave none: a timeout, a failure to start."""
     out = base / "stdout.txt"
@@ -364,13 +369,14 @@ def _run(
         command = ["sh", "-c", 'exec "$@" >"$0"', str(out), *argv]
     try:
         process = subprocess.Popen(
-            command, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            command, env=dict(env), cwd=cwd, stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL if given is None else subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
         )  # fmt: skip
     except OSError as err:
         return f"could not start ({err.strerror or err})"
     try:
-        stdout, stderr = process.communicate(timeout=TIMEOUT)
+        stdout, stderr = process.communicate(given, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()

@@ -21,6 +21,7 @@ from skilltool.harnesses.copilot import copilot_agents, copilot_skills
 from skilltool.harnesses.gemini import gemini_skills
 from skilltool.harnesses.hermes import hermes_profiles, hermes_skills
 from skilltool.harnesses.opencode import listed_agents, listed_skills
+from skilltool.harnesses.pi import pi_skills
 from skilltool.paths import Home
 from tests.helpers import REPO, run
 
@@ -84,6 +85,14 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
         "│ jots   │          │ local  │ local │ disabled │\n"
     )
     assert set(hermes_skills(table, "").skills or {}) == {"notes"}
+    commands = [
+        {"name": "mcp", "source": "extension", "sourceInfo": {"path": "builtin:mcp"}},
+        {"name": "skill:notes", "source": "skill",
+         "sourceInfo": {"path": f"{HOME}/.agents/skills/notes/SKILL.md"}},
+    ]  # fmt: skip
+    answer = {"type": "response", "command": "get_commands", "data": {"commands": commands}}
+    pi = pi_skills("Warning: No models available.\n" + json.dumps(answer) + "\n", "")
+    assert pi.skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
     # what a binary prints that is not its listing is said, not taken as "nothing loads"
     assert claude_init("", "API Error").errors
     assert listed_skills("Error: no config", "").errors

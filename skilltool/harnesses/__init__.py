@@ -84,6 +84,7 @@ class Probe(NamedTuple):
     read: Callable[[str, str], Listing]
     env: Mapping[str, str] = EMPTY  # added to a clean environment: placeholders, never a key
     into_file: bool = False  # stdout into a file: the binary exits before a pipe is drained
+    input: str | None = None  # written to its stdin, then closed (a request it answers)
     what: str = ""  # the command as the report names it
 
 

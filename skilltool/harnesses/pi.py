@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
-from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named, remote_entry, stdio_entry
+from skilltool.harnesses import (
+    Harness,
+    Launch,
+    Listing,
+    McpValue,
+    Probe,
+    Verdict,
+    named,
+    remote_entry,
+    skills_by_folder,
+    stdio_entry,
+)
 from skilltool.hook_format import files_under, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
@@ -36,6 +48,23 @@ def pi_tools(agent: Agent) -> list[str]:
 
 
 ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
+
+
+def pi_skills(stdout: str, stderr: str) -> Listing:
+    for line in stdout.splitlines():
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(answer, dict) and answer.get("command") == "get_commands":
+            commands = (answer.get("data") or {}).get("commands") or []
+            paths = [
+                str((c.get("sourceInfo") or {}).get("path", ""))
+                for c in commands
+                if isinstance(c, dict) and c.get("source") == "skill"
+            ]
+            return Listing(skills=skills_by_folder(p for p in paths if p))
+    return Listing(errors=(f"no answer to get_commands: {(stderr or stdout)[-160:]!r}",))
 
 
 class Pi(Harness):
@@ -146,6 +175,13 @@ class Pi(Harness):
 
     def hook_files(self) -> list[Path]:
         return files_under(self.root() / "extensions", "*.hooks.ts")
+
+    def probes(self) -> list[Probe]:
+        """`pi --mode rpc`, asked `get_commands` on stdin: every skill it loaded is a command
+        `skill:NAME` with the path it was read from; offline, no session, and it ends when
+        stdin does. Its agents are wrappers, not listed."""
+        argv = ("pi", "--mode", "rpc", "--offline", "--no-session")
+        return [Probe(argv, pi_skills, input='{"type": "get_commands"}\n')]
 
     def owned_places(self) -> list[Path]:
         directory = self.root() / "skilltool"

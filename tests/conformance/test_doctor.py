@@ -1,5 +1,5 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
-for OpenCode, Kilo, Codex, Claude Code, Gemini CLI, Copilot CLI and Hermes, it asks each
+for OpenCode, Kilo, Codex, pi, Claude Code, Gemini CLI, Copilot CLI and Hermes, it asks each
 through its own listing and finds everything loads, leaving the home byte for byte as it
 was; with a skill of the user's own of the same name in a harness's own folder, it names that
 one as the skill the harness loads, where the binary does.
@@ -25,11 +25,12 @@ from tests.helpers import agent_md, build_file_tree, skill_md
 
 pytestmark = pytest.mark.conformance
 
-ASKED = ("opencode", "kilo", "codex", "claude", "gemini", "copilot", "hermes")
+ASKED = ("opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes")
 FOLDERS = {
     "opencode": ".config/opencode",
     "kilo": ".config/kilo",
     "codex": ".codex",
+    "pi": ".pi/agent",
     "claude": ".claude",
     "gemini": ".gemini",
     "copilot": ".copilot",
@@ -121,7 +122,7 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
             name,
             f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
-            f"({seconds:.1f} s for the seven, in parallel)",
+            f"({seconds:.1f} s for the eight, in parallel)",
         )
 
 
