@@ -15,6 +15,7 @@ version against the one skilltool is proven with, and with what is on disk.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -50,6 +51,8 @@ STATE = frozenset(
 )  # fmt: skip
 KEPT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME", "SSL_CERT_FILE")
 DEAD = "http://127.0.0.1:9"  # a loopback port nothing listens on
+# what the loopback model answers a harness's first request: an error it stops at
+REFUSED = b'{"type": "error", "error": {"type": "invalid_request_error", "message": "doctor"}}'
 QUIET = {
     "HTTP_PROXY": DEAD, "HTTPS_PROXY": DEAD, "ALL_PROXY": DEAD,
     "http_proxy": DEAD, "https_proxy": DEAD, "all_proxy": DEAD,
@@ -226,7 +229,13 @@ def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
         version = _version(_run([binary, "--version"], env, work, base))
         listing, failed = Listing(), None
         for one in harness.probes():
-            done = _run(one.argv, {**env, **one.env}, work, base, one.into_file, one.input)
+            with _Model() if one.model else contextlib.nullcontext() as model:
+                given = {
+                    k: v.replace("{model}", model.url) if model else v for k, v in one.env.items()
+                }
+                done = _run(one.argv, {**env, **given}, work, base, one.into_file, one.input)
+                if model is not None and not isinstance(done, str):
+                    done = (model.request or "", done[1])
             if isinstance(done, str):
                 failed = f"`{' '.join(one.argv)}` {done}"
                 break
@@ -285,6 +294,47 @@ def reasons(
                 )
             found.append(Missing(kind, name, why))
     return tuple(found)
+
+
+class _Model:
+    """A model on a loopback port for a harness that shows what it loaded only in its first
+    request: the request is kept, and refused (400), so the harness stops there."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        kept: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                size = int(self.headers.get("Content-Length") or 0)
+                kept.append(self.rfile.read(size).decode("utf-8", "replace"))
+                said = REFUSED
+                self.send_response(400)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(said)))
+                self.end_headers()
+                self.wfile.write(said)
+
+        self.kept = kept
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def request(self) -> str | None:
+        return self.kept[0] if self.kept else None
+
+    def __enter__(self) -> _Model:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def _outside(home: Scope) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from skilltool.harnesses.gemini import gemini_skills
 from skilltool.harnesses.hermes import hermes_profiles, hermes_skills
 from skilltool.harnesses.opencode import listed_agents, listed_skills
 from skilltool.harnesses.pi import pi_skills
+from skilltool.harnesses.qwen import qwen_request
 from skilltool.paths import Home
 from tests.helpers import REPO, run
 
@@ -93,6 +95,16 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
     answer = {"type": "response", "command": "get_commands", "data": {"commands": commands}}
     pi = pi_skills("Warning: No models available.\n" + json.dumps(answer) + "\n", "")
     assert pi.skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
+    request = {
+        "system": [{"type": "text", "text": "<skill>\n<name>\nnotes\n</name>\n<location>\nuser\n</location>\n</skill>"}],
+        "tools": [{"name": "agent", "description": "Agents:\n- **helper**: Helps.\n- **general-purpose**: All."}],
+    }  # fmt: skip
+    qwen = qwen_request(json.dumps(request), "")
+    assert (set(qwen.skills or {}), set(qwen.agents or {})) == (
+        {"notes"},
+        {"helper", "general-purpose"},
+    )
+    assert qwen_request("", "API Error: connection refused").errors
     # what a binary prints that is not its listing is said, not taken as "nothing loads"
     assert claude_init("", "API Error").errors
     assert listed_skills("Error: no config", "").errors
@@ -242,3 +254,33 @@ def test_what_the_user_turned_off_in_a_harness_is_not_looked_for_there(
     done = run("doctor", "opencode")
     assert done.code == 0, done.stdout
     assert "loads 0 of 0 skill(s) and 0 of 0 agent(s)" in done.stdout
+
+
+def test_a_harness_that_shows_its_skills_only_to_a_model_is_asked_through_one_on_loopback(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (home / ".qwen").mkdir()
+    assert run("plugins", "install").code == 0
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stand_in = bin_dir / "qwen"  # posts what a real one would, to the model it is given
+    stand_in.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys, urllib.request\n"
+        "if sys.argv[1:] == ['--version']: print('0.24.4'); sys.exit(0)\n"
+        "if os.environ['ANTHROPIC_API_KEY'] != 'doctor': sys.exit('the user key came through')\n"
+        "system = '<skill>\\n<name>\\nwriting-skills\\n</name>\\n</skill>'\n"
+        "body = json.dumps({'system': system, 'key': os.environ['ANTHROPIC_API_KEY']}).encode()\n"
+        "url = os.environ['ANTHROPIC_BASE_URL'] + '/v1/messages'\n"
+        "try: urllib.request.urlopen(urllib.request.Request(url, body, {'Content-Type': 'application/json'}))\n"
+        "except Exception as err: print(err, file=sys.stderr); sys.exit(1)\n"
+    )
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-the-users-own")
+    done = run("doctor", "qwen", "--json")
+    [asked] = json.loads(done.stdout)["harnesses"]
+    # the one skill it named reached the loopback model; what it did not name is missing
+    assert asked["failed"] is None and asked["errors"] == [], asked
+    missing = {m["name"] for m in asked["not_loaded"]}
+    assert missing == {"using-skilltool", "writing-plugins", "plugin-author"}

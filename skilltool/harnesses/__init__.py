@@ -85,6 +85,9 @@ class Probe(NamedTuple):
     env: Mapping[str, str] = EMPTY  # added to a clean environment: placeholders, never a key
     into_file: bool = False  # stdout into a file: the binary exits before a pipe is drained
     input: str | None = None  # written to its stdin, then closed (a request it answers)
+    # a harness that shows what it loaded only to a model: `{model}` in `env` is a model on
+    # loopback that keeps the first request and refuses it, and `read` gets that request
+    model: bool = False
     what: str = ""  # the command as the report names it
 
 

@@ -4,6 +4,7 @@ without a word."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,7 +16,9 @@ from skilltool.harnesses import (
     EXPANDED_FIELDS,
     Harness,
     Launch,
+    Listing,
     McpValue,
+    Probe,
     Verdict,
     gemini,
     named_or_skipped,
@@ -78,6 +81,27 @@ def refusal(agent: Agent) -> str | None:
     return None
 
 
+def qwen_request(request: str, stderr: str) -> Listing:
+    """The skills and agents named in the first request Qwen Code sends a model."""
+    try:
+        text = "\n".join(_strings(json.loads(request)))
+    except ValueError:
+        return Listing(errors=(f"no request reached the model: {stderr[-160:]!r}",))
+    skills = re.findall(r"<name>\n?([^<\n]+)\n?</name>", text)
+    agents = re.findall(r"^- \*\*([^*\n]+)\*\*:", text, re.M)
+    return Listing({n.strip(): () for n in skills}, {n.strip(): () for n in agents})
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in _strings(value)]
+    if isinstance(node, list):
+        return [s for value in node for s in _strings(value)]
+    return []
+
+
 class Qwen(Harness):
     name = "qwen"
     title = "Qwen Code"
@@ -135,6 +159,14 @@ class Qwen(Harness):
             "agent.md.j2", agent, tools=qwen_tools(agent), model=self.model(agent)
         )
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
+
+    def probes(self) -> list[Probe]:
+        """`qwen -p hi` against a loopback model: its first request lists every skill it
+        loaded (`<skill><name>NAME</name>…`) and, in its `agent` tool, every agent
+        (`- **NAME**: …`); the model refuses it, and Qwen stops there."""
+        argv = ("qwen", "-p", "hi", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5")
+        env = {"ANTHROPIC_API_KEY": "doctor", "ANTHROPIC_BASE_URL": "{model}"}
+        return [Probe(argv, qwen_request, env, model=True)]
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")

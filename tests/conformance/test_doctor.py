@@ -1,8 +1,9 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
-for OpenCode, Kilo, Codex, pi, Claude Code, Gemini CLI, Copilot CLI and Hermes, it asks each
-through its own listing and finds everything loads, leaving the home byte for byte as it
-was; with a skill of the user's own of the same name in a harness's own folder, it names that
-one as the skill the harness loads, where the binary does.
+for OpenCode, Kilo, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Hermes and Qwen Code, it
+asks each through its own listing (Qwen's first request to a model on loopback) and finds
+everything loads, leaving the home byte for byte as it was; with a skill of the user's own of
+the same name in a harness's own folder, it names that one as the skill the harness loads,
+where the binary does.
 
 Run as a user runs it: `python -m skilltool doctor` with HOME in the environment, the harness
 binaries on PATH, and an API key in the environment that must not reach any probe."""
@@ -18,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.homes import GEMINI_SETTINGS, REPO
+from tests.conformance.homes import GEMINI_SETTINGS, QWEN_SETTINGS, REPO
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.support import Proven, need
 from tests.helpers import agent_md, build_file_tree, skill_md
 
 pytestmark = pytest.mark.conformance
 
-ASKED = ("opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes")
+ASKED = ("opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes", "qwen")
 FOLDERS = {
     "opencode": ".config/opencode",
     "kilo": ".config/kilo",
@@ -35,6 +36,7 @@ FOLDERS = {
     "gemini": ".gemini",
     "copilot": ".copilot",
     "hermes": ".hermes",
+    "qwen": ".qwen",
 }
 # where each harness reads the user's own skills (its own folder), when a name is in both
 # that and ~/.agents/skills (found by doctor, below): Copilot CLI loads the user's, OpenCode
@@ -84,6 +86,7 @@ def world(tmp_path: Path) -> Path:
     for folder in FOLDERS.values():
         (home / folder).mkdir(parents=True, exist_ok=True)
     (home / ".gemini/settings.json").write_text(json.dumps(GEMINI_SETTINGS))
+    (home / ".qwen/settings.json").write_text(json.dumps(QWEN_SETTINGS))
     # Hermes runs an agent as a profile the user made: made with the real `hermes`
     hermes = ["hermes", "profile", "create", "helper", "--no-alias"]
     made = run(hermes, harness_env(home, {"HERMES_DISABLE_LAZY_INSTALLS": "1"}), home, timeout=120)
@@ -115,14 +118,14 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
         assert found["failed"] is None and found["not_loaded"] == [], found
         assert found["version"] == found["proven"], found
         assert {"notes", "jots"} <= set(found["skills"]), found
-    for name in ("opencode", "kilo", "claude", "copilot", "hermes"):  # their listings name agents
+    for name in ("opencode", "kilo", "claude", "copilot", "hermes", "qwen"):  # they list agents
         assert "helper" in asked[name]["agents"], asked[name]
     for name in ASKED:
         proven(
             name,
             f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
-            f"({seconds:.1f} s for the eight, in parallel)",
+            f"({seconds:.1f} s for the nine, in parallel)",
         )
 
 
