@@ -49,6 +49,7 @@ STATE = frozenset(
         "shell-snapshots", "snapshots", "statsig", "tmp", "todos",
     }
 )  # fmt: skip
+ROOT = "SKILLTOOL_DOCTOR_ROOT"  # where the harness's folder is in the throwaway home
 KEPT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME", "SSL_CERT_FILE")
 DEAD = "http://127.0.0.1:9"  # a loopback port nothing listens on
 # what the loopback model answers a harness's first request: an error it stops at
@@ -230,9 +231,10 @@ def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
         listing, failed = Listing(), None
         for one in harness.probes():
             with _Model() if one.model else contextlib.nullcontext() as model:
-                given = {
-                    k: v.replace("{model}", model.url) if model else v for k, v in one.env.items()
-                }
+                url = model.url if model is not None else ""
+                given = {k: v.replace("{model}", url) for k, v in one.env.items()}
+                if one.prepare is not None:
+                    one.prepare(Path(env[ROOT]), url)
                 done = _run(one.argv, {**env, **given}, work, base, one.into_file, one.input)
                 if model is not None and not isinstance(done, str):
                     done = (model.request or "", done[1])
@@ -459,6 +461,7 @@ def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], 
     _copy(home.skills_dir, fake / ".agents" / "skills")  # a skill installed by hand too
     for folder in (base / "tmp", base / "work", fake / ".local/share", fake / ".cache"):
         folder.mkdir(parents=True, exist_ok=True)
+    env[ROOT] = str(target)
     return env, base / "work"
 
 

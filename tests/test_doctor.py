@@ -24,6 +24,7 @@ from skilltool.harnesses.hermes import hermes_profiles, hermes_skills
 from skilltool.harnesses.opencode import listed_agents, listed_skills
 from skilltool.harnesses.pi import pi_skills
 from skilltool.harnesses.qwen import qwen_request
+from skilltool.harnesses.vibe import use_model, vibe_request
 from skilltool.paths import Home
 from tests.helpers import REPO, run
 
@@ -105,6 +106,12 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
         {"helper", "general-purpose"},
     )
     assert qwen_request("", "API Error: connection refused").errors
+    body = json.dumps({"messages": [{"role": "system", "content": (
+        "<available-skills>\n  <skill>\n    <name>notes</name>\n"
+        f"    <path>{HOME}/plugins/kit/skills/notes/SKILL.md</path>\n  </skill>\n"
+    )}]})  # fmt: skip
+    assert vibe_request(body, "").skills == {"notes": (f"{HOME}/plugins/kit/skills/notes",)}
+    assert vibe_request("", "Error: Client error '400 Bad Request'").errors
     # what a binary prints that is not its listing is said, not taken as "nothing loads"
     assert claude_init("", "API Error").errors
     assert listed_skills("Error: no config", "").errors
@@ -284,3 +291,15 @@ def test_a_harness_that_shows_its_skills_only_to_a_model_is_asked_through_one_on
     assert asked["failed"] is None and asked["errors"] == [], asked
     missing = {m["name"] for m in asked["not_loaded"]}
     assert missing == {"using-skilltool", "writing-plugins", "plugin-author"}
+
+
+def test_vibes_copy_of_its_settings_gets_the_loopback_model_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('# mine\nactive_model = "devstral"\n[[providers]]\nname = "mistral"\n')
+    use_model(tmp_path, "http://127.0.0.1:4321")
+    text = config.read_text()
+    assert text.startswith("# mine\n") and 'name = "mistral"' in text
+    assert 'active_model = "skilltool-doctor"' in text
+    assert 'api_base = "http://127.0.0.1:4321/v1"' in text

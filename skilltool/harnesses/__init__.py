@@ -88,6 +88,8 @@ class Probe(NamedTuple):
     # a harness that shows what it loaded only to a model: `{model}` in `env` is a model on
     # loopback that keeps the first request and refuses it, and `read` gets that request
     model: bool = False
+    # made ready in the throwaway home first: (the harness's folder there, the model's URL)
+    prepare: Callable[[Path, str], None] | None = None
     what: str = ""  # the command as the report names it
 
 

@@ -12,10 +12,13 @@ from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
     Harness,
     Launch,
+    Listing,
     McpValue,
+    Probe,
     Verdict,
     named,
     remote_entry,
+    skills_by_folder,
     stdio_entry,
     toml_string_table,
 )
@@ -39,6 +42,33 @@ VIBE_TOOLS = {"Bash": "bash", "Read": "read_file", "Write": "write_file", "Edit"
 def prompt_id(agent: Agent) -> str:
     # Vibe reads `(dir / id).with_suffix(".md")`: an id ending in .md survives a dotted name
     return f"{agent.name}.md"
+
+
+def use_model(root: Path, url: str) -> None:
+    """The throwaway copy of ~/.vibe/config.toml, its active model the one on loopback; the
+    rest of the user's settings as they are."""
+    import tomlkit
+
+    config = root / "config.toml"
+    document = tomlkit.parse(config.read_text(encoding="utf-8") if config.exists() else "")
+    document["active_model"] = "skilltool-doctor"
+    document["enable_telemetry"] = False
+    document["enable_update_checks"] = False
+    provider = {"name": "skilltool-doctor", "api_base": f"{url}/v1"}
+    provider["api_key_env_var"] = "SKILLTOOL_DOCTOR_KEY"
+    model = {"name": "doctor-model", "provider": "skilltool-doctor", "alias": "skilltool-doctor"}
+    for key, value in (("providers", provider), ("models", model)):
+        tables = document.get(key) or tomlkit.aot()
+        tables.append(value)
+        document[key] = tables
+    config.write_text(tomlkit.dumps(document), encoding="utf-8")
+
+
+def vibe_request(request: str, stderr: str) -> Listing:
+    paths = re.findall(r"<path>([^<]+)</path>", request.replace("\\n", "\n"))
+    if not request:
+        return Listing(errors=(f"no request reached the model: {stderr[-160:]!r}",))
+    return Listing(skills=skills_by_folder(p for p in paths if p.endswith("SKILL.md")))
 
 
 class Vibe(Harness):
@@ -147,6 +177,13 @@ class Vibe(Harness):
                 self.root() / "prompts" / prompt_id(agent), self.template("prompt.md.j2", agent)
             ),
         ]
+
+    def probes(self) -> list[Probe]:
+        """`vibe -p hi` against a loopback model, made its active model in the throwaway
+        home's config.toml: its first request lists every skill it loaded
+        (`<skill><name>…<path>…/SKILL.md</path>`); the model refuses it, and Vibe stops."""
+        env = {"SKILLTOOL_DOCTOR_KEY": "doctor"}
+        return [Probe(("vibe", "-p", "hi"), vibe_request, env, model=True, prepare=use_model)]
 
     def owned_places(self) -> list[Path]:
         agents, prompts = self.root() / "agents", self.root() / "prompts"

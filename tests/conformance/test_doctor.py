@@ -1,9 +1,8 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
-for OpenCode, Kilo, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Hermes and Qwen Code, it
-asks each through its own listing (Qwen's first request to a model on loopback) and finds
-everything loads, leaving the home byte for byte as it was; with a skill of the user's own of
-the same name in a harness's own folder, it names that one as the skill the harness loads,
-where the binary does.
+for all ten harnesses, it asks each through its own listing (for Qwen Code and Mistral Vibe,
+their first request to a model on loopback) and finds everything loads, leaving the home
+byte for byte as it was; with a skill of the user's own of the same name in a harness's own
+folder, it names that one as the skill the harness loads, where the binary does.
 
 Run as a user runs it: `python -m skilltool doctor` with HOME in the environment, the harness
 binaries on PATH, and an API key in the environment that must not reach any probe."""
@@ -26,7 +25,7 @@ from tests.helpers import agent_md, build_file_tree, skill_md
 
 pytestmark = pytest.mark.conformance
 
-ASKED = ("opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes", "qwen")
+ASKED = ("opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes", "qwen", "vibe")
 FOLDERS = {
     "opencode": ".config/opencode",
     "kilo": ".config/kilo",
@@ -37,6 +36,7 @@ FOLDERS = {
     "copilot": ".copilot",
     "hermes": ".hermes",
     "qwen": ".qwen",
+    "vibe": ".vibe",
 }
 # where each harness reads the user's own skills (its own folder), when a name is in both
 # that and ~/.agents/skills (found by doctor, below): Copilot CLI loads the user's, OpenCode
@@ -125,7 +125,7 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
             name,
             f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
-            f"({seconds:.1f} s for the nine, in parallel)",
+            f"({seconds:.1f} s for the ten, in parallel)",
         )
 
 
