@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from skilltool.model import Catalogue
     from skilltool.paths import Scope
 
-TIMEOUT = 25.0  # seconds, any one command of a harness
+TIMEOUT = 60.0  # seconds, any one command of a harness (pi and Qwen take 20 s beside eight others)
 BIGGEST = 2 * 1024 * 1024  # a file of a harness's folder larger than this is not copied
 # a harness's folders of state, never copied into the throwaway home
 STATE = frozenset(
@@ -72,6 +72,7 @@ class Expected(NamedTuple):
     skills: dict[str, Path]
     agents: dict[str, Path]
     not_installed: dict[tuple[str, str], Path]  # (kind, name) -> where it should be, missing
+    called: dict[str, str]  # a skill's folder -> the name its frontmatter gives it
 
 
 class Missing(NamedTuple):
@@ -187,6 +188,9 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
     agents: dict[str, Path] = {}
     missing: dict[tuple[str, str], Path] = {}
     folder = harness.own_skills_dir() or home.skills_dir
+    # a harness asked through its request to a model shows it no skill the model may not call
+    to_model = any(p.model for p in harness.probes())
+    called: dict[str, str] = {}
     owner = {s.path: p.name for p in catalogue.plugins for s in p.skills}
     owner.update({a.path: p.name for p in catalogue.plugins for a in p.agents})
     for name, skill in plan.winning_skills(catalogue)[0].items():
@@ -197,6 +201,10 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
         )
         if off or (verdict is not None and verdict.skips) or item not in (None, name):
             continue
+        if to_model and skill.fields.get("disable-model-invocation") is True:
+            continue
+        if isinstance(skill.fields.get("name"), str):
+            called[name] = skill.fields["name"]
         link = folder / name
         if os.path.realpath(link) == os.path.realpath(skill.path):
             skills[name] = link
@@ -211,20 +219,26 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
             "plugins", plugin, harness.name
         ):
             continue
+        if harness.absent(agent) is not None:  # install writes nothing for it there, and says so
+            continue
         renderings = harness.render(agent)
         target = renderings[0].target if renderings else harness.root()
         if all(os.path.isfile(r.target) for r in renderings):
             agents[agent.name] = target
         else:
             missing[("agent", agent.name)] = target
-    return Expected(skills, agents, missing)
+    return Expected(skills, agents, missing, called)
 
 
 def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
     """Ask one harness in a throwaway home: its version, then each of its listings."""
     started = time.monotonic()
     binary = harness.binary or harness.name
-    with tempfile.TemporaryDirectory(prefix="skilltool-doctor-", dir=_outside(home)) as scratch:
+    # a harness may leave a child writing in it: what is left is not doctor's to fail on
+    made = tempfile.TemporaryDirectory(
+        prefix="skilltool-doctor-", dir=_outside(home), ignore_cleanup_errors=True
+    )
+    with made as scratch:
         base = Path(scratch)
         env, work = sandbox(home, harness, base)
         version = _version(_run([binary, "--version"], env, work, base))
@@ -271,6 +285,8 @@ def reasons(
             continue
         for name, where in sorted(have.items()):
             places = listed.get(name)
+            if places is None and kind == "skill":  # listed by its frontmatter name
+                places = listed.get(wanted.called.get(name, name))
             if places is not None and _listed_here(places, where):
                 continue
             if places:
@@ -430,12 +446,18 @@ def _run(
     try:
         stdout, stderr = process.communicate(given, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        _end(process.pid)
         process.communicate()
         return f"gave no answer in {TIMEOUT:.0f} s: cut off"
+    _end(process.pid)  # what it started in the background ends with it
     if into_file:
         stdout = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     return stdout, stderr
+
+
+def _end(group: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
 
 
 def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], Path]:

@@ -88,6 +88,8 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
         "│ jots   │          │ local  │ local │ disabled │\n"
     )
     assert set(hermes_skills(table, "").skills or {}) == {"notes"}
+    spaced = "│ Agent Development │          │ local  │ local │ enabled  │\n"
+    assert set(hermes_skills(spaced, "").skills or {}) == {"Agent Development"}
     commands = [
         {"name": "mcp", "source": "extension", "sourceInfo": {"path": "builtin:mcp"}},
         {"name": "skill:notes", "source": "skill",
@@ -120,7 +122,7 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
 
 def wanted(tmp_path: Path) -> Expected:
     link = tmp_path / ".agents/skills/notes"
-    return Expected({"notes": link}, {"helper": tmp_path / "agent.md"}, {})
+    return Expected({"notes": link}, {"helper": tmp_path / "agent.md"}, {}, {})
 
 
 def test_a_same_name_skill_elsewhere_is_named_as_the_one_that_wins(tmp_path: Path) -> None:
@@ -147,7 +149,7 @@ def test_an_older_harness_and_what_is_not_installed_say_the_fix(tmp_path: Path) 
     )
     [unknown] = reasons(harness, wanted(tmp_path), Listing({}, None), "0.171.0")
     assert unknown.why.startswith("not listed by Codex although")
-    gone = Expected({}, {}, {("skill", "jots"): tmp_path / ".agents/skills/jots"})
+    gone = Expected({}, {}, {("skill", "jots"): tmp_path / ".agents/skills/jots"}, {})
     [not_there] = reasons(harness, gone, Listing({}, None), "0.171.0")
     assert not_there.why.endswith("run 'skilltool plugins install'")
 
@@ -303,3 +305,13 @@ def test_vibes_copy_of_its_settings_gets_the_loopback_model_and_keeps_the_rest(
     assert text.startswith("# mine\n") and 'name = "mistral"' in text
     assert 'active_model = "skilltool-doctor"' in text
     assert 'api_base = "http://127.0.0.1:4321/v1"' in text
+
+
+def test_a_skill_listed_by_its_frontmatter_name_is_found_by_its_folder(tmp_path: Path) -> None:
+    harness = Codex(Home(tmp_path))
+    link = tmp_path / ".agents/skills/agent-development"
+    wanted = Expected(
+        {"agent-development": link}, {}, {}, {"agent-development": "Agent Development"}
+    )
+    listed = Listing({"Agent Development": ()}, None)
+    assert reasons(harness, wanted, listed, "0.171.0") == ()

@@ -188,7 +188,9 @@ class Claude(Harness):
             "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
             "CLAUDE_CODE_MAX_RETRIES": "0",
         }
-        argv = ("claude", "-p", "--output-format", "stream-json", "--verbose", "hi")
+        # and none of the user's MCP servers or hooks is started for the asking
+        quiet = ("--strict-mcp-config", "--settings", '{"disableAllHooks": true}')
+        argv = ("claude", "-p", *quiet, "--output-format", "stream-json", "--verbose", "hi")
         return [Probe(argv, claude_init, env)]
 
     def owned_places(self) -> list[Path]:

@@ -75,7 +75,7 @@ def hermes_profiles(stdout: str, stderr: str) -> Listing:
 
 
 def hermes_skills(stdout: str, stderr: str) -> Listing:
-    rows = re.findall(r"^│ (\S+)\s+│.*│\s+(\w+)\s+│$", stdout, re.M)
+    rows = re.findall(r"^│ (.+?)\s+│.*│\s+(\w+)\s+│$", stdout, re.M)  # a name may have spaces
     return Listing(skills={name: () for name, status in rows if status == "enabled"})
 
 

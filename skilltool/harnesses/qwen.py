@@ -164,7 +164,8 @@ class Qwen(Harness):
         """`qwen -p hi` against a loopback model: its first request lists every skill it
         loaded (`<skill><name>NAME</name>…`) and, in its `agent` tool, every agent
         (`- **NAME**: …`); the model refuses it, and Qwen stops there."""
-        argv = ("qwen", "-p", "hi", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5")
+        none = ("--allowed-mcp-server-names", "skilltool-doctor-none")  # no MCP server started
+        argv = ("qwen", "-p", "hi", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5", *none)
         env = {"ANTHROPIC_API_KEY": "doctor", "ANTHROPIC_BASE_URL": "{model}"}
         return [Probe(argv, qwen_request, env, model=True)]
 
