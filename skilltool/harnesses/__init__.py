@@ -104,6 +104,21 @@ def skills_by_folder(locations: Iterable[str]) -> dict[str, tuple[str, ...]]:
     return found
 
 
+def json_line(stdout: str, key: str, value: str) -> dict[str, Any] | None:
+    """The first line of a harness's JSON-lines output that is an object with `key` =
+    `value` (an event, an answer), or None."""
+    import json
+
+    for line in stdout.splitlines():
+        try:
+            found = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(found, dict) and found.get(key) == value:
+            return found
+    return None
+
+
 McpValue = dict[str, Any]
 # the fields of a server in which Gemini CLI, Qwen Code and Copilot CLI expand `${VAR}`
 EXPANDED_FIELDS = frozenset({"command", "args", "env", "url", "headers"})

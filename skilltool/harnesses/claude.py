@@ -19,6 +19,7 @@ from skilltool.harnesses import (
     McpValue,
     Probe,
     Verdict,
+    json_line,
     remote_entry,
     stdio_entry,
 )
@@ -58,16 +59,11 @@ def other_keys(fields: Mapping[str, Any]) -> str:
 
 
 def claude_init(stdout: str, stderr: str) -> Listing:
-    for line in stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and event.get("subtype") == "init":
-            agents = {str(name): () for name in event.get("agents", [])}
-            skills = {str(name): () for name in event.get("skills", [])}
-            return Listing(skills, agents)
-    return Listing(errors=(f"no init event: {(stderr or stdout)[-160:]!r}",))
+    event = json_line(stdout, "subtype", "init")
+    if event is None:
+        return Listing(errors=(f"no init event: {(stderr or stdout)[-160:]!r}",))
+    agents = {str(name): () for name in event.get("agents", [])}
+    return Listing({str(name): () for name in event.get("skills", [])}, agents)
 
 
 class Claude(Harness):
@@ -128,7 +124,6 @@ class Claude(Harness):
     def mcp_manifest_content(self, plugin: Plugin) -> bytes:
         # named as the plugin, so its tools are `mcp__plugin_<plugin>_<server>__*` as its
         # agents name them; the marker is the description, a key Claude Code knows
-        import json  # here: importing it costs a no-op 2% of its start-up
 
         name = json.dumps(plugin.name, ensure_ascii=False)
         text = f'{{\n  "name": {name},\n  "description": "{markers.SLOT}"\n}}\n'

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -16,6 +15,7 @@ from skilltool.harnesses import (
     McpValue,
     Probe,
     Verdict,
+    json_line,
     named,
     remote_entry,
     skills_by_folder,
@@ -51,20 +51,16 @@ ACTIVE = r"\$@|\$\{@"  # pi's own placeholders, which Claude Code leaves alone
 
 
 def pi_skills(stdout: str, stderr: str) -> Listing:
-    for line in stdout.splitlines():
-        try:
-            answer = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(answer, dict) and answer.get("command") == "get_commands":
-            commands = (answer.get("data") or {}).get("commands") or []
-            paths = [
-                str((c.get("sourceInfo") or {}).get("path", ""))
-                for c in commands
-                if isinstance(c, dict) and c.get("source") == "skill"
-            ]
-            return Listing(skills=skills_by_folder(p for p in paths if p))
-    return Listing(errors=(f"no answer to get_commands: {(stderr or stdout)[-160:]!r}",))
+    answer = json_line(stdout, "command", "get_commands")
+    if answer is None:
+        return Listing(errors=(f"no answer to get_commands: {(stderr or stdout)[-160:]!r}",))
+    commands = (answer.get("data") or {}).get("commands") or []
+    paths = [
+        str((c.get("sourceInfo") or {}).get("path", ""))
+        for c in commands
+        if isinstance(c, dict) and c.get("source") == "skill"
+    ]
+    return Listing(skills=skills_by_folder(p for p in paths if p))
 
 
 class Pi(Harness):
