@@ -618,7 +618,7 @@ def _said_off(planned: plan.Plan, home: paths.Scope, catalogue: Catalogue) -> pl
     roots = sorted(((str(p.root) + os.sep, p.name) for p in catalogue.plugins), reverse=True)
     said = f"turned off in {home.show(settings.place(home))}"
 
-    sharing = [h.name for h in harnesses(home, None) if h.own_skills_dir() is None]
+    sharing = _sharing(home)
 
     def off(kind: settings.Kind, name: str, harness: str) -> bool:
         if harness == "skill":  # the shared skills dir: off when off in all that read it
@@ -748,6 +748,12 @@ def _without(catalogue: Catalogue, off: set[tuple[str, str]]) -> Catalogue:
     return catalogue._replace(plugins=tuple(kept))
 
 
+def _sharing(home: paths.Scope) -> list[str]:
+    """The harnesses that read the shared skills dir (none of its own): a skill is off there
+    only when it is off in all of them."""
+    return [h.name for h in harnesses(home, None) if h.own_skills_dir() is None]
+
+
 def shared_catalogue(home: paths.Scope, catalogue: Catalogue) -> Catalogue:
     """The catalogue the shared skills dir is linked from: without what the user turned off
     in every harness that reads it (a skill there is read by all of them alike)."""
@@ -758,7 +764,7 @@ def shared_catalogue(home: paths.Scope, catalogue: Catalogue) -> Catalogue:
     chosen = settings.read(home)
     if not chosen.any_disabled:
         return catalogue
-    sharing = [h.name for h in harnesses(home, None) if h.own_skills_dir() is None]
+    sharing = _sharing(home)
     off = {
         (kind, name)
         for kind in ("plugins", "skills")
