@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilltool import discover, plan, report, settings
 from skilltool.errors import FAILED, OK, SkilltoolError
-from skilltool.harnesses import ROOTS, Listing, moved_root
+from skilltool.harnesses import ROOTS, Listing, default_root, moved_root
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from skilltool.model import Catalogue
     from skilltool.paths import Scope
 
-TIMEOUT = 60.0  # seconds, any one command of a harness (pi and Qwen take 20 s beside eight others)
+TIMEOUT = 60.0  # seconds, any one command of a harness (Kilo takes 30 s beside nine others)
 BIGGEST = 2 * 1024 * 1024  # a file of a harness's folder larger than this is not copied
 # a harness's folders of state, never copied into the throwaway home
 STATE = frozenset(
@@ -73,12 +73,21 @@ class Expected(NamedTuple):
     agents: dict[str, Path]
     not_installed: dict[tuple[str, str], Path]  # (kind, name) -> where it should be, missing
     called: dict[str, str]  # a skill's folder -> the name its frontmatter gives it
+    # a skill linked for the other harnesses that `validate` says this one skips: name -> why
+    refused: dict[str, str]
+    # (kind, name) not installed -> where an install put it before a variable moved the home
+    before: dict[tuple[str, str], Path]
 
 
 class Missing(NamedTuple):
     kind: str  # "skill" or "agent"
     name: str
     why: str  # one line, with the fix
+    foreseen: bool = False  # `validate` says so already: the plugin's to fix, not the home's
+
+    def line(self, harness: str) -> str:
+        said = "skipped" if self.foreseen else "missing"
+        return f"{said:<9} {harness:<8} {self.kind} {self.name}: {self.why}"
 
 
 class Probed(NamedTuple):
@@ -153,9 +162,7 @@ def doctor(opts: Options, only: str | None, item: str | None) -> Result:
     lines = [home.line()]
     for result in results:
         lines.append(result.line())
-        lines += [
-            f"{'missing':<9} {result.harness:<8} {m.kind} {m.name}: {m.why}" for m in result.missing
-        ]
+        lines += [m.line(result.harness) for m in result.missing]
     for harness in unasked:
         why = (
             f"`{harness.binary or harness.name}` is not on PATH"
@@ -163,9 +170,12 @@ def doctor(opts: Options, only: str | None, item: str | None) -> Result:
             else harness.not_probed
         )
         lines.append(f"{'unasked':<9} {harness.name}: {why}")
-    not_loaded = sum(len(r.missing) for r in results)
+    not_loaded = sum(not m.foreseen for r in results for m in r.missing)
+    foreseen = sum(m.foreseen for r in results for m in r.missing)
     failed = sum(r.failed is not None for r in results)
     tail = f"{not_loaded} item(s) not loaded" if not_loaded else "everything asked for loads"
+    if foreseen:
+        tail += f"; {foreseen} skipped as 'skilltool plugins validate' says"
     if failed:
         tail += f", {failed} harness(es) could not be asked"
     lines.append(f"doctor    {len(results)} harness(es) asked in {seconds:.1f} s: {tail}")
@@ -187,9 +197,11 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
     skills: dict[str, Path] = {}
     agents: dict[str, Path] = {}
     missing: dict[tuple[str, str], Path] = {}
+    refused: dict[str, str] = {}
     folder = harness.own_skills_dir() or home.skills_dir
-    # a harness asked through its request to a model shows it no skill the model may not call
-    to_model = any(p.model for p in harness.probes())
+    # a harness asked only through its request to a model shows it no skill the model may not
+    # call (Gemini CLI lists its skills, and only its agents come from such a request)
+    to_model = all(p.model for p in harness.probes())
     called: dict[str, str] = {}
     owner = {s.path: p.name for p in catalogue.plugins for s in p.skills}
     owner.update({a.path: p.name for p in catalogue.plugins for a in p.agents})
@@ -199,14 +211,18 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
         off = chosen.off("skills", name, harness.name) or chosen.off(
             "plugins", plugin, harness.name
         )
-        if off or (verdict is not None and verdict.skips) or item not in (None, name):
+        if off or item not in (None, name):
             continue
         if to_model and skill.fields.get("disable-model-invocation") is True:
             continue
         if isinstance(skill.fields.get("name"), str):
             called[name] = skill.fields["name"]
         link = folder / name
-        if os.path.realpath(link) == os.path.realpath(skill.path):
+        ours = os.path.realpath(link) == os.path.realpath(skill.path)
+        if verdict is not None and verdict.skips:
+            if ours:  # linked for the other harnesses: asked whether this one skips it
+                skills[name], refused[name] = link, verdict.why
+        elif ours:
             skills[name] = link
         else:
             missing[("skill", name)] = link
@@ -227,7 +243,27 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
             agents[agent.name] = target
         else:
             missing[("agent", agent.name)] = target
-    return Expected(skills, agents, missing, called)
+    return Expected(skills, agents, missing, called, refused, _before(home, harness, missing))
+
+
+def _before(
+    home: Scope, harness: Harness, missing: Mapping[tuple[str, str], Path]
+) -> dict[tuple[str, str], Path]:
+    """Of what is not installed where the harness looks, what is where it looked before a
+    variable moved its home: installed then, and not since."""
+    root, variable = moved_root(harness.name, home)
+    if variable is None:
+        return {}
+    old = default_root(harness.name, home)
+    found = {}
+    for (kind, name), where in missing.items():
+        candidates = [old / where.relative_to(root)] if where.is_relative_to(root) else []
+        if kind == "skill":
+            candidates.append(home.skills_dir / name)  # linked there for an unmoved home
+        there = next((c for c in candidates if c != where and os.path.lexists(c)), None)
+        if there is not None:
+            found[(kind, name)] = there
+    return found
 
 
 def probe(home: Scope, harness: Harness, wanted: Expected) -> Probed:
@@ -274,9 +310,21 @@ def reasons(
     older = _older(version, harness.proven())
     found: list[Missing] = []
     for (kind, name), where in sorted(wanted.not_installed.items()):
-        found.append(
-            Missing(kind, name, f"not installed at {where}: run 'skilltool plugins install'")
-        )
+        old = wanted.before.get((kind, name))
+        if old is not None:
+            root, variable = moved_root(harness.name, harness.home)
+            why = (
+                f"installed at {show(old)}, where {harness.title} looked before ${variable} "
+                f"moved its home to {show(root)}: run 'skilltool plugins install'"
+            )
+        elif os.path.islink(where):
+            why = (
+                f"{show(where)} links to {os.readlink(where)}, not to the plugin's folder: "
+                "run 'skilltool plugins install'"
+            )
+        else:
+            why = f"not installed at {show(where)}: run 'skilltool plugins install'"
+        found.append(Missing(kind, name, why))
     for kind, have, listed in (
         ("skill", wanted.skills, listing.skills),
         ("agent", wanted.agents, listing.agents),
@@ -294,6 +342,18 @@ def reasons(
                 why = (
                     f"a {kind} of that name at {others} is the one it loads: rename one of "
                     "them, or remove the other"
+                )
+            elif kind == "skill" and name in wanted.refused:
+                why = (
+                    f"{harness.title} skips it: {wanted.refused[name]}; the fix is the "
+                    f"plugin's, in {show(where)}/SKILL.md ('skilltool plugins validate' says so)"
+                )
+                found.append(Missing(kind, name, why, foreseen=True))
+                continue
+            elif kind == "agent" and not harness.agent_links and os.path.islink(where):
+                why = (
+                    f"{show(where)} is a symbolic link, which {harness.title} does not "
+                    "follow: remove the link and run 'skilltool plugins install'"
                 )
             elif older:
                 why = (
@@ -479,7 +539,7 @@ def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], 
         env[variable] = str(target.parent if variable == "GEMINI_CLI_HOME" else target)
     else:
         target = (fake / ".config" if kind == "config" else fake) / place
-    _copy(root, target)
+    _copy(root, target, frozenset(map(str, harness.hook_runners())))  # no hook runs
     _copy(home.skills_dir, fake / ".agents" / "skills")  # a skill installed by hand too
     for folder in (base / "tmp", base / "work", fake / ".local/share", fake / ".cache"):
         folder.mkdir(parents=True, exist_ok=True)
@@ -487,9 +547,9 @@ def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], 
     return env, base / "work"
 
 
-def _copy(source: Path, target: Path) -> None:
-    """A harness's folder (or the skills dir), without its state: links as links, small files
-    as they are."""
+def _copy(source: Path, target: Path, leave: frozenset[str] = frozenset()) -> None:
+    """A harness's folder (or the skills dir), without its state or the paths in `leave`:
+    links as links, small files as they are."""
     target.mkdir(parents=True, exist_ok=True)
     try:
         entries = list(os.scandir(source))
@@ -497,12 +557,14 @@ def _copy(source: Path, target: Path) -> None:
         return
     for entry in entries:
         into = target / entry.name
+        if entry.path in leave:
+            continue
         try:
             if entry.is_symlink():
                 os.symlink(os.readlink(entry.path), into)
             elif entry.is_dir():
                 if entry.name not in STATE:
-                    _copy(Path(entry.path), into)
+                    _copy(Path(entry.path), into, leave)
             elif entry.is_file() and entry.stat().st_size <= BIGGEST:
                 shutil.copy2(entry.path, into)
         except OSError:

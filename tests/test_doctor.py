@@ -21,7 +21,7 @@ from skilltool.harnesses.codex import Codex, codex_skills
 from skilltool.harnesses.copilot import copilot_agents, copilot_skills
 from skilltool.harnesses.gemini import gemini_skills
 from skilltool.harnesses.hermes import hermes_profiles, hermes_skills
-from skilltool.harnesses.opencode import listed_agents, listed_skills
+from skilltool.harnesses.opencode import configured_agents, listed_skills
 from skilltool.harnesses.pi import pi_skills
 from skilltool.harnesses.qwen import qwen_request
 from skilltool.harnesses.vibe import use_model, vibe_request
@@ -35,8 +35,13 @@ OPENCODE_SKILLS = json.dumps(
         {"name": "notes", "location": f"{HOME}/.agents/skills/notes/SKILL.md", "content": "…"},
     ]
 )
-OPENCODE_AGENTS = (
-    'build (primary)\n  [\n  {\n    "permission": "*"\n  }\n]\nhelper (subagent)\n  []\n'
+OPENCODE_CONFIG = json.dumps(
+    {
+        "$schema": "https://opencode.ai/config.json",
+        "agent": {"helper": {"name": "helper", "description": "Helps.", "mode": "subagent"}},
+        "mode": {},
+        "plugin": [],
+    }
 )
 CODEX_PROMPT = (
     '"### Available skills\\n- skill-creator: Create a skill. (file: r1/skill-creator/SKILL.md)\\n'
@@ -59,7 +64,10 @@ COPILOT_NO_AGENT = "No such agent: skilltool-doctor-none, available: helper, rev
 
 def test_each_harness_listing_is_read_by_folder_and_place() -> None:
     assert listed_skills(OPENCODE_SKILLS, "").skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
-    assert set(listed_agents(OPENCODE_AGENTS, "").agents or {}) == {"build", "helper"}
+    assert configured_agents(OPENCODE_CONFIG, "").agents == {"helper": ()}
+    assert configured_agents('{"$schema": "x"}', "").agents == {}  # no agent configured
+    broken = configured_agents("", "Error: Configuration is invalid at ~/.config/opencode/agent")
+    assert broken.agents is None and "Configuration is invalid" in broken.errors[0]
     assert codex_skills(CODEX_PROMPT, "").skills == {
         "skill-creator": ("/home/u/.codex/skills/.system/skill-creator",),
         "notes": ("/home/u/.agents/skills/notes",),
@@ -122,7 +130,7 @@ def test_each_harness_listing_is_read_by_folder_and_place() -> None:
 
 def wanted(tmp_path: Path) -> Expected:
     link = tmp_path / ".agents/skills/notes"
-    return Expected({"notes": link}, {"helper": tmp_path / "agent.md"}, {}, {})
+    return Expected({"notes": link}, {"helper": tmp_path / "agent.md"}, {}, {}, {}, {})
 
 
 def test_a_same_name_skill_elsewhere_is_named_as_the_one_that_wins(tmp_path: Path) -> None:
@@ -149,7 +157,7 @@ def test_an_older_harness_and_what_is_not_installed_say_the_fix(tmp_path: Path) 
     )
     [unknown] = reasons(harness, wanted(tmp_path), Listing({}, None), "0.171.0")
     assert unknown.why.startswith("not listed by Codex although")
-    gone = Expected({}, {}, {("skill", "jots"): tmp_path / ".agents/skills/jots"}, {})
+    gone = Expected({}, {}, {("skill", "jots"): tmp_path / ".agents/skills/jots"}, {}, {}, {})
     [not_there] = reasons(harness, gone, Listing({}, None), "0.171.0")
     assert not_there.why.endswith("run 'skilltool plugins install'")
 
@@ -196,7 +204,7 @@ def test_a_probe_runs_in_a_throwaway_home_with_none_of_the_users_keys(
     fake_opencode(
         opencode_home,
         f'env > "{seen}.$1"; echo "$HOME" >> "{seen}.$1"\n'
-        'case "$1" in --version) echo 1.18.33;; debug) echo "[]";; agent) echo;; esac\n'
+        'case "$1" in --version) echo 1.18.33;; debug) [ "$2" = config ] && echo {} || echo "[]";; esac\n'
         'touch "$HOME/.config/opencode/written-by-the-harness"\n',
     )
     before = snapshot(home)
@@ -225,7 +233,7 @@ def test_a_harness_that_hangs_is_cut_off_with_a_line(
 def test_one_item_is_explained_across_the_harnesses(home: Path, opencode_home: Path) -> None:
     fake_opencode(
         opencode_home,
-        'case "$1" in --version) echo 1.18.33;; debug) echo "[]";; agent) echo;; esac\n',
+        'case "$1" in --version) echo 1.18.33;; debug) [ "$2" = config ] && echo {} || echo "[]";; esac\n',
     )
     done = run("doctor", "--item", "writing-skills")
     assert done.stdout.count("missing   ") == 1
@@ -257,7 +265,7 @@ def test_what_the_user_turned_off_in_a_harness_is_not_looked_for_there(
 ) -> None:
     fake_opencode(
         opencode_home,
-        'case "$1" in --version) echo 1.18.33;; debug) echo "[]";; agent) echo;; esac\n',
+        'case "$1" in --version) echo 1.18.33;; debug) [ "$2" = config ] && echo {} || echo "[]";; esac\n',
     )
     assert run("plugins", "disable", "skilltool", "--harness", "opencode").code == 0
     done = run("doctor", "opencode")
@@ -311,7 +319,99 @@ def test_a_skill_listed_by_its_frontmatter_name_is_found_by_its_folder(tmp_path:
     harness = Codex(Home(tmp_path))
     link = tmp_path / ".agents/skills/agent-development"
     wanted = Expected(
-        {"agent-development": link}, {}, {}, {"agent-development": "Agent Development"}
+        {"agent-development": link}, {}, {}, {"agent-development": "Agent Development"}, {}, {}
     )
     listed = Listing({"Agent Development": ()}, None)
     assert reasons(harness, wanted, listed, "0.171.0") == ()
+
+
+def fake_claude(bin_dir: Path, skills: list[str], agents: list[str]) -> None:
+    """A stand-in for `claude` printing the init event the real one prints first."""
+    bin_dir.mkdir(exist_ok=True)
+    init = json.dumps({"type": "system", "subtype": "init", "skills": skills, "agents": agents})
+    path = bin_dir / "claude"
+    path.write_text(
+        f"#!/bin/sh\n[ \"$1\" = --version ] && echo '2.1.332 (Claude Code)' && exit\necho '{init}'\n"
+    )
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def test_a_home_moved_after_install_is_named_with_where_it_was_installed(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (home / ".claude").mkdir()
+    assert run("plugins", "install").code == 0
+    assert (home / ".claude/skills/writing-skills").is_symlink()
+    bin_dir = tmp_path / "bin"
+    fake_claude(bin_dir, [], [])
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    (home / "moved").mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "moved"))
+    done = run("doctor", "claude")
+    assert done.code == 1
+    assert (
+        "missing   claude   skill writing-skills: installed at ~/.claude/skills/writing-skills, "
+        "where Claude Code looked before $CLAUDE_CONFIG_DIR moved its home to ~/moved: run "
+        "'skilltool plugins install'"
+    ) in done.stdout.splitlines(), done.stdout
+    assert (
+        "missing   claude   agent plugin-author: installed at ~/.claude/agents/plugin-author.md, "
+        "where Claude Code looked before $CLAUDE_CONFIG_DIR moved its home to ~/moved: run "
+        "'skilltool plugins install'"
+    ) in done.stdout.splitlines(), done.stdout
+    # installed again, into the moved home: what Claude Code lists there loads
+    assert run("plugins", "install").code == 0
+    fake_claude(bin_dir, os.listdir(home / "moved/skills"), ["plugin-author"])
+    again = run("doctor", "claude")
+    assert again.code == 0, again.stdout
+
+
+def test_a_skill_the_harness_skips_by_its_rules_is_said_and_does_not_fail_the_home(
+    tmp_path: Path,
+) -> None:
+    from skilltool.harnesses.qwen import Qwen
+
+    harness = Qwen(Home(tmp_path))
+    link = tmp_path / ".agents/skills/caps"
+    wanted = Expected({"caps": link}, {}, {}, {"caps": "Caps Name"}, {"caps": "name holds a blank"}, {})  # fmt: skip
+    [skipped] = reasons(harness, wanted, Listing({}, {}), "0.24.4")
+    assert skipped.foreseen
+    assert skipped.line("qwen") == (
+        f"skipped   qwen     skill caps: Qwen Code skips it: name holds a blank; the fix is the "
+        f"plugin's, in {link}/SKILL.md ('skilltool plugins validate' says so)"
+    )
+    # a version that loads it after all: listed, so it loads, and nothing is said
+    assert reasons(harness, wanted, Listing({"Caps Name": ()}, {}), "0.24.4") == ()
+
+
+def test_an_agent_file_made_a_link_is_named_where_the_harness_follows_none(tmp_path: Path) -> None:
+    from skilltool.harnesses.gemini import Gemini
+
+    agents = tmp_path / ".gemini/agents"
+    agents.mkdir(parents=True)
+    (tmp_path / "dotfiles").mkdir()
+    (tmp_path / "dotfiles/helper.md").write_text("---\nname: helper\n---\n")
+    (agents / "helper.md").symlink_to(tmp_path / "dotfiles/helper.md")
+    wanted = Expected({}, {"helper": agents / "helper.md"}, {}, {}, {}, {})
+    [linked] = reasons(Gemini(Home(tmp_path)), wanted, Listing({}, {}), "0.61.0")
+    assert linked.why == (
+        f"{agents}/helper.md is a symbolic link, which Gemini CLI does not follow: remove the "
+        "link and run 'skilltool plugins install'"
+    )
+    # Copilot CLI follows it: a link there is no reason, and the plain one is given
+    from skilltool.harnesses.copilot import Copilot
+
+    [plain] = reasons(Copilot(Home(tmp_path)), wanted, Listing({}, {}), "1.0.102")
+    assert plain.why.startswith("not listed by Copilot CLI although")
+
+
+def test_a_link_to_another_folder_is_named_with_where_it_points(tmp_path: Path) -> None:
+    link = tmp_path / ".agents/skills/jots"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(tmp_path / "old-checkout/jots")
+    gone = Expected({}, {}, {("skill", "jots"): link}, {}, {}, {})
+    [elsewhere] = reasons(Codex(Home(tmp_path)), gone, Listing({}, None), "0.171.0")
+    assert elsewhere.why == (
+        f"{link} links to {tmp_path}/old-checkout/jots, not to the plugin's folder: run "
+        "'skilltool plugins install'"
+    )

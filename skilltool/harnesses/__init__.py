@@ -93,6 +93,24 @@ class Probe(NamedTuple):
     what: str = ""  # the command as the report names it
 
 
+def change_settings_copy(settings: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """A harness's JSON settings file, in doctor's throwaway home, changed for a probe (its
+    comments and layout are not kept: the copy is deleted after). A file that cannot be read
+    is left for the harness to say what it makes of it, as it would to the user."""
+    import json
+
+    from skilltool.entries import EntryError, jsonc
+
+    try:
+        text = settings.read_text(encoding="utf-8-sig") if settings.exists() else "{}"
+        document = jsonc.document(text, "jsonc")
+    except (OSError, UnicodeDecodeError, EntryError):
+        return
+    if isinstance(document, dict):
+        change(document)
+        settings.write_text(json.dumps(document), encoding="utf-8")
+
+
 def skills_by_folder(locations: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Each `<folder>/SKILL.md` (or `<folder>`) a harness named, by the folder's name: every
     place one of that name was listed from, in the harness's order."""
@@ -139,6 +157,8 @@ class Harness(abc.ABC):
     # agent never replaces one), and the version they were read from
     builtin_agents: ClassVar[frozenset[str]] = frozenset()
     builtin_version: ClassVar[str] = ""
+    # whether it reads an agent file that is a symbolic link (doctor's reason when not)
+    agent_links: ClassVar[bool] = True
 
     # in a project: where and when the binary reads what skilltool writes there, when not
     # from any folder of it without asking (`status` says it; proven in test_project_<name>)
@@ -473,6 +493,12 @@ class Harness(abc.ABC):
         """Files that may be hook renderings of this harness, to find ones no plugin needs."""
         return []
 
+    def hook_runners(self) -> list[Path]:
+        """What starts hook commands when the harness starts, files or folders: skilltool's
+        hook renderings, and a file of the user's hooks that it reads. Doctor's throwaway
+        home leaves them out, so that asking a harness runs no hook."""
+        return self.hook_files()
+
     def hook_place(self) -> McpPlace | None:
         """The user's config file and table where the harness reads its hooks, for a harness
         that runs them only from there (each an entry skilltool records, as MCP entries)."""
@@ -709,8 +735,8 @@ def moved_root(name: str, home: Scope) -> tuple[Path, str | None]:
     it is where it always is), read as the harness reads it."""
     if home.kind == "project":
         return home.path / (PROJECT_ROOTS[name] or f".{name}"), None
-    base, place, variable = ROOTS[name]
-    default = (home.config_home if base == "config" else home.path) / place
+    _, place, variable = ROOTS[name]
+    default = default_root(name, home)
     if variable is None:
         return default, None
     value = home.variable(variable)
@@ -722,6 +748,12 @@ def moved_root(name: str, home: Scope) -> tuple[Path, str | None]:
     if variable in HOME_VARIABLES:
         moved = moved / place
     return (default, None) if moved == default else (moved, variable)
+
+
+def default_root(name: str, home: Scope) -> Path:
+    """A harness's own directory in a home when no variable moves it."""
+    base, place, _ = ROOTS[name]
+    return (home.config_home if base == "config" else home.path) / place
 
 
 def qwen_env_home(home: Path) -> str | None:

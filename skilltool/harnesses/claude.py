@@ -157,6 +157,9 @@ class Claude(Harness):
     def hook_plugin(self, path: Path) -> str:
         return hooks_folder_plugin(path)
 
+    def hook_runners(self) -> list[Path]:
+        return sorted({p.parent for p in self.hook_files()})
+
     def accepts_model(self, model: str) -> bool:
         # Claude Code sends any model as it is: render only what it can serve
         base = model.removesuffix("[1m]")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
@@ -19,6 +19,7 @@ from skilltool.harnesses import (
     McpValue,
     Probe,
     Verdict,
+    change_settings_copy,
     moved_root,
     named_or_skipped,
     remote_entry,
@@ -157,6 +158,30 @@ def gemini_skills(stdout: str, stderr: str) -> Listing:
     return Listing(skills=skills_by_folder(locations), errors=tuple(errors))
 
 
+def gemini_agents(request: str, stderr: str) -> Listing:
+    """The subagents Gemini CLI's first request names (its system prompt, JSON-encoded)."""
+    if not request:
+        return Listing(errors=(f"no request reached the model: {stderr[-160:]!r}",))
+    text = request.replace("\\n", "\n")
+    return Listing(agents={name: () for name in re.findall(r"^- ([\w.-]+) -> ", text, re.M)})
+
+
+def api_key_no_hooks(root: Path, url: str) -> None:
+    """The throwaway copy of ~/.gemini/settings.json: API-key auth (the loopback model's),
+    hooks and usage statistics off; the rest of the user's settings as they are."""
+
+    def change(settings: dict[str, Any]) -> None:
+        security = settings.get("security")
+        settings["security"] = {
+            **(security if isinstance(security, dict) else {}),
+            "auth": {"selectedType": "gemini-api-key"},
+        }
+        settings["hooksConfig"] = {"enabled": False}
+        settings["privacy"] = {"usageStatisticsEnabled": False}
+
+    change_settings_copy(root / "settings.json", change)
+
+
 class Gemini(Harness):
     name = "gemini"
     title = "Gemini CLI"
@@ -170,6 +195,7 @@ class Gemini(Harness):
     # the subagents its system prompt lists in a clean home; a user agent of one of these
     # names is ignored ("Duplicate agent name") with a warning on every run
     builtin_agents = frozenset({"codebase_investigator", "cli_help", "generalist"})
+    agent_links = False  # a link in ~/.gemini/agents is skipped without a word
     builtin_version = "0.61.0"
     command_syntax = "gemini"
     command_suffix = ".toml"
@@ -224,7 +250,15 @@ class Gemini(Harness):
         an `Error loading user agent` line on stderr (it lists no agents). API-key auth to a
         dead loopback port: nothing is asked of a model."""
         env = {"GEMINI_API_KEY": "doctor", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
-        return [Probe(("gemini", "skills", "list"), gemini_skills, env)]
+        # its agents: the subagents its first request to a model lists (`- NAME -> …` for a
+        # 2.5 model, named so that it asks no model to route the prompt first)
+        none = ("--allowed-mcp-server-names", "skilltool-doctor-none")  # no MCP server started
+        argv = ("gemini", "-p", "hi", "--skip-trust", "-m", "gemini-2.5-pro", *none)
+        asked = {**env, "GOOGLE_GEMINI_BASE_URL": "{model}"}
+        return [
+            Probe(("gemini", "skills", "list"), gemini_skills, env),
+            Probe(argv, gemini_agents, asked, model=True, prepare=api_key_no_hooks),
+        ]
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")
@@ -267,6 +301,9 @@ class Gemini(Harness):
 
     def hook_plugin(self, path: Path) -> str:
         return hooks_folder_plugin(path)
+
+    def hook_runners(self) -> list[Path]:
+        return sorted({p.parent for p in self.hook_files()})
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

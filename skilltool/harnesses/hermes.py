@@ -127,6 +127,9 @@ class Hermes(Harness):
             folder, "*-hooks/__init__.py"
         )
 
+    def hook_runners(self) -> list[Path]:
+        return sorted({p.parent for p in self.hook_files()})
+
     def hook_plugin(self, path: Path) -> str:
         return path.parent.name.removesuffix("-hooks")
 

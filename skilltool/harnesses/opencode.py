@@ -114,16 +114,14 @@ class OpenCodeFamily(Harness):
 
     def probes(self) -> list[Probe]:
         """Its own listings, each into a file: the binary exits before a pipe is drained
-        (OpenCode 1.18 and Kilo 7.7 cut a long listing at the pipe's buffer)."""
+        (OpenCode 1.18 and Kilo 7.7 cut a long listing at the pipe's buffer). Its agents are
+        those of the configuration it resolved, where each agent file is merged (`agent
+        list` names the same ones, at twice the time)."""
         binary = self.binary or self.name
         return [
             Probe((binary, "debug", "skill"), listed_skills, into_file=True),
-            Probe((binary, "agent", "list"), listed_agents, into_file=True),
+            Probe((binary, "debug", "config"), configured_agents, into_file=True),
         ]
-
-
-# `<binary> agent list`: a line `NAME (MODE)` per agent, each followed by its permissions
-AGENT_LINE = re.compile(r"^(\S+) \((?:primary|subagent|all)\)$", re.M)
 
 
 def listed_skills(stdout: str, stderr: str) -> Listing:
@@ -139,8 +137,18 @@ def listed_skills(stdout: str, stderr: str) -> Listing:
     return Listing(skills=skills_by_folder(locations))
 
 
-def listed_agents(stdout: str, stderr: str) -> Listing:
-    return Listing(agents={name: () for name in AGENT_LINE.findall(stdout)})
+def configured_agents(stdout: str, stderr: str) -> Listing:
+    """`<binary> debug config`: the resolved configuration, its `agent` table holding every
+    agent of the user's and skilltool's files (the built-in ones are not in it)."""
+    try:
+        found = json.loads(stdout)
+        agents = found["agent"] if isinstance(found, dict) else None
+    except (ValueError, KeyError):
+        agents = {} if stdout.lstrip().startswith("{") else None
+    if not isinstance(agents, dict):
+        said = (stderr.strip() or stdout.strip())[-160:]
+        return Listing(errors=(f"its configuration could not be read: {said!r}",))
+    return Listing(agents={name: () for name in agents})
 
 
 class OpenCode(OpenCodeFamily):

@@ -20,6 +20,7 @@ from skilltool.harnesses import (
     McpValue,
     Probe,
     Verdict,
+    change_settings_copy,
     gemini,
     named_or_skipped,
 )
@@ -102,6 +103,13 @@ def _strings(node: object) -> list[str]:
     return []
 
 
+def no_hooks(root: Path, url: str) -> None:
+    """The throwaway copy of ~/.qwen/settings.json with `disableAllHooks`: none of the user's
+    hooks runs while Qwen Code is asked (skilltool's own are left out of the copy)."""
+    settings = root / "settings.json"
+    change_settings_copy(settings, lambda document: document.update(disableAllHooks=True))
+
+
 class Qwen(Harness):
     name = "qwen"
     title = "Qwen Code"
@@ -167,7 +175,7 @@ class Qwen(Harness):
         none = ("--allowed-mcp-server-names", "skilltool-doctor-none")  # no MCP server started
         argv = ("qwen", "-p", "hi", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5", *none)
         env = {"ANTHROPIC_API_KEY": "doctor", "ANTHROPIC_BASE_URL": "{model}"}
-        return [Probe(argv, qwen_request, env, model=True)]
+        return [Probe(argv, qwen_request, env, model=True, prepare=no_hooks)]
 
     def owned_places(self) -> list[Path]:
         return ending_with(self.root() / "agents", ".md")
@@ -200,6 +208,9 @@ class Qwen(Harness):
 
     def hook_plugin(self, path: Path) -> str:
         return hooks_folder_plugin(path)
+
+    def hook_runners(self) -> list[Path]:
+        return sorted({p.parent for p in self.hook_files()})
 
     def launch(self, agent: Agent) -> Launch:
         return Launch(

@@ -45,8 +45,8 @@ def prompt_id(agent: Agent) -> str:
 
 
 def use_model(root: Path, url: str) -> None:
-    """The throwaway copy of ~/.vibe/config.toml, its active model the one on loopback; the
-    rest of the user's settings as they are."""
+    """The throwaway copy of ~/.vibe/config.toml, its active model the one on loopback and no
+    MCP server; the rest of the user's settings as they are."""
     import tomlkit
 
     config = root / "config.toml"
@@ -54,6 +54,7 @@ def use_model(root: Path, url: str) -> None:
     document["active_model"] = "skilltool-doctor"
     document["enable_telemetry"] = False
     document["enable_update_checks"] = False
+    document.pop("mcp_servers", None)  # asking it starts none of the user's servers
     provider = {"name": "skilltool-doctor", "api_base": f"{url}/v1"}
     provider["api_key_env_var"] = "SKILLTOOL_DOCTOR_KEY"
     model = {"name": "doctor-model", "provider": "skilltool-doctor", "alias": "skilltool-doctor"}
@@ -140,6 +141,9 @@ class Vibe(Harness):
 
     def hook_plugin(self, path: Path) -> str:
         return path.stem
+
+    def hook_runners(self) -> list[Path]:
+        return [*self.hook_files(), self.root() / "hooks.toml"]  # its only file of hooks
 
     def refusal(self, agent: Agent) -> str | None:
         if agent.name.casefold() == RESERVED:

@@ -44,6 +44,10 @@ FOLDERS = {
 OWN_SKILLS = {"copilot": ".copilot/skills"}
 EITHER = {"opencode": ".config/opencode/skills"}
 BOTH = {"codex": ".codex/skills", "gemini": ".gemini/skills"}
+# the harnesses doctor asks for their agents; those that skip a skill named `Caps Name`
+LIST_AGENTS = ("opencode", "kilo", "claude", "gemini", "copilot", "hermes", "qwen")
+SKIP_CAPS = ("qwen", "vibe")
+TITLES = {"qwen": "Qwen Code", "vibe": "Mistral Vibe"}
 
 
 def snapshot(home: Path) -> dict[str, object]:
@@ -62,8 +66,10 @@ def snapshot(home: Path) -> dict[str, object]:
     return found
 
 
-def skilltool(home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = harness_env(home)
+def skilltool(
+    home: Path, root: Path, *args: str, moved: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = harness_env(home, moved)
     env.update(
         PYTHONPATH=str(REPO),
         SKILLTOOL_PLUGINS=str(root / "plugins"),
@@ -96,6 +102,8 @@ def world(tmp_path: Path) -> Path:
         {
             "skills/notes/SKILL.md": skill_md("notes"),
             "skills/jots/SKILL.md": skill_md("jots"),
+            # a name Qwen Code and Mistral Vibe skip, as `validate` says; the others load it
+            "skills/caps/SKILL.md": "---\nname: Caps Name\ndescription: Named.\n---\nCaps.\n",
             "agents/helper.md": agent_md("helper"),
         },
     )
@@ -114,12 +122,22 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
     assert done.returncode == 0, done.stdout + done.stderr
     asked = {h["harness"]: h for h in json.loads(done.stdout)["harnesses"]}
     assert set(asked) == set(ASKED)
-    for found in asked.values():
-        assert found["failed"] is None and found["not_loaded"] == [], found
+    for name, found in asked.items():
+        assert found["failed"] is None, found
+        skipped = [(m["name"], m["foreseen"]) for m in found["not_loaded"]]
+        assert skipped == ([("caps", True)] if name in SKIP_CAPS else []), found
         assert found["version"] == found["proven"], found
-        assert {"notes", "jots"} <= set(found["skills"]), found
-    for name in ("opencode", "kilo", "claude", "copilot", "hermes", "qwen"):  # they list agents
+        assert {"notes", "jots", "caps"} <= set(found["skills"]), found
+    for name in LIST_AGENTS:
         assert "helper" in asked[name]["agents"], asked[name]
+    for name in SKIP_CAPS:
+        [caps] = asked[name]["not_loaded"]
+        assert caps["why"].startswith(f"{TITLES[name]} skips it: "), caps
+        proven(
+            name,
+            "a skill whose name it refuses (`Caps Name`) is not in what it loads, and "
+            "`skilltool doctor` says so as `validate` does, without failing the home",
+        )
     for name in ASKED:
         proven(
             name,
@@ -127,6 +145,48 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
             f"({seconds:.1f} s for the ten, in parallel)",
         )
+
+
+def test_doctor_names_a_home_moved_since_install_and_an_agent_made_a_link(
+    world: Path, proven: Proven
+) -> None:
+    # Claude Code's home moved by its variable after skilltool installed into ~/.claude
+    (world / "moved-claude").mkdir()
+    moved = {"CLAUDE_CONFIG_DIR": str(world / "moved-claude")}
+    done = skilltool(world, world.parent, "doctor", "claude", moved=moved)
+    assert done.returncode == 1, done.stdout + done.stderr
+    for kind, name, where in (
+        ("skill", "notes", "skills/notes"),
+        ("agent", "helper", "agents/helper.md"),
+    ):
+        said = (
+            f"missing   claude   {kind} {name}: installed at ~/.claude/{where}, where Claude "
+            "Code looked before $CLAUDE_CONFIG_DIR moved its home to ~/moved-claude: run "
+            "'skilltool plugins install'"
+        )
+        assert said in done.stdout.splitlines(), done.stdout
+    proven(
+        "claude",
+        "with CLAUDE_CONFIG_DIR set after install it loads none of what skilltool put in "
+        "~/.claude, and `skilltool doctor` names where each was installed and the variable",
+    )
+    # Gemini CLI's agent file made a link (as a dotfiles manager does): not followed
+    agent = world / ".gemini/agents/helper.md"
+    (world / "dotfiles").mkdir()
+    agent.rename(world / "dotfiles/helper.md")
+    agent.symlink_to(world / "dotfiles/helper.md")
+    done = skilltool(world, world.parent, "doctor", "gemini")
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = (
+        "missing   gemini   agent helper: ~/.gemini/agents/helper.md is a symbolic link, which "
+        "Gemini CLI does not follow: remove the link and run 'skilltool plugins install'"
+    )
+    assert said in done.stdout.splitlines(), done.stdout
+    proven(
+        "gemini",
+        "an agent file in ~/.gemini/agents made a symbolic link is not in the subagents of its "
+        "first request, and `skilltool doctor` says it does not follow the link",
+    )
 
 
 def test_doctor_names_the_users_own_skill_of_the_same_name_as_the_one_loaded(
