@@ -888,6 +888,34 @@ def doctor_command(
     _run("doctor", json, lambda: family.doctor(opts, harness, item))
 
 
+def acp_command(
+    agent: AgentArg,
+    harness: HarnessOpt,
+    extra: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[-- ARGS]", help="More arguments for the ACP server.", show_default=False
+        ),
+    ] = None,
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    namespace: NamespaceOpt = None,
+    version: VersionOpt = False,
+) -> None:
+    """Start the harness as the plugin's agent over ACP, as an ACP host runs it: one command
+    line, no environment; a failure is one line on stderr, stdout is the agent's alone."""
+    from skilltool import acp
+    from skilltool.errors import SkilltoolError
+
+    try:
+        opts = _options(home, namespace=namespace, project=project)
+        code = acp.start(agent, harness, extra or [], opts)
+    except SkilltoolError as err:
+        print(f"skilltool acp: {err.message}", file=sys.stderr)
+        raise typer.Exit(err.exit_code) from None
+    raise typer.Exit(code)
+
+
 def package_command(
     sources: Annotated[
         list[str], typer.Argument(metavar="SRC...", help="Plugin directories to stage.")
@@ -951,6 +979,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "new", new_command),
     (plugins_app, "search", search_command),
     (app, "doctor", doctor_command),
+    (app, "acp", acp_command),
     (app, "package", package_command),
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
@@ -969,7 +998,7 @@ def _build_only_invoked(argv: list[str]) -> None:
         plugins_app.registered_commands = []
         app.registered_commands = []
         return
-    if words[:1] in (["package"], ["doctor"]):
+    if words[:1] in (["package"], ["doctor"], ["acp"]):
         plugins_app.registered_commands = []
         app.registered_commands = [c for c in app.registered_commands if c.name == words[0]]
     elif words[:1] in (["plugins"], ["skills"]) and len(words) > 1:

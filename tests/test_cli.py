@@ -294,7 +294,7 @@ def test_every_command_is_on_the_app_other_code_imports() -> None:
     from skilltool.cli import app, validate_command
 
     group: Any = typer.main.get_command(app)
-    assert list(group.commands) == ["doctor", "package", "plugins"]
+    assert list(group.commands) == ["doctor", "acp", "package", "plugins"]
     assert list(group.commands["plugins"].commands) == [
         "status", "list", "install", "uninstall", "check", "validate", "render",
         "launch", "add", "update", "remove", "sync", "approve", "disable", "enable", "new", "search",

@@ -64,6 +64,10 @@ class Launch(NamedTuple):
     command: list[str]
     env: Mapping[str, str] = EMPTY
     notes: Sequence[str] = ()
+    # the agent is chosen inside each session, by the session's `agent` config option
+    # (`skilltool acp` relays the session and chooses it)
+    choose: bool = False
+    unable: str = ""  # why the harness cannot start as the agent at all, or ""
 
 
 class Listing(NamedTuple):

@@ -204,4 +204,5 @@ class Claude(Harness):
                 f"in a terminal: claude --agent {agent.name}",
                 "claude-agent-acp comes from the npm package @agentclientprotocol/claude-agent-acp",
             ],
+            choose=True,
         )

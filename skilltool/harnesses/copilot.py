@@ -168,4 +168,5 @@ class Copilot(Harness):
                 "(the --agent flag is ignored under --acp)",
                 f"in a terminal: copilot --agent {agent.name}",
             ],
+            choose=True,
         )

@@ -314,4 +314,5 @@ class Gemini(Harness):
                 f"can hand work to the subagent {agent.name} (ask for it by name in the prompt)",
                 f"in a terminal: gemini, then ask for the {agent.name} agent",
             ],
+            unable=f"its ACP server has no agent option (ask Gemini CLI for {agent.name} by name)",
         )

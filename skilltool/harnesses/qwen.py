@@ -221,4 +221,5 @@ class Qwen(Harness):
                 f"can hand work to the subagent {agent.name} (ask for it by name in the prompt)",
                 f"in a terminal: qwen, then ask for the {agent.name} agent",
             ],
+            unable=f"its ACP server has no agent option (ask Qwen Code for {agent.name} by name)",
         )
