@@ -488,6 +488,15 @@ def render_command(
 def launch_command(
     agent: AgentArg,
     harness: HarnessOpt,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            "--for",
+            metavar="HOST",
+            help="agentd, otto, zed, jetbrains or json: the entry for that ACP host's "
+            "configuration, through 'skilltool acp' where a plain command would not do.",
+        ),
+    ] = None,
     home: HomeOpt = None,
     project: ProjectOpt = None,
     user: UserOpt = False,
@@ -499,8 +508,12 @@ def launch_command(
     """Print how to start a harness as the agent over ACP: command, env, agents.toml block."""
     from skilltool.commands import render as family
 
+    if host is not None and host not in family.HOSTS:
+        raise typer.BadParameter(
+            f"{host!r} is not a host skilltool knows; one of {', '.join(family.HOSTS)}"
+        )
     opts = _options(home, skills_dir, json=json, namespace=namespace, project=project, user=user)
-    _run("launch", json, lambda: family.launch(agent, harness, opts))
+    _run("launch", json, lambda: family.launch(agent, harness, opts, host))
 
 
 YesOpt = Annotated[

@@ -1265,6 +1265,34 @@ def runs_line(run: Mapping[str, Any]) -> str:
     return f"  runs    {run['plugin']}: {what}: {run['command']} ({state})"
 
 
+def host_snippet(host: str, title: str, agent: str, argv: list[str], env: dict[str, str]) -> str:
+    """The entry for one ACP host's configuration file that starts `argv` as an agent."""
+    import json
+
+    import tomlkit
+
+    if host in ("zed", "jetbrains", "json"):
+        server: dict[str, object] = {"command": argv[0], "args": argv[1:], "env": env}
+        if host == "zed":  # settings.json
+            server = {"agent_servers": {title: {"type": "custom", **server}}}
+        elif host == "jetbrains":  # ~/.jetbrains/acp.json
+            server = {"agent_servers": {title: server}}
+        return json.dumps(server, indent=2, ensure_ascii=False)
+    document = tomlkit.document()
+    if host == "agentd":  # an argv, run directly: no shell, no environment
+        document["argv"] = argv
+        return tomlkit.dumps(document).rstrip("\n")
+    block = tomlkit.table()  # otto's ~/.config/otto/agents.toml
+    block.update(id=agent, name=title, command=argv[0], args=argv[1:])
+    if env:
+        table = tomlkit.inline_table()
+        table.update(env)
+        block["env"] = table
+    document.append("agents", tomlkit.aot())
+    document["agents"].append(block)
+    return tomlkit.dumps(document).rstrip("\n")
+
+
 def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
     """The command, its environment, and an agents.toml block for an ACP host."""
     import shlex
@@ -1275,6 +1303,7 @@ def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
     command = " ".join(shlex.quote(c) for c in how.command)
     lines = [f"# start {harness} as the agent {agent} over ACP", f"{env} {command}".strip(), ""]
     block = tomlkit.table()
+    block["id"] = agent
     block["name"] = f"{agent} ({harness})"
     block["command"] = how.command[0]
     block["args"] = how.command[1:]

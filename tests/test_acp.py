@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import REPO, run
+from tests.helpers import REPO, run, toml_loads
 
 # an ACP agent in miniature: `agent` is a config option of each session; a prompt is answered
 # with a notification naming the agent chosen, then its result; `exit` ends it with code 3;
@@ -240,3 +240,41 @@ def test_acp_replaces_itself_with_the_harness_and_its_environment(
         "agent": {"plugin-author": {"model": "m", "mode": "primary"}},
         "default_agent": "plugin-author",
     }
+
+
+def test_launch_for_each_host_prints_its_entry_using_skilltool_acp_where_an_argv_would_not_do(
+    home: Path,
+) -> None:
+    for folder in (".config/opencode", ".claude", ".codex", ".qwen"):
+        (home / folder).mkdir(parents=True)
+    assert run("plugins", "install").code == 0
+
+    def entry(harness: str, host: str) -> Any:
+        done = run("plugins", "launch", "plugin-author", "--harness", harness, "--for", host)
+        assert done.code == 0, done.stderr
+        return toml_loads(done.stdout) if host in ("agentd", "otto") else json.loads(done.stdout)
+
+    # OpenCode needs only its environment: the hosts that take one run it directly
+    [otto] = entry("opencode", "otto")["agents"]
+    assert (otto["id"], otto["command"], otto["args"]) == ("plugin-author", "opencode", ["acp"])
+    assert json.loads(otto["env"]["OPENCODE_CONFIG_CONTENT"])["default_agent"] == "plugin-author"
+    zed = entry("opencode", "zed")["agent_servers"]["plugin-author (opencode)"]
+    assert zed["type"] == "custom" and zed["command"] == "opencode" and zed["env"]
+    jetbrains = entry("opencode", "jetbrains")["agent_servers"]["plugin-author (opencode)"]
+    assert "type" not in jetbrains and jetbrains["args"] == ["acp"]
+    assert entry("opencode", "json")["command"] == "opencode"
+    # agentd takes no environment; Claude Code's agent is chosen in the session; Codex's
+    # session is a file's content: each through `skilltool acp`, with no environment
+    acp_tail = ["acp", "plugin-author", "--harness"]
+    for harness, host in (("opencode", "agentd"), ("claude", "zed"), ("codex", "json")):
+        found = entry(harness, host)
+        argv = found["argv"] if host == "agentd" else None
+        if argv is None:
+            server = found["agent_servers"]["plugin-author (claude)"] if host == "zed" else found
+            argv, env = [server["command"], *server["args"]], server["env"]
+            assert env == {}
+        assert argv[-4:] == [*acp_tail, harness], argv
+    # a harness that cannot start as the agent: one line, exit 2
+    qwen = run("plugins", "launch", "plugin-author", "--harness", "qwen", "--for", "zed")
+    assert qwen.code == 2 and qwen.stdout == ""
+    assert "Qwen Code cannot start as plugin-author" in qwen.stderr

@@ -3,6 +3,7 @@ how to start that harness as the agent; nothing written."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from skilltool.model import Agent, Catalogue, quoted
 from skilltool.report import Result
 
 if TYPE_CHECKING:
-    from skilltool.harnesses import Harness
+    from skilltool.harnesses import Harness, Launch
 
 
 def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
@@ -91,13 +92,17 @@ def render_command(name: str, harness_name: str, opts: Options) -> Result:
     return Result(OK, data, warnings=tuple(warnings), raw=rendering.content)
 
 
-def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
+def launch(agent_name: str, harness_name: str, opts: Options, host: str | None = None) -> Result:
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     clash = harness.builtin_clash(agent)
     if clash is not None:  # launching it would start the harness's own agent
         raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
     how = harness.launch(agent)
+    if host is not None and how.unable:
+        from skilltool.acp import Cannot
+
+        raise Cannot(f"{harness.title} cannot start as {agent.name}: {how.unable}")
     unwritten: list[Path] = []
     edited: list[Path] = []
     for rendering in harness.render(agent):
@@ -114,8 +119,48 @@ def launch(agent_name: str, harness_name: str, opts: Options) -> Result:
         "not_rendered": [str(t) for t in unwritten],
         "edited": [str(t) for t in edited],
     }
-    lines = report.launch_lines(agent.name, harness.name, how)
-    return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+    if host is None:
+        lines = report.launch_lines(agent.name, harness.name, how)
+        return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+    argv, env = host_command(agent.name, harness.name, how, host, opts)
+    snippet = report.host_snippet(host, f"{agent.name} ({harness.name})", agent.name, argv, env)
+    data.update(host=host, argv=argv, host_env=env, snippet=snippet)
+    return Result(OK, data, tuple(snippet.splitlines()), warnings=tuple(warnings))
+
+
+HOSTS = ("agentd", "otto", "zed", "jetbrains", "json")
+TAKES_NO_ENV = frozenset({"agentd"})  # it runs an argv as it is, with no environment of its own
+
+
+def host_command(
+    agent: str, harness: str, how: Launch, host: str, opts: Options
+) -> tuple[list[str], dict[str, str]]:
+    """What the host runs: the harness's own command with its environment where the host
+    takes one and nothing is chosen inside the session; `skilltool acp` everywhere else."""
+    plain = not how.choose and not any(v.startswith("{file:") for v in how.env.values())
+    if plain and (not how.env or host not in TAKES_NO_ENV):
+        return list(how.command), dict(how.env)
+    argv = [*_skilltool(), "acp", agent, "--harness", harness]
+    where = opts.where
+    if where.kind == "project":
+        argv += ["--project", str(where.path)]
+    elif where.path != Path.home():
+        argv += ["--home", str(where.path)]
+    return argv, {}
+
+
+def _skilltool() -> list[str]:
+    """This skilltool, as a host that may not have the user's PATH finds it."""
+    import shutil
+    import sys
+
+    started = sys.argv[0]
+    if os.path.basename(started) == "skilltool" and os.path.isfile(started):
+        return [os.path.abspath(started)]
+    found = shutil.which("skilltool")
+    if found is not None:
+        return [os.path.abspath(found)]
+    return [sys.executable, "-m", "skilltool"]
 
 
 def _launch_warning(harness: Harness, target: Path, state: str) -> str:
