@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 CANNOT = 2  # the exit code of a harness that has no way to start as the agent
 # the requests that open a session, whose answer the agent is chosen in before the host has it
 OPENING = frozenset({"session/new", "session/load", "session/resume"})
+MARKS = tuple(f'"{method}"'.encode() for method in sorted(OPENING))
 CHUNK = 1 << 16
 
 
@@ -45,11 +46,12 @@ class Cannot(SkilltoolError):
 def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Options) -> int:
     """Set up the harness for the agent and hand over to its ACP server: by exec, which does
     not return, or through the relay, whose exit code (the agent's) is returned."""
-    from skilltool import plan
+    from skilltool import discover, plan
     from skilltool.commands.render import _agent_for
 
     warnings: list[str] = []
-    agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
+    catalogue, caches = discover.found(opts.where, warnings)
+    agent, harness = _agent_for(agent_name, harness_name, opts, warnings, catalogue)
     clash = harness.builtin_clash(agent)
     if clash is not None:
         raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
@@ -57,11 +59,14 @@ def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Option
     if how.unable:
         raise Cannot(f"{harness.title} cannot start as {agent.name}: {how.unable}")
     only = f"skilltool plugins install --only {harness.name}"
-    for rendering in harness.render(agent):
+    # read back from disk when it is there as it would be made now: nothing rendered anew
+    renderings, current = caches.renders.made(harness.name, harness.places(), agent, harness.render)
+    for rendering in [] if current else renderings:
         state, _, _ = plan.file_state(rendering.target, rendering.content, rendering.placeholders)
         if state in ("missing", "stale"):
             shown = harness.home.show(rendering.target)
             raise SkilltoolError(f"{shown} is not rendered for {harness.title}: run '{only}'")
+    caches.save()
     binary = how.command[0]
     if shutil.which(binary) is None:
         raise SkilltoolError(f"{binary} is not on PATH: {harness.title} is not installed here")
@@ -147,7 +152,7 @@ class _Relay:
 
     def host_to_agent(self, source: int, sink: Any) -> None:
         for line in _lines(source):
-            if b'"session/' in line:
+            if any(method in line for method in MARKS):  # else not even parsed
                 message = _parsed(line)
                 if message is not None and message.get("method") in OPENING:
                     params = message.get("params")

@@ -23,11 +23,17 @@ def find_agent(catalogue: Catalogue, name: str) -> Agent | None:
 
 
 def _agent_for(
-    agent_name: str, harness_name: str, opts: Options, warnings: list[str]
+    agent_name: str,
+    harness_name: str,
+    opts: Options,
+    warnings: list[str],
+    catalogue: Catalogue | None = None,
 ) -> tuple[Agent, Harness]:
-    """The agent of that name on the search path and the harness asked for."""
+    """The agent of that name on the search path (or in `catalogue`) and the harness asked
+    for."""
     home = opts.where
-    catalogue = discover.find(home, warnings)
+    if catalogue is None:
+        catalogue = discover.find(home, warnings)
     agent = find_agent(catalogue, agent_name)
     if agent is None:
         import difflib
