@@ -4,11 +4,13 @@ plain command line, which is all an ACP host runs (an argv, no environment of it
 - Where the environment is enough (OpenCode, Kilo, Codex's adapter, pi's adapter, Mistral
   Vibe, Hermes), skilltool sets it up and replaces itself with the harness's ACP server
   (`os.execvpe`): nothing of skilltool stays between the host and the agent.
+- Gemini CLI and Qwen Code have no agent option over ACP: the agent's body, written into
+  skilltool's own cache, replaces their system prompt (`GEMINI_SYSTEM_MD`, `QWEN_SYSTEM_MD`).
 - Where the agent is chosen inside the session (Claude Code's adapter, Copilot CLI), a relay
   passes every message through as it is, and after each session the host opens or loads,
   chooses the agent with `session/set_config_option` before the host sees that session.
-- Before either, a failure is one line on stderr and exit 1; a harness that cannot start as
-  the agent at all is one line and exit 2. Nothing is written to stdout but the agent's own.
+- Before any of these, a failure is one line on stderr and exit 1. Nothing is written to
+  stdout but the agent's own.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool.errors import SkilltoolError
@@ -30,17 +33,10 @@ from skilltool.errors import SkilltoolError
 if TYPE_CHECKING:
     from skilltool.commands.common import Options
 
-CANNOT = 2  # the exit code of a harness that has no way to start as the agent
 # the requests that open a session, whose answer the agent is chosen in before the host has it
 OPENING = frozenset({"session/new", "session/load", "session/resume"})
 MARKS = tuple(f'"{method}"'.encode() for method in sorted(OPENING))
 CHUNK = 1 << 16
-
-
-class Cannot(SkilltoolError):
-    """The harness has no way to start as the agent (exit 2)."""
-
-    exit_code = CANNOT
 
 
 def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Options) -> int:
@@ -56,8 +52,6 @@ def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Option
     if clash is not None:
         raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
     how = harness.launch(agent)
-    if how.unable:
-        raise Cannot(f"{harness.title} cannot start as {agent.name}: {how.unable}")
     only = f"skilltool plugins install --only {harness.name}"
     # read back from disk when it is there as it would be made now: nothing rendered anew
     renderings, current = caches.renders.made(harness.name, harness.places(), agent, harness.render)
@@ -73,6 +67,9 @@ def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Option
     env = dict(os.environ)
     for name, value in how.env.items():
         env[name] = _merged(os.environ.get(name), _value(value, opts))
+    if how.prompt is not None:
+        variable, text = how.prompt
+        env[variable] = str(_prompt_file(opts, harness.name, agent.name, text))
     argv = [*how.command, *extra]
     if not how.choose:
         sys.stdout.flush()
@@ -89,6 +86,24 @@ def _value(value: str, opts: Options) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as err:
         raise SkilltoolError(f"{path}: cannot read it ({err.strerror}): run install") from None
+
+
+def _prompt_file(opts: Options, harness: str, agent: str, text: str) -> Path:
+    """The agent's system prompt in skilltool's own cache, written (atomically) only when it
+    is not already there as it is now."""
+    from skilltool.fs import replace_regular
+
+    path = opts.where.cache_dir / "acp" / harness / f"{agent}.md"
+    data = text.encode("utf-8")
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == data:
+            return path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_regular(path, data, 0o644)
+    except OSError as err:
+        raise SkilltoolError(f"{path}: cannot write the agent's prompt ({err.strerror})") from None
+    return path
 
 
 def _merged(theirs: str | None, ours: str) -> str:

@@ -192,7 +192,10 @@ def test_a_signal_to_the_relay_reaches_the_agent(host: Host) -> None:
     assert host.received()[-1] == b"SIGTERM\n"
 
 
-def test_acp_failures_are_one_line_on_stderr_and_nothing_on_stdout(home: Path) -> None:
+def test_acp_failures_are_one_line_on_stderr_and_nothing_on_stdout(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no harness installed here
     (home / ".config/opencode").mkdir(parents=True)
     (home / ".qwen").mkdir()
     missing = run("acp", "nobody", "--harness", "opencode")
@@ -207,11 +210,35 @@ def test_acp_failures_are_one_line_on_stderr_and_nothing_on_stdout(home: Path) -
         "run 'skilltool plugins install --only opencode'\n"
     )
     assert run("plugins", "install").code == 0
-    qwen = run("acp", "plugin-author", "--harness", "qwen")
-    assert qwen.code == 2 and qwen.stdout == ""
-    assert qwen.stderr.startswith(
-        "skilltool acp: Qwen Code cannot start as plugin-author: its ACP server has no agent option"
+    absent = run("acp", "plugin-author", "--harness", "qwen")  # no `qwen` on this PATH
+    assert absent.code == 1 and absent.stdout == ""
+    assert absent.stderr == "skilltool acp: qwen is not on PATH: Qwen Code is not installed here\n"
+
+
+def test_qwen_and_gemini_get_the_agents_body_as_their_system_prompt_file(
+    home: Path, tmp_path: Path
+) -> None:
+    (home / ".qwen").mkdir()
+    (home / ".gemini").mkdir()
+    assert run("plugins", "install").code == 0
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
+    body = (
+        (REPO / "resources/plugins/skilltool/agents/plugin-author.md")
+        .read_text()
+        .split("---\n", 2)[2]
     )
+    for harness, variable in (("qwen", "QWEN_SYSTEM_MD"), ("gemini", "GEMINI_SYSTEM_MD")):
+        fake = bin_dir / harness
+        fake.write_text(f'#!/bin/sh\necho "$*"\ncat "${variable}"\n')
+        fake.chmod(0o755)
+        argv = [sys.executable, "-m", "skilltool", "acp", "plugin-author", "--harness", harness]
+        done = subprocess.run(argv, capture_output=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        args, prompt = done.stdout.decode().split("\n", 1)
+        assert args == "--acp"
+        assert prompt == body.strip() + "\n"
 
 
 def test_acp_replaces_itself_with_the_harness_and_its_environment(
@@ -274,7 +301,6 @@ def test_launch_for_each_host_prints_its_entry_using_skilltool_acp_where_an_argv
             argv, env = [server["command"], *server["args"]], server["env"]
             assert env == {}
         assert argv[-4:] == [*acp_tail, harness], argv
-    # a harness that cannot start as the agent: one line, exit 2
-    qwen = run("plugins", "launch", "plugin-author", "--harness", "qwen", "--for", "zed")
-    assert qwen.code == 2 and qwen.stdout == ""
-    assert "Qwen Code cannot start as plugin-author" in qwen.stderr
+    # Qwen Code reads the agent's body from a file skilltool keeps: through `skilltool acp`
+    server = entry("qwen", "json")
+    assert [server["command"], *server["args"]][-4:] == [*acp_tail, "qwen"]

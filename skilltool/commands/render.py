@@ -105,10 +105,6 @@ def launch(agent_name: str, harness_name: str, opts: Options, host: str | None =
     if clash is not None:  # launching it would start the harness's own agent
         raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
     how = harness.launch(agent)
-    if host is not None and how.unable:
-        from skilltool.acp import Cannot
-
-        raise Cannot(f"{harness.title} cannot start as {agent.name}: {how.unable}")
     unwritten: list[Path] = []
     edited: list[Path] = []
     for rendering in harness.render(agent):
@@ -142,8 +138,11 @@ def host_command(
     agent: str, harness: str, how: Launch, host: str, opts: Options
 ) -> tuple[list[str], dict[str, str]]:
     """What the host runs: the harness's own command with its environment where the host
-    takes one and nothing is chosen inside the session; `skilltool acp` everywhere else."""
-    plain = not how.choose and not any(v.startswith("{file:") for v in how.env.values())
+    takes one and nothing is chosen inside the session or read from a file skilltool keeps;
+    `skilltool acp` everywhere else."""
+    plain = not (how.choose or how.prompt) and not any(
+        v.startswith("{file:") for v in how.env.values()
+    )
     if plain and (not how.env or host not in TAKES_NO_ENV):
         return list(how.command), dict(how.env)
     argv = [*_skilltool(), "acp", agent, "--harness", harness]

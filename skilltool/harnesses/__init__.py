@@ -67,7 +67,9 @@ class Launch(NamedTuple):
     # the agent is chosen inside each session, by the session's `agent` config option
     # (`skilltool acp` relays the session and chooses it)
     choose: bool = False
-    unable: str = ""  # why the harness cannot start as the agent at all, or ""
+    # (variable, text): a system prompt the harness reads from a file the variable names;
+    # `skilltool acp` writes the text into its own cache and sets the variable to that file
+    prompt: tuple[str, str] | None = None
 
 
 class Listing(NamedTuple):

@@ -306,13 +306,15 @@ class Gemini(Harness):
         return sorted({p.parent for p in self.hook_files()})
 
     def launch(self, agent: Agent) -> Launch:
+        model = self.model(agent)
         return Launch(
-            ["gemini", "--acp"],
+            ["gemini", "--acp", *(["-m", model] if model else [])],
             {},
             [
-                "gemini --acp cannot select an agent: it starts as Gemini's own agent, which "
-                f"can hand work to the subagent {agent.name} (ask for it by name in the prompt)",
+                f"start it with 'skilltool acp {agent.name} --harness gemini': Gemini CLI has no "
+                "agent option over ACP, so the agent's body becomes its whole system prompt "
+                "(GEMINI_SYSTEM_MD); its tool list is not applied there",
                 f"in a terminal: gemini, then ask for the {agent.name} agent",
             ],
-            unable=f"its ACP server has no agent option (ask Gemini CLI for {agent.name} by name)",
+            prompt=("GEMINI_SYSTEM_MD", agent.body.strip() + "\n"),
         )

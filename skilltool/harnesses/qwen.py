@@ -213,13 +213,15 @@ class Qwen(Harness):
         return sorted({p.parent for p in self.hook_files()})
 
     def launch(self, agent: Agent) -> Launch:
+        model = self.model(agent)
         return Launch(
-            ["qwen", "--acp"],
+            ["qwen", "--acp", *(["-m", model] if model else [])],
             {},
             [
-                "qwen --acp cannot select an agent: it starts as Qwen Code's own agent, which "
-                f"can hand work to the subagent {agent.name} (ask for it by name in the prompt)",
+                f"start it with 'skilltool acp {agent.name} --harness qwen': Qwen Code has no "
+                "agent option over ACP, so the agent's body becomes its whole system prompt "
+                "(QWEN_SYSTEM_MD); its tool list is not applied there",
                 f"in a terminal: qwen, then ask for the {agent.name} agent",
             ],
-            unable=f"its ACP server has no agent option (ask Qwen Code for {agent.name} by name)",
+            prompt=("QWEN_SYSTEM_MD", agent.body.strip() + "\n"),
         )

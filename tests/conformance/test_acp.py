@@ -25,23 +25,27 @@ from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
 
-HARNESSES = ("opencode", "kilo", "codex", "pi", "claude", "copilot", "vibe", "hermes")
+HARNESSES = (
+    "opencode", "kilo", "codex", "pi", "claude", "copilot", "gemini", "qwen", "vibe", "hermes"
+)  # fmt: skip
 NO_PERMISSION_BYPASS = {"claudeCode": {"options": {"allowDangerouslySkipPermissions": False}}}
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """The bundled plugin's agent installed for the eight harnesses with an ACP server."""
+    """The bundled plugin's agent installed for the ten harnesses, each with an ACP server."""
     return install_home(tmp_path_factory.mktemp("acp"), "bundled", HARNESSES)
 
 
-def started(installed: Installed, harness: str, host: dict[str, str], cwd: Path) -> AcpClient:
+def started(
+    installed: Installed, harness: str, host: dict[str, str], cwd: Path, *extra: str
+) -> AcpClient:
     """`skilltool acp` as the host runs it: an argv, in the host's environment."""
     env = installed.env(host)
     # how this checkout's skilltool is found, and none of this machine's system plugins
     env.update(PYTHONPATH=str(REPO), XDG_DATA_DIRS=str(installed.root / "no-system-plugins"))
     argv = [sys.executable, "-m", "skilltool", "acp", installed.case.name, "--harness", harness]
-    return AcpClient(argv, env=env, cwd=cwd)
+    return AcpClient([*argv, *(["--", *extra] if extra else [])], env=env, cwd=cwd)
 
 
 def converse(acp: AcpClient, cwd: Path, **new: Any) -> dict[str, Any]:
@@ -216,4 +220,54 @@ def test_vibe_and_hermes_start_as_the_agent(installed: Installed, proven: Proven
         "hermes",
         f"`skilltool acp {name} --harness hermes` as a plain argv: `hermes -p {name} acp`, "
         "the model request holds the body; cancel and close pass",
+    )
+
+
+def test_gemini_and_qwen_start_with_the_agents_body_as_their_system_prompt(
+    installed: Installed, proven: Proven
+) -> None:
+    need("gemini")
+    from tests.conformance.stub import GeminiStub
+    from tests.conformance.test_gemini import MODEL
+    from tests.conformance.test_qwen import QWEN
+
+    name, body = installed.case.name, installed.case.body.strip()
+    with GeminiStub() as stub:
+        host = {
+            "GEMINI_API_KEY": "fake",
+            "GOOGLE_GEMINI_BASE_URL": stub.base_url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        }
+        # the host's own arguments after `--`: a model named, so none is asked to route first
+        with started(installed, "gemini", host, installed.home, "-m", MODEL) as acp:
+            converse(acp, installed.home)
+        request = stub.wait_for()
+    system = "\n".join(request.system_texts())
+    assert system.startswith(body), system[:300]
+    assert "You are Gemini CLI" not in system
+    proven(
+        "gemini",
+        f"`skilltool acp {name} --harness gemini -- -m {MODEL}` as a plain argv: "
+        "GEMINI_SYSTEM_MD names the agent's body (in skilltool's cache), and the model request's "
+        "system prompt is that body in place of Gemini's own; cancel and close pass",
+    )
+    need("qwen")
+    cwd = work(installed, "qwen")
+    with AnthropicStub() as stub:
+        host = {
+            "ANTHROPIC_API_KEY": "dummy",
+            "ANTHROPIC_BASE_URL": stub.base_url,
+            "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+        }
+        with started(installed, "qwen", host, cwd, *QWEN) as acp:
+            converse(acp, cwd)
+        request = stub.wait_for()
+    system = "\n".join(request.system_texts())
+    assert system.startswith(body), system[:300]
+    assert "You are Qwen Code" not in system
+    proven(
+        "qwen",
+        f"`skilltool acp {name} --harness qwen -- {' '.join(QWEN)}` as a plain argv: "
+        "QWEN_SYSTEM_MD names the agent's body (in skilltool's cache), and the model request's "
+        "system prompt is that body in place of Qwen Code's own; cancel and close pass",
     )

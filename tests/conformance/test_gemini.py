@@ -210,7 +210,7 @@ def test_acp_has_no_agent_selector(installed: Installed, proven: Proven) -> None
     case, home = installed.case, installed.home
     how = installed.launch("gemini")
     assert how["command"] == ["gemini", "--acp"]
-    assert any("cannot select" in note for note in how["notes"]), how["notes"]
+    assert any("no agent option over ACP" in note for note in how["notes"]), how["notes"]
     with GeminiStub() as stub:
         env = gemini_env(home, stub, {"GEMINI_CLI_TRUST_WORKSPACE": "true"})
         with AcpClient([*how["command"], "-m", MODEL], env=env, cwd=home) as acp:

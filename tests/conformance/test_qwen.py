@@ -183,7 +183,7 @@ def test_acp_has_no_agent_selector(installed: Installed, tmp_path: Path, proven:
     case = installed.case
     how = installed.launch("qwen")
     assert how["command"] == ["qwen", "--acp"]
-    assert any("cannot select" in note for note in how["notes"]), how["notes"]
+    assert any("no agent option over ACP" in note for note in how["notes"]), how["notes"]
     cwd = tmp_path / "project"
     cwd.mkdir()
     with AnthropicStub() as stub:
