@@ -20,7 +20,7 @@ import pytest
 from tests.conformance.acp import AcpClient
 from tests.conformance.homes import ACP_TIMEOUT, REPO, Installed, install_home
 from tests.conformance.sandbox import harness_bin
-from tests.conformance.stub import AnthropicStub, OpenAIStub, opencode_provider
+from tests.conformance.stub import AnthropicStub, OpenAIStub, Recorded, opencode_provider
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -231,7 +231,6 @@ def test_gemini_and_qwen_start_with_the_agents_body_as_their_system_prompt(
     from tests.conformance.test_gemini import MODEL
     from tests.conformance.test_qwen import QWEN
 
-    name, body = installed.case.name, installed.case.body.strip()
     with GeminiStub() as stub:
         host = {
             "GEMINI_API_KEY": "fake",
@@ -242,15 +241,7 @@ def test_gemini_and_qwen_start_with_the_agents_body_as_their_system_prompt(
         with started(installed, "gemini", host, installed.home, "-m", MODEL) as acp:
             converse(acp, installed.home)
         request = stub.wait_for()
-    system = "\n".join(request.system_texts())
-    assert system.startswith(body), system[:300]
-    assert "You are Gemini CLI" not in system
-    proven(
-        "gemini",
-        f"`skilltool acp {name} --harness gemini -- -m {MODEL}` as a plain argv: "
-        "GEMINI_SYSTEM_MD names the agent's body (in skilltool's cache), and the model request's "
-        "system prompt is that body in place of Gemini's own; cancel and close pass",
-    )
+    body_in_place(installed, request, "Gemini CLI", ["-m", MODEL], proven)
     need("qwen")
     cwd = work(installed, "qwen")
     with AnthropicStub() as stub:
@@ -262,12 +253,21 @@ def test_gemini_and_qwen_start_with_the_agents_body_as_their_system_prompt(
         with started(installed, "qwen", host, cwd, *QWEN) as acp:
             converse(acp, cwd)
         request = stub.wait_for()
+    body_in_place(installed, request, "Qwen Code", QWEN, proven)
+
+
+def body_in_place(
+    installed: Installed, request: Recorded, title: str, args: list[str], proven: Proven
+) -> None:
+    """The request's system prompt is the agent's body, with nothing of the harness's own."""
+    harness = title.split()[0].lower()
     system = "\n".join(request.system_texts())
-    assert system.startswith(body), system[:300]
-    assert "You are Qwen Code" not in system
+    assert system.startswith(installed.case.body.strip()), system[:300]
+    assert f"You are {title}" not in system
+    variable = f"{harness.upper()}_SYSTEM_MD"
     proven(
-        "qwen",
-        f"`skilltool acp {name} --harness qwen -- {' '.join(QWEN)}` as a plain argv: "
-        "QWEN_SYSTEM_MD names the agent's body (in skilltool's cache), and the model request's "
-        "system prompt is that body in place of Qwen Code's own; cancel and close pass",
+        harness,
+        f"`skilltool acp {installed.case.name} --harness {harness} -- {' '.join(args)}` as a "
+        f"plain argv: {variable} names the agent's body (in skilltool's cache), and the model "
+        f"request's system prompt is that body in place of {title}'s own; cancel and close pass",
     )
