@@ -61,6 +61,12 @@ def git_env() -> dict[str, str]:
 
 def git(*args: str, store: Path | None = None, data: bytes | None = None) -> bytes:
     """Run the user's git with the safe settings; its stdout, or a SourceError with its words."""
+    return _run(args, store, data).stdout
+
+
+def _run(
+    args: Sequence[str], store: Path | None, data: bytes | None
+) -> subprocess.CompletedProcess[bytes]:
     command = ["git"]
     for setting in SAFE_CONFIG:
         command += ["-c", setting]
@@ -76,7 +82,12 @@ def git(*args: str, store: Path | None = None, data: bytes | None = None) -> byt
         lines = [ln for ln in done.stderr.decode(errors="replace").splitlines() if ln.strip()]
         fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines or ["failed"]
         raise SourceError(fatal[-1].removeprefix("fatal: ").removeprefix("error: "))
-    return done.stdout
+    return done
+
+
+def git_said(*args: str, store: Path | None = None) -> str:
+    """Run git as `git` does; what it said on stderr (a warning), when it succeeded."""
+    return _run(args, store, None).stderr.decode(errors="replace")
 
 
 def ls_remote(url: str, patterns: Sequence[str] = ()) -> dict[str, str]:
@@ -117,30 +128,113 @@ def resolve(url: str, ref: str | None, refs: Mapping[str, str] | None = None) ->
     )
 
 
+# a store may hold a commit's trees without all their blobs (a partial fetch: a promisor
+# remote). No git command run on it may fetch what is missing behind skilltool's back: the
+# store's own config allows no transport at all, and names no URL; skilltool's fetch gives
+# the URL, and allows its one scheme, on its own command line.
+PROMISOR = "origin"
+# each scheme by name as well: a user's `protocol.<scheme>.allow` would outrank `protocol.allow`
+SCHEMES = ("file", "git", "http", "https", "ssh")
+NO_TRANSPORT = (
+    "[core]\n\trepositoryformatversion = 1\n"
+    f"[extensions]\n\tpartialClone = {PROMISOR}\n"
+    f'[remote "{PROMISOR}"]\n\tpromisor = true\n'
+    "[protocol]\n\tallow = never\n"
+    + "".join(f'[protocol "{scheme}"]\n\tallow = never\n' for scheme in SCHEMES)
+)
+UNFILTERED = "filtering not recognized by server"
+
+
 def new_store(store: Path) -> None:
     # an empty template: no hooks or anything else copied in from init.templateDir
     git("init", "--quiet", "--bare", "--template=", str(store))
+    with open(store / "config", "a", encoding="utf-8") as config:
+        config.write(NO_TRANSPORT)
 
 
-def fetch(store: Path, url: str, ref: str | None, commit: str, empty: bool = False) -> None:
-    """Bring `commit` into the store: by its ref (what every server allows), else by its id
-    (`empty`: a store just made, which is not asked whether it has it)."""
-    if not empty and git_has(store, commit):
+def _promisor_ready(store: Path) -> None:
+    """A store made before partial fetches: made one (its config says so) first."""
+    try:
+        text = (store / "config").read_text(encoding="utf-8")
+    except OSError as err:
+        raise SourceError(f"{store}: cannot read its config ({err.strerror})") from None
+    if "partialClone" in text:
         return
+    for key, value in (
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", PROMISOR),
+        (f"remote.{PROMISOR}.promisor", "true"),
+        ("protocol.allow", "never"),
+        *((f"protocol.{scheme}.allow", "never") for scheme in SCHEMES),
+    ):
+        git("config", key, value, store=store)
+
+
+def _transport(url: str) -> tuple[str, ...]:
+    """The command-line settings of skilltool's own fetch: the URL, and the user's own policy
+    for each scheme, which the store's config refuses to every other git command (a URL
+    rewritten by the user's `url.<base>.insteadOf` may change its scheme). ext:: and fd::
+    stay refused by SAFE_CONFIG."""
+    said = {}
+    for level in ("--system", "--global"):  # the user's, without the store's
+        with contextlib.suppress(SourceError):  # none set at that level
+            found = git("config", level, "--get-regexp", r"^protocol\.")
+            for line in found.decode(errors="replace").splitlines():
+                key, _, value = line.partition(" ")
+                said[key.lower()] = value
+    settings = ["-c", f"remote.{PROMISOR}.url={url}"]
+    for scheme in SCHEMES:
+        # git's own defaults: the known-safe schemes always, a local path when a user asks
+        default = "user" if scheme == "file" else "always"
+        value = said.get(f"protocol.{scheme}.allow", said.get("protocol.allow", default))
+        settings += ["-c", f"protocol.{scheme}.allow={value}"]
+    return tuple(settings)
+
+
+def fetch(
+    store: Path, url: str, ref: str | None, commit: str, empty: bool = False, part: bool = False
+) -> str | None:
+    """Bring `commit` into the store: by its ref (what every server allows), else by its id
+    (`empty`: a store just made, which is not asked whether it has it). With `part` (only a
+    folder of it is used), its trees come without their blobs (`fill` brings those of the
+    folder); a server that does not filter sends them all, and then why is returned."""
+    if not empty:
+        _promisor_ready(store)
+        if git_has(store, commit):
+            return None
     wants = [commit] if ref is None or FULL_OID.fullmatch(ref) else [ref, commit]
     if ref is None:
         wants = ["HEAD", commit]
     last: SourceError | None = None
+    filtered = ("--filter=blob:none",) if part else ()
     for want in wants:
+        command = ("fetch", "--no-tags", "--depth=1", *filtered, PROMISOR, want)
         try:
-            git("fetch", "--quiet", "--no-tags", "--depth=1", "--", url, want, store=store)
+            said = git_said(*_transport(url), *command, store=store)
         except SourceError as err:
             last = err
             continue
         if git_has(store, commit):
-            return
+            if part and UNFILTERED in said:
+                return (
+                    f"{url} does not filter what it sends (uploadpack.allowFilter), so all of "
+                    f"commit {commit[:12]} was fetched, not only the folder used"
+                )
+            return None
     why = f": {last}" if last else ""
     raise SourceError(f"{url}: commit {commit} cannot be fetched{why}")
+
+
+def fill(store: Path, url: str, tree: str) -> None:
+    """Fetch the blobs of `tree` the store does not hold, in one request; none of the rest
+    of its commit. Reading what is there never fetches (`--missing=print`)."""
+    out = git("rev-list", "--objects", "--missing=print", "--no-object-names", tree, store=store)
+    missing = [line[1:] for line in out.decode().split() if line.startswith("?")]
+    if not missing:
+        return
+    wants = "".join(f"{oid}\n" for oid in missing).encode()
+    command = ("fetch", "--quiet", "--no-tags", "--filter=blob:none", "--stdin", PROMISOR)
+    git(*_transport(url), *command, store=store, data=wants)
 
 
 def git_has(store: Path, commit: str) -> bool:

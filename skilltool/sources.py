@@ -23,6 +23,7 @@ from skilltool.checkouts import (
     STORE,
     UnsafeTree,
     fetch,
+    fill,
     flip,
     local_changes,
     ls_remote,
@@ -537,10 +538,11 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     place.mkdir(parents=True)
     store = place / STORE
     new_store(store)
-    fetch(store, source.url, source.ref, commit)
+    whole = fetch(store, source.url, source.ref, commit, True, part=bool(source.subdir))
     tree = tree_of(store, commit, source.subdir, said)
+    fill(store, source.url, tree)
     skipped = switch(place, source.name, commit, store, tree, said)
-    return source._replace(commit=commit, tree=tree), skipped
+    return source._replace(commit=commit, tree=tree), [*skipped, *([whole] if whole else [])]
 
 
 def same_ask(a: Source, b: Source) -> bool:
@@ -971,8 +973,9 @@ def fetched(home: paths.Scope, source: Source, commit: str) -> Source:
     if empty:
         place.mkdir(parents=True, exist_ok=True)
         new_store(store)
-    fetch(store, source.url, source.ref, commit, empty)
+    fetch(store, source.url, source.ref, commit, empty, part=bool(source.subdir))
     tree = tree_of(store, commit, source.subdir, source.shown())
+    fill(store, source.url, tree)
     if source.commit == commit and source.tree is not None and tree != source.tree:
         raise SourceError(
             f"{source.name}: commit {commit[:12]} holds tree {tree[:12]}, not the lockfile's "

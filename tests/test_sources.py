@@ -1054,3 +1054,65 @@ def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
     assert shorthand.code == 1 and shorthand.stderr.rstrip().endswith(hint), shorthand.stderr
     assert run("plugins", "add", "acme/hidden/skills/.curated", "--name", "curated").code == 0
     assert links(home)["pdf"] == f"{data(home)}/sources/curated/current/curated/pdf"
+
+
+def _big_mono(tmp_path: Path, filters: bool) -> tuple[Repo, list[str]]:
+    """A repository whose plugin is one small folder beside 2 MiB of other files, its
+    remote filtering what it sends or not; the ids of the other files' blobs."""
+    mono = Repo(tmp_path, "mono")
+    others = {f"assets/blob-{i}.bin": os.urandom(256 * 1024) for i in range(8)}
+    mono.commit({**plugin_files("deep", ("alpha",), prefix="plugins/deep/"), **others})
+    mono.push()
+    git("config", "uploadpack.allowFilter", "true" if filters else "false", cwd=mono.remote)
+    oids = [git("rev-parse", f"HEAD:{path}", cwd=mono.work) for path in others]
+    market = Repo(tmp_path, "cat")
+    entry = {"name": "deep", "source": {"source": "git-subdir", "url": mono.url, "path": "plugins/deep"}}  # fmt: skip
+    market.commit(
+        {".claude-plugin/marketplace.json": json.dumps({"name": "cat", "plugins": [entry]})}
+    )
+    market.push()
+    assert run("plugins", "add", market.url).code == 0
+    return mono, oids
+
+
+def _store_bytes(store: Path) -> int:
+    return sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
+
+
+def test_a_folder_of_a_large_repository_is_fetched_without_the_rest(
+    home: Path, tmp_path: Path
+) -> None:
+    mono, others = _big_mono(tmp_path, filters=True)
+    done = run("plugins", "add", "deep@cat")
+    assert done.code == 0, done.stdout + done.stderr
+    assert "does not filter" not in done.stdout + done.stderr
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+    store = data(home) / "sources/deep/git"
+    assert _store_bytes(store) < 256 * 1024  # not one of the 2 MiB beside the folder
+    # reading the store fetches nothing behind skilltool's back, even where the promisor's
+    # name is a path to the very remote (the store names no URL) and file:// is allowed
+    there = tmp_path / "elsewhere"
+    there.mkdir()
+    (there / "origin").symlink_to(mono.remote)
+    for oid in others:
+        read = subprocess.run(
+            ["git", "--git-dir", store, "cat-file", "-e", oid], cwd=there, capture_output=True
+        )
+        assert read.returncode != 0
+    commit = lock(home)["deep"]["commit"]
+    missing = git("rev-list", "--objects", "--missing=print", commit, cwd=store)
+    assert all(f"?{oid}" in missing.split() for oid in others)
+    assert _store_bytes(store) < 256 * 1024
+
+
+def test_a_server_that_does_not_filter_still_works_and_says_the_whole_commit_came(
+    home: Path, tmp_path: Path
+) -> None:
+    mono, others = _big_mono(tmp_path, filters=False)
+    done = run("plugins", "add", "deep@cat")
+    assert done.code == 0, done.stdout + done.stderr
+    said = [ln for ln in (done.stdout + done.stderr).splitlines() if "does not filter" in ln]
+    assert len(said) == 1, done.stdout + done.stderr
+    assert "so all of commit" in said[0] and mono.url in said[0]
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+    assert _store_bytes(data(home) / "sources/deep/git") > 2 * 1024 * 1024
