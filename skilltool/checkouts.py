@@ -22,6 +22,9 @@ from skilltool.fs import TEMP_PREFIX, fsync_dir
 from skilltool.record import NamedTuple
 
 CURRENT = "current"
+# a link to the store the checkout in use was written from, `git-<commit>` (made anew for each
+# commit fetched, so that what no checkout needs goes with the store it is in); a folder in
+# sources added before
 STORE = "git"
 FULL_OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 # every git run: no hooks (the fetched repository's or anyone's), no fsmonitor program,
@@ -488,6 +491,25 @@ def flip(place: Path, commit: str, tree: str) -> None:
     fsync_dir(place)
 
 
+def store_of(place: Path, commit: str) -> Path:
+    """Where the store of `commit` is made, beside the one in use."""
+    return place / f"{STORE}-{commit}"
+
+
+def flip_store(place: Path, commit: str) -> None:
+    """Make `git` name the store of `commit`, in one rename. A store folder of the older
+    layout is moved aside first, for `sweep`: killed in between, the next fetch makes one."""
+    link = place / f"{TEMP_PREFIX}{STORE}-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(link)
+    os.symlink(store_of(place, commit).name, link)
+    target = place / STORE
+    if os.path.isdir(target) and not os.path.islink(target):
+        os.rename(target, place / f"{TEMP_PREFIX}old-{STORE}-{os.getpid()}")
+    os.replace(link, target)
+    fsync_dir(place)
+
+
 def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
     skipped = prepare(place, name, commit, store, tree, said)
     flip(place, commit, tree)
@@ -495,17 +517,23 @@ def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: st
 
 
 def sweep(place: Path) -> None:
-    """Remove what a killed run left in a source's directory, and checkouts not in use."""
-    try:
-        current = os.readlink(place / CURRENT)
-    except OSError:
-        current = None
+    """Remove what a killed run left in a source's directory, and the checkouts and stores
+    not in use."""
+    kept = set()
+    for link in (CURRENT, STORE):
+        with contextlib.suppress(OSError):
+            kept.add(os.readlink(place / link))
+    for name in list(kept):  # and the store the checkout in use was written from
+        found = named(name)
+        if found is not None:
+            kept.add(store_of(place, found[0]).name)
     try:
         names = os.listdir(place)
     except OSError:
         return
     for name in names:
-        if name.startswith(TEMP_PREFIX) or (name.startswith("c-") and name != current):
+        unused = name.startswith(("c-", f"{STORE}-")) and name not in kept
+        if name.startswith(TEMP_PREFIX) or unused:
             path = place / name
             if os.path.islink(path) or not os.path.isdir(path):
                 with contextlib.suppress(OSError):

@@ -25,12 +25,14 @@ from skilltool.checkouts import (
     fetch,
     fill,
     flip,
+    flip_store,
     local_changes,
     ls_remote,
     named,
     new_store,
     prepare,
     resolve,
+    store_of,
     sweep,
     switch,
     tree_of,
@@ -536,12 +538,13 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     said = source.shown()
     commit = resolve(source.url, source.ref)
     place.mkdir(parents=True)
-    store = place / STORE
+    store = store_of(place, commit)
     new_store(store)
     whole = fetch(store, source.url, source.ref, commit, True, part=bool(source.subdir))
     tree = tree_of(store, commit, source.subdir, said)
     fill(store, source.url, tree)
     skipped = switch(place, source.name, commit, store, tree, said)
+    flip_store(place, commit)
     return source._replace(commit=commit, tree=tree), [*skipped, *([whole] if whole else [])]
 
 
@@ -958,8 +961,9 @@ def changed_by_hand(there: Path, store: Path) -> list[str]:
     found = named(there.parent.name)
     if found is None:
         return [f"{there.parent.name}: not a checkout skilltool named"]
+    own = store_of(there.parent.parent, found[0])  # the store it was written from
     try:
-        return local_changes(store, found[1], there)
+        return local_changes(own if os.path.isdir(own) else store, found[1], there)
     except SourceError as err:
         return [f"cannot be checked ({err})"]
 
@@ -968,7 +972,8 @@ def fetched(home: paths.Scope, source: Source, commit: str) -> Source:
     """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
     assert source.url is not None
     place = home_of(home, source.name)
-    store = place / STORE
+    # a store of its own for each commit: once it is in use, the one before goes whole
+    store = store_of(place, commit)
     empty = not os.path.isdir(store)
     if empty:
         place.mkdir(parents=True, exist_ok=True)
@@ -991,6 +996,7 @@ def move_to(home: paths.Scope, old: Source, new: Source) -> Mapping[str, list[st
     before_at = checkout(home, old)
     before = holdings(entry_at(before_at, old)) if before_at else {}
     flip(place, str(new.commit), str(new.tree))
+    flip_store(place, str(new.commit))
     after = holdings(entry_at(place / CURRENT / new.name, new))
     return differences(before, after)
 
@@ -1200,7 +1206,9 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
     ready = at_once(lambda s: (s, fetched(home, s, str(resolved[s.name]))), todo)
     for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
         before = _at(home, source)
-        flip(home_of(home, source.name), str(synced.commit), str(synced.tree))
+        place = home_of(home, source.name)
+        flip(place, str(synced.commit), str(synced.tree))
+        flip_store(place, str(synced.commit))
         sources = [synced if s.name == source.name else s for s in sources]
         done.append(Done("synced", synced, before))
     if not frozen and any(s.commit is None for s in todo):

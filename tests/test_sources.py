@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ import pytest
 from skilltool import sources
 from skilltool.paths import load_toml
 from tests.gitrepos import Repo, git, home_state, isolate_git, plugin_files
-from tests.helpers import agent_md, build_file_tree, plugin_tree, run, skill_md
+from tests.helpers import REPO, agent_md, build_file_tree, plugin_tree, run, skill_md
 
 
 @pytest.fixture(autouse=True)
@@ -151,12 +154,14 @@ def test_update_after_new_commits_says_what_changed_per_plugin(home: Path, repo:
     ]
     assert "now better" in (home / ".codex/skilltool/helper.md").read_text()
     assert lock(home)["tools"]["commit"] == repo.head()
-    # the old checkout is gone, only the one in use is kept
+    # the old checkout and the store it came from are gone: only the ones in use are kept
     assert sorted(os.listdir(data(home) / "sources/tools")) == [
         f"c-{repo.head()}-{git('rev-parse', 'HEAD^{tree}', cwd=repo.work)}",
         "current",
         "git",
+        f"git-{repo.head()}",
     ]
+    assert os.readlink(data(home) / "sources/tools/git") == f"git-{repo.head()}"
     again = run("plugins", "update")
     assert again.lines[0] == f"unchanged tools {repo.url} @ {repo.head()[:12]}"
     assert run("plugins", "update", "--check").code == 0
@@ -1116,3 +1121,91 @@ def test_a_server_that_does_not_filter_still_works_and_says_the_whole_commit_cam
     assert "so all of commit" in said[0] and mono.url in said[0]
     assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
     assert _store_bytes(data(home) / "sources/deep/git") > 2 * 1024 * 1024
+
+
+STRACE = shutil.which("strace")
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+def test_update_killed_at_any_step_leaves_the_old_or_the_new_checkout_and_one_store(
+    tmp_path: Path, repo: Repo
+) -> None:
+    old = repo.head()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_DATA_DIRS": str(tmp_path / "none")}
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env.pop(name, None)
+
+    def skilltool(home: Path, *args: str, kill: str = "") -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "skilltool", "plugins", *args]
+        if kill:  # skilltool's own process only: a git it runs is not counted
+            call, k = kill.split(":")
+            traced = ["-qq", "-o", os.devnull, "-e", f"trace={call}"]
+            command = [str(STRACE), *traced, "-e", f"inject={call}:signal=KILL:when={k}", *command]
+        here = {**env, "HOME": str(home)}
+        return subprocess.run(command, env=here, capture_output=True, text=True, timeout=120)
+
+    homes = []
+    for call, k in (
+        [("rename", k) for k in range(1, 7)]
+        + [("symlink", 1), ("symlink", 2)]
+        + [("unlinkat", k) for k in (1, 8, 15, 22, 29)]
+    ):
+        home = tmp_path / f"home-{call}-{k}"
+        home.mkdir()
+        assert skilltool(home, "add", repo.url, "-q").returncode == 0
+        homes.append((home, call, k))
+    new = repo.commit({"skills/alpha/SKILL.md": skill_md("alpha", "Changed. Use it.")})
+    repo.push()
+
+    def trial(home: Path, call: str, k: int) -> None:
+        killed = skilltool(home, "update", kill=f"{call}:{k}")
+        place = data(home) / "sources/tools"
+        in_use = os.readlink(place / "current")
+        assert in_use.startswith((f"c-{old}-", f"c-{new}-")), (call, k, in_use)
+        assert (place / "current/tools/skills/alpha/SKILL.md").is_file(), (call, k)
+        if killed.returncode == 0:
+            return
+        assert killed.returncode == -9, (call, k, killed.stderr)
+        again = skilltool(home, "update")  # the next run finishes the work
+        assert again.returncode == 0, (call, k, again.stdout + again.stderr)
+        names = sorted(os.listdir(place))
+        assert names == sorted(["current", "git", f"git-{new}", os.readlink(place / "current")])
+        assert os.readlink(place / "git") == f"git-{new}" and lock(home)["tools"]["commit"] == new
+
+    with ThreadPoolExecutor(2) as pool:  # the machine has two cores
+        list(pool.map(lambda case: trial(*case), homes))
+
+
+def test_a_store_of_the_older_layout_is_replaced_by_the_next_update(home: Path, repo: Repo) -> None:
+    assert run("plugins", "add", repo.url).code == 0
+    place = data(home) / "sources/tools"
+    store = os.readlink(place / "git")
+    (place / "git").unlink()
+    (place / store).rename(place / "git")  # a folder, as sources added before had it
+    repo.commit({"skills/alpha/SKILL.md": skill_md("alpha", "Changed. Use it.")})
+    repo.push()
+    done = run("plugins", "update")
+    assert done.code == 0, done.stdout + done.stderr
+    assert os.readlink(place / "git") == f"git-{repo.head()}"
+    assert sorted(n for n in os.listdir(place) if n.startswith("git")) == [
+        "git",
+        f"git-{repo.head()}",
+    ]
+
+
+def test_updates_of_a_folder_keep_the_store_the_size_of_one_fetch(
+    home: Path, tmp_path: Path
+) -> None:
+    mono, _ = _big_mono(tmp_path, filters=True)
+    assert run("plugins", "add", "deep@cat").code == 0
+    place = data(home) / "sources/deep"
+    first = sum(_store_bytes(place / n) for n in os.listdir(place) if n.startswith("git-"))
+    for round in range(10):
+        text = skill_md("alpha", f"Round {round}. Use it.")
+        mono.commit({"plugins/deep/skills/alpha/SKILL.md": text})
+        mono.push()
+        assert run("plugins", "update", "deep").code == 0
+    stores = [n for n in os.listdir(place) if n.startswith("git-")]
+    assert stores == [f"git-{mono.head()}"]
+    assert _store_bytes(place / stores[0]) <= 1.5 * first
+    assert "Round 9" in (home / ".agents/skills/alpha/SKILL.md").read_text()
