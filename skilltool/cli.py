@@ -924,7 +924,7 @@ def acp_command(
         opts = _options(home, namespace=namespace, project=project)
         code = acp.start(agent, harness, extra or [], opts)
     except SkilltoolError as err:
-        print(f"skilltool acp: {err.message}", file=sys.stderr)
+        print(f"skilltool acp: {err.message}", file=sys.stderr, flush=True)
         raise typer.Exit(err.exit_code) from None
     raise typer.Exit(code)
 
