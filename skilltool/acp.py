@@ -43,15 +43,12 @@ def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Option
     """Set up the harness for the agent and hand over to its ACP server: by exec, which does
     not return, or through the relay, whose exit code (the agent's) is returned."""
     from skilltool import discover, plan
-    from skilltool.commands.render import _agent_for
+    from skilltool.commands.render import _agent_for, launch_of
 
     warnings: list[str] = []
     catalogue, caches = discover.found(opts.where, warnings)
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings, catalogue)
-    clash = harness.builtin_clash(agent)
-    if clash is not None:
-        raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
-    how = harness.launch(agent)
+    how = launch_of(agent, harness)
     only = f"skilltool plugins install --only {harness.name}"
     # read back from disk when it is there as it would be made now: nothing rendered anew
     renderings, current = caches.renders.made(harness.name, harness.places(), agent, harness.render)

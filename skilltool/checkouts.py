@@ -156,7 +156,8 @@ def new_store(store: Path) -> None:
 
 
 def _promisor_ready(store: Path) -> None:
-    """A store made before partial fetches: made one (its config says so) first."""
+    """A store whose config was never finished (a run killed between `init` and writing
+    NO_TRANSPORT): finished first, so that it is a partial store that fetches nothing."""
     try:
         text = (store / "config").read_text(encoding="utf-8")
     except OSError as err:
@@ -195,16 +196,38 @@ def _transport(url: str) -> tuple[str, ...]:
 
 
 def fetch(
-    store: Path, url: str, ref: str | None, commit: str, empty: bool = False, part: bool = False
-) -> str | None:
+    store: Path,
+    url: str,
+    ref: str | None,
+    commit: str,
+    subdir: str,
+    said: str,
+    empty: bool = False,
+) -> tuple[str, str | None]:
     """Bring `commit` into the store: by its ref (what every server allows), else by its id
-    (`empty`: a store just made, which is not asked whether it has it). With `part` (only a
-    folder of it is used), its trees come without their blobs (`fill` brings those of the
-    folder); a server that does not filter sends them all, and then why is returned."""
+    (`empty`: a store just made, which is not asked whether it has it). The id of the tree
+    used (`subdir` of it, or all), and why the whole commit was fetched when only `subdir`
+    is used and the server does not filter. With `subdir`, the commit's trees come without
+    their blobs, then the blobs of that folder, in one request."""
     if not empty:
         _promisor_ready(store)
-        if git_has(store, commit):
-            return None
+    transport: tuple[str, ...] = ()  # the user's settings read once, and only when fetching
+    whole = None
+    if empty or not git_has(store, commit):
+        transport = _transport(url)
+        whole = _fetch_commit(store, transport, url, ref, commit, part=bool(subdir))
+    tree = tree_of(store, commit, subdir, said)
+    missing = _missing(store, tree) if subdir else []
+    if missing:  # one request for the folder's blobs; none of the rest of the commit
+        wants = "".join(f"{oid}\n" for oid in missing).encode()
+        command = ("fetch", "--quiet", "--no-tags", "--filter=blob:none", "--stdin", PROMISOR)
+        git(*(transport or _transport(url)), *command, store=store, data=wants)
+    return tree, whole
+
+
+def _fetch_commit(
+    store: Path, transport: tuple[str, ...], url: str, ref: str | None, commit: str, part: bool
+) -> str | None:
     wants = [commit] if ref is None or FULL_OID.fullmatch(ref) else [ref, commit]
     if ref is None:
         wants = ["HEAD", commit]
@@ -213,7 +236,7 @@ def fetch(
     for want in wants:
         command = ("fetch", "--no-tags", "--depth=1", *filtered, PROMISOR, want)
         try:
-            said = git_said(*_transport(url), *command, store=store)
+            said = git_said(*transport, *command, store=store)
         except SourceError as err:
             last = err
             continue
@@ -228,16 +251,10 @@ def fetch(
     raise SourceError(f"{url}: commit {commit} cannot be fetched{why}")
 
 
-def fill(store: Path, url: str, tree: str) -> None:
-    """Fetch the blobs of `tree` the store does not hold, in one request; none of the rest
-    of its commit. Reading what is there never fetches (`--missing=print`)."""
+def _missing(store: Path, tree: str) -> list[str]:
+    """The objects of `tree` the store does not hold; reading never fetches them."""
     out = git("rev-list", "--objects", "--missing=print", "--no-object-names", tree, store=store)
-    missing = [line[1:] for line in out.decode().split() if line.startswith("?")]
-    if not missing:
-        return
-    wants = "".join(f"{oid}\n" for oid in missing).encode()
-    command = ("fetch", "--quiet", "--no-tags", "--filter=blob:none", "--stdin", PROMISOR)
-    git(*_transport(url), *command, store=store, data=wants)
+    return [line[1:] for line in out.decode().split() if line.startswith("?")]
 
 
 def git_has(store: Path, commit: str) -> bool:
@@ -482,32 +499,29 @@ def named(name: str) -> tuple[str, str] | None:
 
 
 def flip(place: Path, commit: str, tree: str) -> None:
-    """Make `current` point at the checkout of `commit`, in one rename."""
-    link = place / f"{TEMP_PREFIX}current-{os.getpid()}"
+    """Make `current` point at the checkout of `commit`, then `git` at the store it was
+    written from, each in one rename. A store folder of the older layout is moved aside
+    first, for `sweep`: killed in between, the next fetch makes one."""
+    _relink(place, CURRENT, checkout_name(commit, tree))
+    store = place / STORE
+    if os.path.isdir(store) and not os.path.islink(store):
+        os.rename(store, place / f"{TEMP_PREFIX}old-{STORE}-{os.getpid()}")
+    _relink(place, STORE, store_of(place, commit).name)
+
+
+def _relink(place: Path, name: str, target: str) -> None:
+    """The link `name` in `place` replaced by one to `target`, in one rename."""
+    link = place / f"{TEMP_PREFIX}{name}-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
         os.unlink(link)
-    os.symlink(checkout_name(commit, tree), link)
-    os.replace(link, place / CURRENT)
+    os.symlink(target, link)
+    os.replace(link, place / name)
     fsync_dir(place)
 
 
 def store_of(place: Path, commit: str) -> Path:
     """Where the store of `commit` is made, beside the one in use."""
     return place / f"{STORE}-{commit}"
-
-
-def flip_store(place: Path, commit: str) -> None:
-    """Make `git` name the store of `commit`, in one rename. A store folder of the older
-    layout is moved aside first, for `sweep`: killed in between, the next fetch makes one."""
-    link = place / f"{TEMP_PREFIX}{STORE}-{os.getpid()}"
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(link)
-    os.symlink(store_of(place, commit).name, link)
-    target = place / STORE
-    if os.path.isdir(target) and not os.path.islink(target):
-        os.rename(target, place / f"{TEMP_PREFIX}old-{STORE}-{os.getpid()}")
-    os.replace(link, target)
-    fsync_dir(place)
 
 
 def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:

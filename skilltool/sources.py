@@ -23,9 +23,7 @@ from skilltool.checkouts import (
     STORE,
     UnsafeTree,
     fetch,
-    fill,
     flip,
-    flip_store,
     local_changes,
     ls_remote,
     named,
@@ -35,7 +33,6 @@ from skilltool.checkouts import (
     store_of,
     sweep,
     switch,
-    tree_of,
 )
 from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
@@ -540,11 +537,8 @@ def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     place.mkdir(parents=True)
     store = store_of(place, commit)
     new_store(store)
-    whole = fetch(store, source.url, source.ref, commit, True, part=bool(source.subdir))
-    tree = tree_of(store, commit, source.subdir, said)
-    fill(store, source.url, tree)
+    tree, whole = fetch(store, source.url, source.ref, commit, source.subdir, said, empty=True)
     skipped = switch(place, source.name, commit, store, tree, said)
-    flip_store(place, commit)
     return source._replace(commit=commit, tree=tree), [*skipped, *([whole] if whole else [])]
 
 
@@ -978,9 +972,7 @@ def fetched(home: paths.Scope, source: Source, commit: str) -> Source:
     if empty:
         place.mkdir(parents=True, exist_ok=True)
         new_store(store)
-    fetch(store, source.url, source.ref, commit, empty, part=bool(source.subdir))
-    tree = tree_of(store, commit, source.subdir, source.shown())
-    fill(store, source.url, tree)
+    tree, _ = fetch(store, source.url, source.ref, commit, source.subdir, source.shown(), empty)
     if source.commit == commit and source.tree is not None and tree != source.tree:
         raise SourceError(
             f"{source.name}: commit {commit[:12]} holds tree {tree[:12]}, not the lockfile's "
@@ -996,7 +988,6 @@ def move_to(home: paths.Scope, old: Source, new: Source) -> Mapping[str, list[st
     before_at = checkout(home, old)
     before = holdings(entry_at(before_at, old)) if before_at else {}
     flip(place, str(new.commit), str(new.tree))
-    flip_store(place, str(new.commit))
     after = holdings(entry_at(place / CURRENT / new.name, new))
     return differences(before, after)
 
@@ -1206,9 +1197,7 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
     ready = at_once(lambda s: (s, fetched(home, s, str(resolved[s.name]))), todo)
     for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
         before = _at(home, source)
-        place = home_of(home, source.name)
-        flip(place, str(synced.commit), str(synced.tree))
-        flip_store(place, str(synced.commit))
+        flip(home_of(home, source.name), str(synced.commit), str(synced.tree))
         sources = [synced if s.name == source.name else s for s in sources]
         done.append(Done("synced", synced, before))
     if not frozen and any(s.commit is None for s in todo):

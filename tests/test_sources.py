@@ -1061,9 +1061,10 @@ def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
     assert links(home)["pdf"] == f"{data(home)}/sources/curated/current/curated/pdf"
 
 
-def _big_mono(tmp_path: Path, filters: bool) -> tuple[Repo, list[str]]:
+def _big_mono(home: Path, tmp_path: Path, filters: bool) -> tuple[Repo, list[str], str]:
     """A repository whose plugin is one small folder beside 2 MiB of other files, its
-    remote filtering what it sends or not; the ids of the other files' blobs."""
+    remote filtering what it sends or not, added as a marketplace's `git-subdir` entry;
+    the ids of the other files' blobs, and what `add` said."""
     mono = Repo(tmp_path, "mono")
     others = {f"assets/blob-{i}.bin": os.urandom(256 * 1024) for i in range(8)}
     mono.commit({**plugin_files("deep", ("alpha",), prefix="plugins/deep/"), **others})
@@ -1077,7 +1078,10 @@ def _big_mono(tmp_path: Path, filters: bool) -> tuple[Repo, list[str]]:
     )
     market.push()
     assert run("plugins", "add", market.url).code == 0
-    return mono, oids
+    done = run("plugins", "add", "deep@cat")
+    assert done.code == 0, done.stdout + done.stderr
+    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+    return mono, oids, done.stdout + done.stderr
 
 
 def _store_bytes(store: Path) -> int:
@@ -1087,11 +1091,8 @@ def _store_bytes(store: Path) -> int:
 def test_a_folder_of_a_large_repository_is_fetched_without_the_rest(
     home: Path, tmp_path: Path
 ) -> None:
-    mono, others = _big_mono(tmp_path, filters=True)
-    done = run("plugins", "add", "deep@cat")
-    assert done.code == 0, done.stdout + done.stderr
-    assert "does not filter" not in done.stdout + done.stderr
-    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
+    mono, others, said = _big_mono(home, tmp_path, filters=True)
+    assert "does not filter" not in said
     store = data(home) / "sources/deep/git"
     assert _store_bytes(store) < 256 * 1024  # not one of the 2 MiB beside the folder
     # reading the store fetches nothing behind skilltool's back, even where the promisor's
@@ -1113,13 +1114,10 @@ def test_a_folder_of_a_large_repository_is_fetched_without_the_rest(
 def test_a_server_that_does_not_filter_still_works_and_says_the_whole_commit_came(
     home: Path, tmp_path: Path
 ) -> None:
-    mono, others = _big_mono(tmp_path, filters=False)
-    done = run("plugins", "add", "deep@cat")
-    assert done.code == 0, done.stdout + done.stderr
-    said = [ln for ln in (done.stdout + done.stderr).splitlines() if "does not filter" in ln]
-    assert len(said) == 1, done.stdout + done.stderr
+    mono, others, output = _big_mono(home, tmp_path, filters=False)
+    said = [ln for ln in output.splitlines() if "does not filter" in ln]
+    assert len(said) == 1, output
     assert "so all of commit" in said[0] and mono.url in said[0]
-    assert links(home)["alpha"] == f"{data(home)}/sources/deep/current/deep/skills/alpha"
     assert _store_bytes(data(home) / "sources/deep/git") > 2 * 1024 * 1024
 
 
@@ -1196,8 +1194,7 @@ def test_a_store_of_the_older_layout_is_replaced_by_the_next_update(home: Path, 
 def test_updates_of_a_folder_keep_the_store_the_size_of_one_fetch(
     home: Path, tmp_path: Path
 ) -> None:
-    mono, _ = _big_mono(tmp_path, filters=True)
-    assert run("plugins", "add", "deep@cat").code == 0
+    mono, _, _ = _big_mono(home, tmp_path, filters=True)
     place = data(home) / "sources/deep"
     first = sum(_store_bytes(place / n) for n in os.listdir(place) if n.startswith("git-"))
     for round in range(10):

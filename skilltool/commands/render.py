@@ -101,10 +101,7 @@ def render_command(name: str, harness_name: str, opts: Options) -> Result:
 def launch(agent_name: str, harness_name: str, opts: Options, host: str | None = None) -> Result:
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
-    clash = harness.builtin_clash(agent)
-    if clash is not None:  # launching it would start the harness's own agent
-        raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
-    how = harness.launch(agent)
+    how = launch_of(agent, harness)
     unwritten: list[Path] = []
     edited: list[Path] = []
     for rendering in harness.render(agent):
@@ -128,6 +125,15 @@ def launch(agent_name: str, harness_name: str, opts: Options, host: str | None =
     snippet = report.host_snippet(host, f"{agent.name} ({harness.name})", agent.name, argv, env)
     data.update(host=host, argv=argv, host_env=env, snippet=snippet)
     return Result(OK, data, tuple(snippet.splitlines()), warnings=tuple(warnings))
+
+
+def launch_of(agent: Agent, harness: Harness) -> Launch:
+    """How to start the harness as the agent; an error where that would start the harness's
+    own agent of that name instead."""
+    clash = harness.builtin_clash(agent)
+    if clash is not None:
+        raise SkilltoolError(f"{harness.title} cannot start the plugin's {agent.name}: {clash}")
+    return harness.launch(agent)
 
 
 HOSTS = ("agentd", "otto", "zed", "jetbrains", "json")

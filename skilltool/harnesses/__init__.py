@@ -309,6 +309,22 @@ class Harness(abc.ABC):
     def launch(self, agent: Agent) -> Launch:
         """How to start the harness as the agent over ACP."""
 
+    def launch_by_system_prompt(self, agent: Agent, variable: str) -> Launch:
+        """`launch` for a harness with no agent option over ACP that reads its whole system
+        prompt from the file `variable` names: the agent's body (`skilltool acp` writes it)."""
+        model = self.model(agent)
+        return Launch(
+            [self.binary or self.name, "--acp", *(["-m", model] if model else [])],
+            {},
+            [
+                f"start it with 'skilltool acp {agent.name} --harness {self.name}': {self.title} "
+                "has no agent option over ACP, so the agent's body becomes its whole system "
+                f"prompt ({variable}); its tool list is not applied there",
+                f"in a terminal: {self.binary or self.name}, then ask for the {agent.name} agent",
+            ],
+            prompt=(variable, agent.body.strip() + "\n"),
+        )
+
     # MCP servers (SPEC §10): each harness module that has a place for them fills these in
 
     # why a harness with no place skilltool writes MCP servers to takes none
@@ -499,10 +515,15 @@ class Harness(abc.ABC):
         """Files that may be hook renderings of this harness, to find ones no plugin needs."""
         return []
 
+    # its hook renderings are folders (a plugin or extension each), `hook_files` their files
+    hooks_in_folders: ClassVar[bool] = False
+
     def hook_runners(self) -> list[Path]:
         """What starts hook commands when the harness starts, files or folders: skilltool's
         hook renderings, and a file of the user's hooks that it reads. Doctor's throwaway
         home leaves them out, so that asking a harness runs no hook."""
+        if self.hooks_in_folders:
+            return sorted({p.parent for p in self.hook_files()})
         return self.hook_files()
 
     def hook_place(self) -> McpPlace | None:

@@ -143,6 +143,7 @@ class Claude(Harness):
     # hooks: like the MCP servers, a plugin folder in ~/.claude/skills that Claude Code loads
     # itself, holding only the hooks (proven in tests/conformance/test_hooks_claude.py); every
     # event as it is
+    hooks_in_folders = True
     hook_events: ClassVar[Mapping[str, str] | None] = None
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
@@ -156,9 +157,6 @@ class Claude(Harness):
 
     def hook_plugin(self, path: Path) -> str:
         return hooks_folder_plugin(path)
-
-    def hook_runners(self) -> list[Path]:
-        return sorted({p.parent for p in self.hook_files()})
 
     def accepts_model(self, model: str) -> bool:
         # Claude Code sends any model as it is: render only what it can serve

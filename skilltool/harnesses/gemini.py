@@ -266,6 +266,7 @@ class Gemini(Harness):
     # hooks: Claude Code's format under Gemini's event and tool names, in an extension folder
     # skilltool generates per plugin, loaded with no install step (proven in
     # tests/conformance/test_hooks_gemini.py)
+    hooks_in_folders = True
     hook_events: ClassVar[Mapping[str, str] | None] = HOOK_EVENTS
 
     def hook_loss(self, hook: Hook) -> str | None:
@@ -302,19 +303,5 @@ class Gemini(Harness):
     def hook_plugin(self, path: Path) -> str:
         return hooks_folder_plugin(path)
 
-    def hook_runners(self) -> list[Path]:
-        return sorted({p.parent for p in self.hook_files()})
-
     def launch(self, agent: Agent) -> Launch:
-        model = self.model(agent)
-        return Launch(
-            ["gemini", "--acp", *(["-m", model] if model else [])],
-            {},
-            [
-                f"start it with 'skilltool acp {agent.name} --harness gemini': Gemini CLI has no "
-                "agent option over ACP, so the agent's body becomes its whole system prompt "
-                "(GEMINI_SYSTEM_MD); its tool list is not applied there",
-                f"in a terminal: gemini, then ask for the {agent.name} agent",
-            ],
-            prompt=("GEMINI_SYSTEM_MD", agent.body.strip() + "\n"),
-        )
+        return self.launch_by_system_prompt(agent, "GEMINI_SYSTEM_MD")

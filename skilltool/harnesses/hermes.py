@@ -95,6 +95,7 @@ class Hermes(Harness):
     # hooks: a generated Python plugin per plugin in ~/.hermes/plugins/, which runs Claude
     # Code's hooks from Hermes's plugin hooks; Hermes loads it once the user enables it
     # (proven in tests/conformance/test_hooks_hermes.py)
+    hooks_in_folders = True
     hook_events: ClassVar[Mapping[str, str] | None] = same_names(
         "PreToolUse",
         "PostToolUse",
@@ -126,9 +127,6 @@ class Hermes(Harness):
         return files_under(folder, "*-hooks/plugin.yaml") + files_under(
             folder, "*-hooks/__init__.py"
         )
-
-    def hook_runners(self) -> list[Path]:
-        return sorted({p.parent for p in self.hook_files()})
 
     def hook_plugin(self, path: Path) -> str:
         return path.parent.name.removesuffix("-hooks")

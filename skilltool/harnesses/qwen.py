@@ -182,6 +182,7 @@ class Qwen(Harness):
 
     # hooks: Claude Code's, by the same names and in the same format, from an extension folder
     # skilltool generates per plugin (proven in tests/conformance/test_hooks_qwen.py)
+    hooks_in_folders = True
     hook_events: ClassVar[Mapping[str, str] | None] = same_names(
         "PreToolUse",
         "PostToolUse",
@@ -209,19 +210,5 @@ class Qwen(Harness):
     def hook_plugin(self, path: Path) -> str:
         return hooks_folder_plugin(path)
 
-    def hook_runners(self) -> list[Path]:
-        return sorted({p.parent for p in self.hook_files()})
-
     def launch(self, agent: Agent) -> Launch:
-        model = self.model(agent)
-        return Launch(
-            ["qwen", "--acp", *(["-m", model] if model else [])],
-            {},
-            [
-                f"start it with 'skilltool acp {agent.name} --harness qwen': Qwen Code has no "
-                "agent option over ACP, so the agent's body becomes its whole system prompt "
-                "(QWEN_SYSTEM_MD); its tool list is not applied there",
-                f"in a terminal: qwen, then ask for the {agent.name} agent",
-            ],
-            prompt=("QWEN_SYSTEM_MD", agent.body.strip() + "\n"),
-        )
+        return self.launch_by_system_prompt(agent, "QWEN_SYSTEM_MD")
