@@ -1,10 +1,12 @@
 """The user's git, run so that nothing of a fetched repository runs, and the checkouts
 written from it (SPEC §9).
 
-A source's directory holds a bare repository `git/` that git fetches into, one plain
-directory per commit `c-<commit>/<name>/` that skilltool writes itself from the raw
-objects (`ls-tree`, `cat-file --batch`: no attributes, filters, hooks or submodules are
-consulted), and `current`, a link to the one in use, replaced with one rename.
+A source's directory holds a bare repository per commit, `git-<commit>/`, that git fetches
+into, one plain directory per checkout `c-<commit>-<tree>/<name>/` that skilltool writes
+itself from the raw objects (`ls-tree`, `cat-file --batch`: no attributes, filters, hooks or
+submodules are consulted), and `current`, a link to the one in use, replaced with one rename.
+A checkout of some folders of its tree only (the plugins picked of a marketplace) is named
+`c-<commit>-<tree>-<key>/` and lists those folders in a file `parts` beside `<name>/`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from skilltool.fs import TEMP_PREFIX, fsync_dir
@@ -27,6 +29,9 @@ CURRENT = "current"
 # sources added before
 STORE = "git"
 FULL_OID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+_OID = r"[0-9a-f]{40}(?:[0-9a-f]{24})?"
+CHECKOUT = re.compile(rf"c-({_OID})-({_OID})(?:-([0-9a-f]{{16}}))?")  # commit, tree, key of parts
+PARTS = "parts"  # beside a partial checkout's tree: the folders of it written, one a line
 # every git run: no hooks (the fetched repository's or anyone's), no fsmonitor program,
 # no ext:: or fd:: transport (a command, a descriptor), no submodules, no background gc
 SAFE_CONFIG = (
@@ -195,6 +200,17 @@ def _transport(url: str) -> tuple[str, ...]:
     return tuple(settings)
 
 
+# what a source uses of its tree, decided from files of it (read with the function given,
+# which fetches them): the folders used, or () for all of it
+Narrow = Callable[[Callable[[str], "bytes | None"]], tuple[str, ...]]
+
+
+class Fetched(NamedTuple):
+    tree: str  # the id of the tree used: `subdir` of the commit, or all of it
+    parts: tuple[str, ...]  # the folders of it used; (): all
+    whole: str | None  # why the whole commit came when only a part is used
+
+
 def fetch(
     store: Path,
     url: str,
@@ -203,26 +219,70 @@ def fetch(
     subdir: str,
     said: str,
     empty: bool = False,
-) -> tuple[str, str | None]:
+    narrow: Narrow | None = None,
+) -> Fetched:
     """Bring `commit` into the store: by its ref (what every server allows), else by its id
-    (`empty`: a store just made, which is not asked whether it has it). The id of the tree
-    used (`subdir` of it, or all), and why the whole commit was fetched when only `subdir`
-    is used and the server does not filter. With `subdir`, the commit's trees come without
-    their blobs, then the blobs of that folder, in one request."""
+    (`empty`: a store just made, which is not asked whether it has it), and the blobs of
+    the part of it used. When only a part is used (`subdir`, or the folders `narrow` picks)
+    the commit's trees come without their blobs, then the blobs of that part in one request
+    (and before it, those of the folder of each file `narrow` reads)."""
     if not empty:
         _promisor_ready(store)
+    partial = bool(subdir) or narrow is not None
     transport: tuple[str, ...] = ()  # the user's settings read once, and only when fetching
+
+    def wanted(spec: str) -> None:  # the blobs of the folder `spec` the store does not hold
+        nonlocal transport
+        missing = _missing(store, spec)
+        if missing:
+            transport = transport or _transport(url)
+            wants = "".join(f"{oid}\n" for oid in missing).encode()
+            command = ("fetch", "--quiet", "--no-tags", "--filter=blob:none", "--stdin", PROMISOR)
+            git(*transport, *command, store=store, data=wants)
+
     whole = None
     if empty or not git_has(store, commit):
         transport = _transport(url)
-        whole = _fetch_commit(store, transport, url, ref, commit, part=bool(subdir))
+        whole = _fetch_commit(store, transport, url, ref, commit, part=partial)
     tree = tree_of(store, commit, subdir, said)
-    missing = _missing(store, tree) if subdir else []
-    if missing:  # one request for the folder's blobs; none of the rest of the commit
-        wants = "".join(f"{oid}\n" for oid in missing).encode()
-        command = ("fetch", "--quiet", "--no-tags", "--filter=blob:none", "--stdin", PROMISOR)
-        git(*(transport or _transport(url)), *command, store=store, data=wants)
-    return tree, whole
+    parts: tuple[str, ...] = ()
+    if narrow is not None:
+        parts = _folders(store, tree, narrow(lambda path: _read(store, tree, path, wanted)))
+    if partial:
+        for spec in [f"{tree}:{part}" for part in parts] or [tree]:
+            wanted(spec)
+    return Fetched(tree, parts, whole)
+
+
+def _kinds(store: Path, tree: str) -> dict[str, tuple[str, str]]:
+    """path -> (id, type) of everything in `tree`, from its trees alone (all of them are in
+    the store): no blob is read, so nothing is fetched."""
+    out = git("ls-tree", "-r", "-t", "-z", "--full-tree", tree, store=store)
+    found = {}
+    for record in out.split(b"\0"):
+        head, _, path = record.partition(b"\t")
+        if path:
+            _mode, kind, oid = head.decode().split(" ")
+            found[os.fsdecode(path)] = (oid, kind)
+    return found
+
+
+def _read(store: Path, tree: str, path: str, wanted: Callable[[str], None]) -> bytes | None:
+    """The file at `path` of `tree`, its folder's blobs fetched first; None if it is none."""
+    folder = path.rpartition("/")[0]
+    kinds = _kinds(store, tree)
+    oid, kind = kinds.get(path, ("", ""))
+    if kind != "blob" or kinds.get(folder, ("", ""))[1] != "tree":
+        return None
+    wanted(f"{tree}:{folder}")
+    return next(_blobs(store, [oid]))
+
+
+def _folders(store: Path, tree: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders picked, if each is a folder of the tree; () (all of it) if one is not: a
+    link or a file where a folder is looked for is read from the whole tree, as before."""
+    kinds = _kinds(store, tree) if parts else {}
+    return parts if all(kinds.get(part, ("", ""))[1] == "tree" for part in parts) else ()
 
 
 def _fetch_commit(
@@ -252,7 +312,8 @@ def _fetch_commit(
 
 
 def _missing(store: Path, tree: str) -> list[str]:
-    """The objects of `tree` the store does not hold; reading never fetches them."""
+    """The objects of `tree` (an id, or `<tree>:<folder>`) the store does not hold; reading
+    never fetches them."""
     out = git("rev-list", "--objects", "--missing=print", "--no-object-names", tree, store=store)
     return [line[1:] for line in out.decode().split() if line.startswith("?")]
 
@@ -287,8 +348,14 @@ class TreeItem(NamedTuple):
     path: str
 
 
-def listing(store: Path, tree: str) -> list[TreeItem]:
-    """Every blob, link and submodule of a tree, recursively (read from the objects)."""
+def inside_parts(path: str, parts: Sequence[str]) -> bool:
+    """Whether a path of a tree lies in one of the folders `parts` (all of it: ())."""
+    return not parts or any(path.startswith(f"{part}/") for part in parts)
+
+
+def listing(store: Path, tree: str, parts: Sequence[str] = ()) -> list[TreeItem]:
+    """Every blob, link and submodule of a tree, recursively (read from the objects); of the
+    folders `parts` alone, when some are given."""
     out = git("ls-tree", "-r", "-z", "--full-tree", tree, store=store)
     items = []
     for record in out.split(b"\0"):
@@ -296,7 +363,9 @@ def listing(store: Path, tree: str) -> list[TreeItem]:
             continue
         head, _, path = record.partition(b"\t")
         mode, _kind, oid = head.decode().split(" ")
-        items.append(TreeItem(mode, oid, os.fsdecode(path)))
+        item = TreeItem(mode, oid, os.fsdecode(path))
+        if inside_parts(item.path, parts):
+            items.append(item)
     return items
 
 
@@ -390,9 +459,12 @@ class _Descent:
         self.fds, self.names = [], []
 
 
-def materialise(store: Path, tree: str, dest: Path, said: str) -> list[str]:
-    """Write a tree's files into the new directory `dest`; the submodules skipped, returned."""
-    items = listing(store, tree)
+def materialise(
+    store: Path, tree: str, dest: Path, said: str, parts: Sequence[str] = ()
+) -> list[str]:
+    """Write a tree's files (of the folders `parts` alone, when some are given) into the new
+    directory `dest`; the submodules skipped, returned."""
+    items = listing(store, tree, parts)
     _refuse_overlaps(items, said)
     blobs = [i for i in items if i.mode != "160000"]
     dest.mkdir(parents=True)
@@ -437,9 +509,10 @@ def _blob_id(data: bytes, oid: str) -> str:
     return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def local_changes(store: Path, tree: str, directory: Path) -> list[str]:
-    """The paths of a checkout that differ from its tree: edited, added or removed by hand."""
-    expected = {i.path: i for i in listing(store, tree) if i.mode != "160000"}
+def local_changes(store: Path, tree: str, directory: Path, parts: Sequence[str] = ()) -> list[str]:
+    """The paths of a checkout that differ from its tree (the folders `parts` of it, when
+    some are given): edited, added or removed by hand."""
+    expected = {i.path: i for i in listing(store, tree, parts) if i.mode != "160000"}
     changed = []
     seen = set()
     for folder, dirnames, filenames in os.walk(directory):
@@ -467,46 +540,82 @@ def _same(full: str, item: TreeItem) -> bool:
     return executable == (item.mode == "100755") and _blob_id(data, item.oid) == item.oid
 
 
-def prepare(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
-    """A complete checkout of `commit` in `place/c-<commit>/<name>`, written aside and
-    renamed in; the submodules it holds (not fetched)."""
-    final = place / checkout_name(commit, tree)
+class Prepared(NamedTuple):
+    checkout: str  # its directory's name in the source's directory
+    skipped: list[str]  # the submodules it holds (not fetched)
+
+
+def prepare(
+    place: Path,
+    name: str,
+    commit: str,
+    store: Path,
+    tree: str,
+    said: str,
+    parts: tuple[str, ...] = (),
+) -> Prepared:
+    """A complete checkout of `commit` (of the folders `parts` of it, when some are given) in
+    `place/c-<commit>-<tree>[-<key>]/<name>`, written aside and renamed in."""
+    final = place / checkout_name(commit, tree, parts)
     if os.path.isdir(final):
-        return []
+        return Prepared(final.name, [])
     staging = place / f"{TEMP_PREFIX}{commit}-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(staging)
     try:
-        skipped = materialise(store, tree, staging / name, said)
+        skipped = materialise(store, tree, staging / name, said, parts)
+        if parts:
+            (staging / PARTS).write_text("".join(f"{part}\n" for part in parts))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     os.rename(staging, final)
-    return skipped
+    return Prepared(final.name, skipped)
 
 
-def checkout_name(commit: str, tree: str) -> str:
-    """A checkout's directory: named by its commit and its tree, so that it says, with no
-    lockfile, what it must hold (local changes are judged against that tree)."""
-    return f"c-{commit}-{tree}"
+def _key(parts: Sequence[str]) -> str:
+    import hashlib
+
+    return hashlib.sha256("".join(f"{part}\n" for part in parts).encode()).hexdigest()[:16]
+
+
+def checkout_name(commit: str, tree: str, parts: Sequence[str] = ()) -> str:
+    """A checkout's directory: named by its commit and its tree (and a key of the folders it
+    holds, when not all), so that it says, with no lockfile, what it must hold (local
+    changes are judged against that tree)."""
+    return f"c-{commit}-{tree}-{_key(parts)}" if parts else f"c-{commit}-{tree}"
 
 
 def named(name: str) -> tuple[str, str] | None:
     """(commit, tree) from a checkout's directory name; None for anything else."""
-    commit, _, tree = name.removeprefix("c-").partition("-")
-    good = name.startswith("c-") and FULL_OID.fullmatch(commit) and FULL_OID.fullmatch(tree)
-    return (commit, tree) if good else None
+    found = CHECKOUT.fullmatch(name)
+    return (found[1], found[2]) if found else None
 
 
-def flip(place: Path, commit: str, tree: str) -> None:
-    """Make `current` point at the checkout of `commit`, then `git` at the store it was
+def parts_of(top: Path) -> tuple[str, ...] | None:
+    """The folders a checkout directory `c-...` holds, () for all of its tree; None when it
+    is not one skilltool named, or its `parts` file does not match its name."""
+    found = CHECKOUT.fullmatch(top.name)
+    if found is None or found[3] is None:
+        return None if found is None else ()
+    try:
+        parts = tuple((top / PARTS).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return None
+    return parts if parts and _key(parts) == found[3] else None
+
+
+def flip(place: Path, checkout: str) -> None:
+    """Make `current` point at the checkout `checkout`, then `git` at the store it was
     written from, each in one rename. A store folder of the older layout is moved aside
     first, for `sweep`: killed in between, the next fetch makes one."""
-    _relink(place, CURRENT, checkout_name(commit, tree))
+    found = named(checkout)
+    assert found is not None, checkout
+    _relink(place, CURRENT, checkout)
     store = place / STORE
     if os.path.isdir(store) and not os.path.islink(store):
         os.rename(store, place / f"{TEMP_PREFIX}old-{STORE}-{os.getpid()}")
-    _relink(place, STORE, store_of(place, commit).name)
+    _relink(place, STORE, store_of(place, found[0]).name)
 
 
 def _relink(place: Path, name: str, target: str) -> None:
@@ -522,12 +631,6 @@ def _relink(place: Path, name: str, target: str) -> None:
 def store_of(place: Path, commit: str) -> Path:
     """Where the store of `commit` is made, beside the one in use."""
     return place / f"{STORE}-{commit}"
-
-
-def switch(place: Path, name: str, commit: str, store: Path, tree: str, said: str) -> list[str]:
-    skipped = prepare(place, name, commit, store, tree, said)
-    flip(place, commit, tree)
-    return skipped
 
 
 def sweep(place: Path) -> None:

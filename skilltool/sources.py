@@ -9,18 +9,21 @@ before anything the user sees is changed.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import posixpath
 import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skilltool import paths
+from skilltool import parse, paths
 from skilltool.checkouts import (
     CURRENT,
     FULL_OID,
     STORE,
+    Narrow,
     UnsafeTree,
     fetch,
     flip,
@@ -28,11 +31,11 @@ from skilltool.checkouts import (
     ls_remote,
     named,
     new_store,
+    parts_of,
     prepare,
     resolve,
     store_of,
     sweep,
-    switch,
 )
 from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
@@ -529,17 +532,80 @@ def _missing_parents(path: Path) -> list[Path]:
     return missing
 
 
+def _narrowing(source: Source) -> Narrow | None:
+    """What of its tree a source that picks plugins of a marketplace uses: the marketplace's
+    folder and each picked plugin's (none picked: the marketplace's folder alone); None
+    when it uses all of it (skills picked: any plugin may hold them)."""
+    if source.skills or not (source.plugins or source.nothing):
+        return None
+    return lambda read: plugin_folders(source.plugins, read(parse.MARKETPLACE_FILE))
+
+
+def plugin_folders(names: Sequence[str], text: bytes | None) -> tuple[str, ...]:
+    """The folders of a marketplace's tree that the plugins `names` need, as `discover`
+    finds them (relative to its root, or to metadata.pluginRoot for a bare name); () for
+    all of the tree when that cannot be told (no marketplace, one that does not parse, a
+    plugin at the root). A plugin reads nothing outside its folder (discover refuses it),
+    and a remote one is a source of its own."""
+    try:
+        data = json.loads(text) if text is not None else None
+    except ValueError:
+        return ()
+    if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
+        return ()
+    metadata = data.get("metadata")
+    root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    folders = {posixpath.dirname(parse.MARKETPLACE_FILE)}
+    for item in data["plugins"]:
+        if not isinstance(item, dict) or item.get("name") not in names:
+            continue
+        source = item.get("source")
+        if not isinstance(source, str):
+            continue
+        bare = isinstance(root, str) and not source.startswith("./")
+        folder = posixpath.normpath(posixpath.join(str(root), source) if bare else source)
+        if folder in (".", "..") or folder.startswith(("/", "../")):
+            return ()
+        folders.add(folder)
+    return tuple(sorted(folders))
+
+
+class Ready(NamedTuple):
+    """A source fetched and checked out beside the checkout in use (not yet used)."""
+
+    source: Source  # resolved: its commit and tree
+    checkout: str  # the directory's name in the source's directory
+    said: list[str]  # the submodules not fetched, and why the whole commit came
+
+
+def _check_out(place: Path, source: Source, commit: str) -> Ready:
+    assert source.url is not None
+    # a store of its own for each commit: once it is in use, the one before goes whole
+    store = store_of(place, commit)
+    empty = not os.path.isdir(store)
+    if empty:
+        place.mkdir(parents=True, exist_ok=True)
+        new_store(store)
+    said, narrow = source.shown(), _narrowing(source)
+    got = fetch(store, source.url, source.ref, commit, source.subdir, said, empty, narrow)
+    if source.commit == commit and source.tree is not None and got.tree != source.tree:
+        raise SourceError(
+            f"{source.name}: commit {commit[:12]} holds tree {got.tree[:12]}, not the lockfile's "
+            f"{source.tree[:12]}; the lockfile was edited by hand, or the repository rewritten"
+        )
+    made = prepare(place, source.name, commit, store, got.tree, said, got.parts)
+    resolved = source._replace(commit=commit, tree=got.tree)
+    return Ready(resolved, made.checkout, [*made.skipped, *([got.whole] if got.whole else [])])
+
+
 def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
     """A git source fetched and checked out into the new directory `place`: resolved."""
     assert source.url is not None
-    said = source.shown()
     commit = resolve(source.url, source.ref)
     place.mkdir(parents=True)
-    store = store_of(place, commit)
-    new_store(store)
-    tree, whole = fetch(store, source.url, source.ref, commit, source.subdir, said, empty=True)
-    skipped = switch(place, source.name, commit, store, tree, said)
-    return source._replace(commit=commit, tree=tree), [*skipped, *([whole] if whole else [])]
+    ready = _check_out(place, source._replace(tree=None), commit)  # resolved anew
+    flip(place, ready.checkout)
+    return ready.source, ready.said
 
 
 def same_ask(a: Source, b: Source) -> bool:
@@ -582,8 +648,9 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     remote = [e.name for _, e in catalogue.not_fetched()]
     said = source.shown()
     missing = [n for n in source.plugins if n not in found]
-    if missing:
-        has = ", ".join(sorted(found)) or "none"
+    if missing:  # what its marketplace lists: a checkout holds the folders of those picked alone
+        listed = {e.name for m in catalogue.marketplaces for e in m.entries if not e.remote}
+        has = ", ".join(sorted(listed | set(found))) or "none"
         raise SourceError(f"{said}: no plugin {missing[0]!r} in it (it has: {has}); check --plugin")
     skills = {s.name for p in catalogue.plugins for s in p.skills}
     unknown = [n for n in source.skills if n not in skills]
@@ -703,14 +770,51 @@ def _more_of(
     names = tuple(dict.fromkeys((*known.plugins, *wanted.plugins)))
     skills = tuple(dict.fromkeys((*known.skills, *wanted.skills)))
     grown = known._replace(plugins=names, skills=skills, nothing=False)
+    others = [(s, entry(home, s)) for s in sources if s.name != known.name]
     at = source_root(home, known)
-    if at is not None:  # each plugin and skill named is there, and no other source has it
-        others = [(s, entry(home, s)) for s in sources if s.name != known.name]
+    if known.path is None and at is not None and _used_parts(grown, at) != parts_of(at.parent):
+        # a checkout of the plugins picked before: the folders of the new ones fetched (no
+        # more: the commit's trees are in the store) into a checkout beside it
+        _grow(home, known, wanted, grown, others, dry_run)
+    elif at is not None:  # each plugin and skill named is there, and no other source has it
         check_plugins(wanted._replace(nothing=False), at, others)
     if not dry_run:
         write_lock(home, [grown if s.name == known.name else s for s in sources])
     named = [*wanted.plugins, *(f"skill {n}" for n in wanted.skills)]
     return Done("added", grown, detail=f"{', '.join(named)} of {known.name}")
+
+
+def _grow(
+    home: paths.Scope,
+    known: Source,
+    wanted: Source,
+    grown: Source,
+    others: list[tuple[Source, SearchEntry]],
+    dry_run: bool,
+) -> None:
+    """The checkout of `known` replaced by one of `grown` at the same commit (a dry run:
+    made outside the home and deleted), once what `wanted` names is found in it."""
+    changed = kept_for_changes(home, known)
+    if changed:
+        raise SourceError(
+            f"{known.name}: its checkout {checkout(home, known)} has local changes "
+            f"({', '.join(changed[:3])}); nothing was added: 'skilltool plugins update "
+            f"{known.name} --force' discards them"
+        )
+    place = home_of(home, known.name)
+    if dry_run:  # fetched again, outside the home
+        place = _staging(home, known.name, dry_run=True)
+        place.mkdir(parents=True)
+    try:
+        ready = _check_out(place, grown, str(known.commit))
+        check_plugins(wanted._replace(nothing=False), place / ready.checkout / known.name, others)
+        if not dry_run:
+            flip(place, ready.checkout)
+    finally:
+        if dry_run:
+            shutil.rmtree(place.parent, ignore_errors=True)
+        else:
+            sweep(place)
 
 
 def _add_source(
@@ -760,6 +864,8 @@ def _add_source(
         except UnsafeTree as err:
             raise SourceError(f"{err}; the source was not added") from err
         resolved = picked(resolved, place / CURRENT / wanted.name, pick)
+        if resolved.picks and not wanted.picks:  # the checkout narrowed to those picked
+            flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
         detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
         if skipped:
             detail += f"; submodules not fetched: {', '.join(skipped)}"
@@ -855,18 +961,12 @@ def _add_from_marketplace(
         assert done is not None
         return done
     if not wanted.remote:  # in the marketplace's own tree: the marketplace source uses it
-        chosen = market_source.plugins
-        if market_source.nothing:
-            grown = market_source._replace(plugins=(wanted.name,), nothing=False)
-            if not dry_run:
-                write_lock(home, [grown if s is market_source else s for s in sources])
-            return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
-        if not market_source.picks or wanted.name in chosen:
+        if not market_source.picks or wanted.name in market_source.plugins:
             return Done("unchanged", market_source, detail=f"{wanted.name} is already added")
-        grown = market_source._replace(plugins=(*chosen, wanted.name))
-        if not dry_run:
-            write_lock(home, [grown if s is market_source else s for s in sources])
-        return Done("added", grown, detail=f"plugin {wanted.name} of {market.name}")
+        plugin = market_source._replace(plugins=(wanted.name,), skills=(), nothing=False)
+        done = _more_of(home, market_source, plugin, sources, dry_run)
+        assert done is not None
+        return done._replace(detail=f"plugin {wanted.name} of {market.name}")
     assert not isinstance(wanted.source, str)
     url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
     source = Source(
@@ -927,8 +1027,30 @@ def newest(sources: list[Source]) -> dict[str, str]:
 
 
 def _in_use(home: paths.Scope, source: Source, commit: str | None) -> bool:
+    """Whether the checkout in use is of `commit` and holds what the source uses of it (a
+    plugin picked since, say by a teammate's lockfile, is not in a checkout made before)."""
     there = checkout(home, source)
-    return there is not None and commit is not None and commit_of(there) == commit
+    if there is None or commit is None or commit_of(there) != commit:
+        return False
+    return parts_of(there.parent) == _used_parts(source, there)
+
+
+def _used_parts(source: Source, there: Path) -> tuple[str, ...]:
+    """The folders of the checkout `there` that the source uses (read from it, as `fetch`
+    reads them from the commit): () for all of it."""
+    narrow = _narrowing(source)
+    if narrow is None:
+        return ()
+
+    def read(path: str) -> bytes | None:
+        try:
+            return (there / path).read_bytes()
+        except OSError:
+            return None
+
+    parts = narrow(read)  # each a folder, not a link, or all of the tree: as `fetch` has it
+    real = all(os.path.isdir(there / p) and not os.path.islink(there / p) for p in parts)
+    return parts if real else ()
 
 
 def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
@@ -952,43 +1074,28 @@ def edited_checkouts(home: paths.Scope) -> list[str]:
 def changed_by_hand(there: Path, store: Path) -> list[str]:
     """The paths of a checkout that differ from the tree its directory is named after;
     what cannot be checked counts as changed, so that it is kept."""
-    found = named(there.parent.name)
-    if found is None:
+    found, parts = named(there.parent.name), parts_of(there.parent)
+    if found is None or parts is None:
         return [f"{there.parent.name}: not a checkout skilltool named"]
     own = store_of(there.parent.parent, found[0])  # the store it was written from
     try:
-        return local_changes(own if os.path.isdir(own) else store, found[1], there)
+        return local_changes(own if os.path.isdir(own) else store, found[1], there, parts)
     except SourceError as err:
         return [f"cannot be checked ({err})"]
 
 
-def fetched(home: paths.Scope, source: Source, commit: str) -> Source:
+def fetched(home: paths.Scope, source: Source, commit: str) -> Ready:
     """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
-    assert source.url is not None
-    place = home_of(home, source.name)
-    # a store of its own for each commit: once it is in use, the one before goes whole
-    store = store_of(place, commit)
-    empty = not os.path.isdir(store)
-    if empty:
-        place.mkdir(parents=True, exist_ok=True)
-        new_store(store)
-    tree, _ = fetch(store, source.url, source.ref, commit, source.subdir, source.shown(), empty)
-    if source.commit == commit and source.tree is not None and tree != source.tree:
-        raise SourceError(
-            f"{source.name}: commit {commit[:12]} holds tree {tree[:12]}, not the lockfile's "
-            f"{source.tree[:12]}; the lockfile was edited by hand, or the repository rewritten"
-        )
-    prepare(place, source.name, commit, store, tree, source.shown())
-    return source._replace(commit=commit, tree=tree)
+    return _check_out(home_of(home, source.name), source, commit)
 
 
-def move_to(home: paths.Scope, old: Source, new: Source) -> Mapping[str, list[str]]:
+def move_to(home: paths.Scope, old: Source, new: Ready) -> Mapping[str, list[str]]:
     """Make a fetched source's checkout current; what changed in its plugins."""
-    place = home_of(home, new.name)
+    place = home_of(home, new.source.name)
     before_at = checkout(home, old)
     before = holdings(entry_at(before_at, old)) if before_at else {}
-    flip(place, str(new.commit), str(new.tree))
-    after = holdings(entry_at(place / CURRENT / new.name, new))
+    flip(place, new.checkout)
+    after = holdings(entry_at(place / CURRENT / new.source.name, new.source))
     return differences(before, after)
 
 
@@ -1046,10 +1153,10 @@ def update(
     ready = at_once(lambda item: (item[0], fetched(home, *item)), plan)
     for source, moved in ready:  # every fetch done: from here on nothing can fail but the disk
         changes = move_to(home, source, moved)
-        sources = [moved if s.name == source.name else s for s in sources]
+        sources = [moved.source if s.name == source.name else s for s in sources]
         write_lock(home, sources)
         sweep(home_of(home, source.name))
-        done.append(Done("updated", moved, source.commit, changes=changes))
+        done.append(Done("updated", moved.source, source.commit, changes=changes))
     return done
 
 
@@ -1197,9 +1304,9 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
     ready = at_once(lambda s: (s, fetched(home, s, str(resolved[s.name]))), todo)
     for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
         before = _at(home, source)
-        flip(home_of(home, source.name), str(synced.commit), str(synced.tree))
-        sources = [synced if s.name == source.name else s for s in sources]
-        done.append(Done("synced", synced, before))
+        flip(home_of(home, source.name), synced.checkout)
+        sources = [synced.source if s.name == source.name else s for s in sources]
+        done.append(Done("synced", synced.source, before))
     if not frozen and any(s.commit is None for s in todo):
         write_lock(home, sources)
     for source in sources:

@@ -1206,3 +1206,126 @@ def test_updates_of_a_folder_keep_the_store_the_size_of_one_fetch(
     assert stores == [f"git-{mono.head()}"]
     assert _store_bytes(place / stores[0]) <= 1.5 * first
     assert "Round 9" in (home / ".agents/skills/alpha/SKILL.md").read_text()
+
+
+SHELF = ("one", "two", "three")
+
+
+def _shelf(tmp_path: Path) -> tuple[Repo, dict[str, list[str]]]:
+    """A marketplace of three plugins in its own tree, each with 1 MiB of files of its own
+    (`three` named bare, under metadata.pluginRoot); the ids of each plugin's blobs."""
+    made = Repo(tmp_path, "shelf")
+    files: dict[str, str | bytes | Path] = {}
+    big: dict[str, dict[str, bytes]] = {}
+    for name in SHELF:
+        files.update(plugin_files(name, (f"{name}-skill",), prefix=f"plugins/{name}/"))
+        big[name] = {f"plugins/{name}/assets/b{i}.bin": os.urandom(256 * 1024) for i in range(4)}
+        files.update(big[name])
+    entries = [{"name": n, "source": f"./plugins/{n}"} for n in SHELF[:2]]
+    entries.append({"name": "three", "source": "three"})
+    marketplace = {"name": "shelf", "metadata": {"pluginRoot": "./plugins"}, "plugins": entries}
+    files[".claude-plugin/marketplace.json"] = json.dumps(marketplace)
+    made.commit(files)
+    made.push()
+    git("config", "uploadpack.allowFilter", "true", cwd=made.remote)
+    listed = {n: git("ls-tree", "-r", "HEAD", f"plugins/{n}", cwd=made.work) for n in SHELF}
+    oids = {n: [line.split()[2] for line in listed[n].splitlines()] for n in SHELF}
+    return made, oids
+
+
+def _held(home: Path, name: str = "shelf") -> tuple[set[str], set[str]]:
+    """The folders under plugins/ of a source's checkout in use, and the blobs its store
+    lacks."""
+    place = data(home) / "sources" / name
+    there = place / "current" / name
+    folders = set(os.listdir(there / "plugins")) if (there / "plugins").is_dir() else set()
+    commit = lock(home)[name]["commit"]
+    out = git("rev-list", "--objects", "--missing=print", commit, cwd=place / "git")
+    return folders, {line[1:] for line in out.split() if line.startswith("?")}
+
+
+def test_plugins_picked_of_a_marketplace_fetch_their_folders_and_no_others(
+    home: Path, tmp_path: Path
+) -> None:
+    shelf, oids = _shelf(tmp_path)
+    done = run("plugins", "add", shelf.url, "--plugin", "one")
+    assert done.code == 0, done.stdout + done.stderr
+    assert "one-skill" in links(home) and "two-skill" not in links(home)
+    folders, missing = _held(home)
+    assert folders == {"one"}
+    assert missing == {*oids["two"], *oids["three"]}
+    assert _store_bytes(data(home) / "sources/shelf/git") < 1.5 * 1024 * 1024
+    # the checkout in use is what the lockfile asks: nothing to do, no local change seen
+    synced = run("plugins", "sync")
+    assert synced.code == 0 and "synced" not in synced.stdout, synced.stdout
+    # one more picked later: its folder alone is fetched, at the same commit
+    commit = lock(home)["shelf"]["commit"]
+    before = home_state(home)
+    assert run("plugins", "add", "three@shelf", "--dry-run").code == 0
+    assert home_state(home) == before
+    grown = run("plugins", "add", "three@shelf")
+    assert grown.code == 0, grown.stdout + grown.stderr
+    assert "plugin three of shelf" in grown.stdout
+    assert {"one-skill", "three-skill"} <= set(links(home)) and "two-skill" not in links(home)
+    folders, missing = _held(home)
+    assert folders == {"one", "three"} and missing == set(oids["two"])
+    assert lock(home)["shelf"]["commit"] == commit
+    assert lock(home)["shelf"]["plugins"] == ["one", "three"]
+    place = data(home) / "sources/shelf"
+    assert sorted(n for n in os.listdir(place) if n.startswith("c-")) == [
+        os.readlink(place / "current")
+    ]
+    assert run("plugins", "add", "nope@shelf").code == 1
+    unknown = run("plugins", "add", shelf.url, "--plugin", "nope")
+    assert "(it has: one, three, two)" in unknown.stderr, unknown.stderr
+
+
+def test_a_plugin_picked_by_a_teammates_lockfile_is_checked_out_by_sync(
+    home: Path, tmp_path: Path
+) -> None:
+    shelf, oids = _shelf(tmp_path)
+    assert run("plugins", "add", shelf.url, "--plugin", "two").code == 0
+    lockfile = data(home) / "plugins.lock"
+    text = lockfile.read_text()
+    assert 'plugins = ["two"]' in text
+    lockfile.write_text(text.replace('plugins = ["two"]', 'plugins = ["two", "one"]'))
+    synced = run("plugins", "sync")
+    assert synced.code == 0, synced.stdout + synced.stderr
+    assert {"one-skill", "two-skill"} <= set(links(home))
+    folders, missing = _held(home)
+    assert folders == {"one", "two"} and missing == set(oids["three"])
+
+
+def test_an_edit_in_a_checkout_of_picked_plugins_is_kept_from_a_new_pick(
+    home: Path, tmp_path: Path
+) -> None:
+    shelf, _ = _shelf(tmp_path)
+    assert run("plugins", "add", shelf.url, "--plugin", "one").code == 0
+    page = data(home) / "sources/shelf/current/shelf/plugins/one/skills/one-skill/SKILL.md"
+    page.write_text(page.read_text() + "Mine.\n")
+    refused = run("plugins", "add", "two@shelf")
+    assert refused.code == 1
+    assert "has local changes (plugins/one/skills/one-skill/SKILL.md)" in refused.stderr
+    assert "Mine." in page.read_text() and lock(home)["shelf"]["plugins"] == ["one"]
+
+
+@pytest.mark.parametrize(
+    ("marketplace", "folders"),
+    [
+        (
+            {"plugins": [{"name": "a", "source": "./p/a"}, {"name": "b", "source": "./p/b"}]},
+            ("p/a",),
+        ),
+        ({"metadata": {"pluginRoot": "./p"}, "plugins": [{"name": "a", "source": "a"}]}, ("p/a",)),
+        ({"plugins": [{"name": "a", "source": {"source": "github", "repo": "o/a"}}]}, ()),
+        ({"plugins": [{"name": "a", "source": "./"}]}, None),  # the plugin is the whole tree
+        ({"plugins": [{"name": "a", "source": "./p/../../x"}]}, None),  # outside: refused later
+        ({"plugins": "a"}, None),  # not a marketplace discover reads: all of it, as before
+    ],
+)
+def test_the_folders_a_pick_of_a_marketplace_uses(
+    marketplace: dict[str, object], folders: tuple[str, ...] | None
+) -> None:
+    got = sources.plugin_folders(("a",), json.dumps(marketplace).encode())
+    assert got == (() if folders is None else (".claude-plugin", *folders))
+    assert sources.plugin_folders(("a",), b"{not json") == ()
