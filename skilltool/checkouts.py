@@ -200,14 +200,21 @@ def _transport(url: str) -> tuple[str, ...]:
     return tuple(settings)
 
 
+class Parts(NamedTuple):
+    """What a source uses of its tree when not all of it."""
+
+    folders: tuple[str, ...]  # each must be a folder of the tree, or all of it is used
+    files: tuple[str, ...] = ()  # and these files, where the tree has them (not as links)
+
+
 # what a source uses of its tree, decided from files of it (read with the function given,
-# which fetches them): the folders used, or () for all of it
-Narrow = Callable[[Callable[[str], "bytes | None"]], tuple[str, ...]]
+# which fetches them); None for all of it
+Narrow = Callable[[Callable[[str], "bytes | None"]], "Parts | None"]
 
 
 class Fetched(NamedTuple):
     tree: str  # the id of the tree used: `subdir` of the commit, or all of it
-    parts: tuple[str, ...]  # the folders of it used; (): all
+    parts: tuple[str, ...]  # the folders and files of it used; (): all
     whole: str | None  # why the whole commit came when only a part is used
 
 
@@ -223,20 +230,19 @@ def fetch(
 ) -> Fetched:
     """Bring `commit` into the store: by its ref (what every server allows), else by its id
     (`empty`: a store just made, which is not asked whether it has it), and the blobs of
-    the part of it used. When only a part is used (`subdir`, or the folders `narrow` picks)
-    the commit's trees come without their blobs, then the blobs of that part in one request
-    (and before it, those of the folder of each file `narrow` reads)."""
+    the part of it used. When only a part is used (`subdir`, or what `narrow` picks) the
+    commit's trees come without their blobs, then the blobs of that part in one request
+    (and before it, each file `narrow` reads)."""
     if not empty:
         _promisor_ready(store)
     partial = bool(subdir) or narrow is not None
     transport: tuple[str, ...] = ()  # the user's settings read once, and only when fetching
 
-    def wanted(spec: str) -> None:  # the blobs of the folder `spec` the store does not hold
+    def wanted(oids: Sequence[str]) -> None:
         nonlocal transport
-        missing = _missing(store, spec)
-        if missing:
+        if oids:
             transport = transport or _transport(url)
-            wants = "".join(f"{oid}\n" for oid in missing).encode()
+            wants = "".join(f"{oid}\n" for oid in dict.fromkeys(oids)).encode()
             command = ("fetch", "--quiet", "--no-tags", "--filter=blob:none", "--stdin", PROMISOR)
             git(*transport, *command, store=store, data=wants)
 
@@ -245,44 +251,56 @@ def fetch(
         transport = _transport(url)
         whole = _fetch_commit(store, transport, url, ref, commit, part=partial)
     tree = tree_of(store, commit, subdir, said)
-    parts: tuple[str, ...] = ()
-    if narrow is not None:
-        parts = _folders(store, tree, narrow(lambda path: _read(store, tree, path, wanted)))
-    if partial:
-        for spec in [f"{tree}:{part}" for part in parts] or [tree]:
-            wanted(spec)
+    if not partial:
+        return Fetched(tree, (), whole)
+    items = _items(store, tree)
+    missing = set(_missing(store, tree))
+
+    def read(path: str) -> bytes | None:  # a file of the tree, fetched first if need be
+        mode, oid = items.get(path, ("", ""))
+        if mode not in FILE_MODES:
+            return None
+        wanted([oid] if oid in missing else [])
+        missing.discard(oid)
+        return next(_blobs(store, [oid]))
+
+    parts = _parts(items, narrow(read)) if narrow is not None else ()
+    used = [oid for path, (_, oid) in items.items() if oid in missing and inside_parts(path, parts)]
+    wanted(used)  # one request for the blobs of the part used; none of the rest
     return Fetched(tree, parts, whole)
 
 
-def _kinds(store: Path, tree: str) -> dict[str, tuple[str, str]]:
-    """path -> (id, type) of everything in `tree`, from its trees alone (all of them are in
-    the store): no blob is read, so nothing is fetched."""
+FILE_MODES = ("100644", "100755")
+
+
+def _items(store: Path, tree: str) -> dict[str, tuple[str, str]]:
+    """path -> (mode, id) of everything in `tree`, folders too, from its trees alone (all of
+    them are in the store): no blob is read, so nothing is fetched."""
     out = git("ls-tree", "-r", "-t", "-z", "--full-tree", tree, store=store)
     found = {}
     for record in out.split(b"\0"):
         head, _, path = record.partition(b"\t")
         if path:
-            _mode, kind, oid = head.decode().split(" ")
-            found[os.fsdecode(path)] = (oid, kind)
+            mode, _kind, oid = head.decode().split(" ")
+            found[os.fsdecode(path)] = (mode, oid)
     return found
 
 
-def _read(store: Path, tree: str, path: str, wanted: Callable[[str], None]) -> bytes | None:
-    """The file at `path` of `tree`, its folder's blobs fetched first; None if it is none."""
-    folder = path.rpartition("/")[0]
-    kinds = _kinds(store, tree)
-    oid, kind = kinds.get(path, ("", ""))
-    if kind != "blob" or kinds.get(folder, ("", ""))[1] != "tree":
-        return None
-    wanted(f"{tree}:{folder}")
-    return next(_blobs(store, [oid]))
+def _parts(items: Mapping[str, tuple[str, str]], picked: Parts | None) -> tuple[str, ...]:
+    """What a checkout holds of a tree (its listing `items`): the folders picked, if each is
+    a folder of it, and the files picked that it has; () (all of it) if a folder is not
+    one: a link or a file where a folder is looked for is read from the whole tree."""
+    if picked is None or any(items.get(f, ("",))[0] != "040000" for f in picked.folders):
+        return ()
+    files = [f for f in picked.files if items.get(f, ("",))[0] in FILE_MODES]
+    return joined(picked.folders, files)
 
 
-def _folders(store: Path, tree: str, parts: tuple[str, ...]) -> tuple[str, ...]:
-    """The folders picked, if each is a folder of the tree; () (all of it) if one is not: a
-    link or a file where a folder is looked for is read from the whole tree, as before."""
-    kinds = _kinds(store, tree) if parts else {}
-    return parts if all(kinds.get(part, ("", ""))[1] == "tree" for part in parts) else ()
+def joined(folders: Sequence[str], files: Sequence[str]) -> tuple[str, ...]:
+    """The folders and files a checkout holds, as its `parts` file lists them: sorted, and
+    no file that a folder of them holds."""
+    inside = [f for f in files if folders and inside_parts(f, folders)]
+    return tuple(sorted({*folders, *(f for f in files if f not in inside)}))
 
 
 def _fetch_commit(
@@ -349,8 +367,9 @@ class TreeItem(NamedTuple):
 
 
 def inside_parts(path: str, parts: Sequence[str]) -> bool:
-    """Whether a path of a tree lies in one of the folders `parts` (all of it: ())."""
-    return not parts or any(path.startswith(f"{part}/") for part in parts)
+    """Whether a path of a tree is one of the files `parts` or lies in one of its folders
+    (all of it: ())."""
+    return not parts or any(path == part or path.startswith(f"{part}/") for part in parts)
 
 
 def listing(store: Path, tree: str, parts: Sequence[str] = ()) -> list[TreeItem]:

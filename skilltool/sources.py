@@ -24,9 +24,11 @@ from skilltool.checkouts import (
     FULL_OID,
     STORE,
     Narrow,
+    Parts,
     UnsafeTree,
     fetch,
     flip,
+    joined,
     local_changes,
     ls_remote,
     named,
@@ -534,40 +536,46 @@ def _missing_parents(path: Path) -> list[Path]:
 
 def _narrowing(source: Source) -> Narrow | None:
     """What of its tree a source that picks plugins of a marketplace uses: the marketplace's
-    folder and each picked plugin's (none picked: the marketplace's folder alone); None
-    when it uses all of it (skills picked: any plugin may hold them)."""
+    folder and each picked plugin's (none picked: the marketplace's folder alone), and the
+    manifests of the others (what `search` finds them by); None when it uses all of it
+    (skills picked: any plugin may hold them)."""
     if source.skills or not (source.plugins or source.nothing):
         return None
     return lambda read: plugin_folders(source.plugins, read(parse.MARKETPLACE_FILE))
 
 
-def plugin_folders(names: Sequence[str], text: bytes | None) -> tuple[str, ...]:
+def plugin_folders(names: Sequence[str], text: bytes | None) -> Parts | None:
     """The folders of a marketplace's tree that the plugins `names` need, as `discover`
-    finds them (relative to its root, or to metadata.pluginRoot for a bare name); () for
-    all of the tree when that cannot be told (no marketplace, one that does not parse, a
-    plugin at the root). A plugin reads nothing outside its folder (discover refuses it),
-    and a remote one is a source of its own."""
+    finds them (relative to its root, or to metadata.pluginRoot for a bare name), and the
+    manifest files of its other plugins; None for all of the tree when that cannot be told
+    (no marketplace, one that does not parse, a plugin at the root). A plugin reads
+    nothing outside its folder (discover refuses it), and a remote one is a source of its
+    own."""
     try:
         data = json.loads(text) if text is not None else None
     except ValueError:
-        return ()
+        return None
     if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
-        return ()
+        return None
     metadata = data.get("metadata")
     root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
-    folders = {posixpath.dirname(parse.MARKETPLACE_FILE)}
+    folders = [posixpath.dirname(parse.MARKETPLACE_FILE)]
+    files = []
     for item in data["plugins"]:
-        if not isinstance(item, dict) or item.get("name") not in names:
-            continue
-        source = item.get("source")
+        source = item.get("source") if isinstance(item, dict) else None
         if not isinstance(source, str):
             continue
         bare = isinstance(root, str) and not source.startswith("./")
         folder = posixpath.normpath(posixpath.join(str(root), source) if bare else source)
         if folder in (".", "..") or folder.startswith(("/", "../")):
-            return ()
-        folders.add(folder)
-    return tuple(sorted(folders))
+            if item.get("name") in names:
+                return None
+            continue
+        if item.get("name") in names:
+            folders.append(folder)
+        else:
+            files += [f"{folder}/{place}" for place in parse.MANIFEST_PLACES]
+    return Parts(tuple(folders), tuple(files))
 
 
 class Ready(NamedTuple):
@@ -575,7 +583,14 @@ class Ready(NamedTuple):
 
     source: Source  # resolved: its commit and tree
     checkout: str  # the directory's name in the source's directory
-    said: list[str]  # the submodules not fetched, and why the whole commit came
+    submodules: list[str]  # in the tree, not fetched
+    whole: str | None  # why the whole commit came when only a part of it is used
+
+    def detail(self) -> str:
+        """What to say of the fetch on the source's line: the submodules not fetched, and
+        why the whole commit came."""
+        said = [f"submodules not fetched: {', '.join(self.submodules)}"] if self.submodules else []
+        return "; ".join([*said, *([self.whole] if self.whole else [])])
 
 
 def _check_out(place: Path, source: Source, commit: str) -> Ready:
@@ -595,17 +610,17 @@ def _check_out(place: Path, source: Source, commit: str) -> Ready:
         )
     made = prepare(place, source.name, commit, store, got.tree, said, got.parts)
     resolved = source._replace(commit=commit, tree=got.tree)
-    return Ready(resolved, made.checkout, [*made.skipped, *([got.whole] if got.whole else [])])
+    return Ready(resolved, made.checkout, made.skipped, got.whole)
 
 
-def fetch_new(source: Source, place: Path) -> tuple[Source, list[str]]:
+def fetch_new(source: Source, place: Path) -> Ready:
     """A git source fetched and checked out into the new directory `place`: resolved."""
     assert source.url is not None
     commit = resolve(source.url, source.ref)
     place.mkdir(parents=True)
     ready = _check_out(place, source._replace(tree=None), commit)  # resolved anew
     flip(place, ready.checkout)
-    return ready.source, ready.said
+    return ready
 
 
 def same_ask(a: Source, b: Source) -> bool:
@@ -860,15 +875,15 @@ def _add_source(
     place = _staging(home, wanted.name, dry_run)
     try:
         try:
-            resolved, skipped = fetch_new(wanted, place)
+            ready = fetch_new(wanted, place)
         except UnsafeTree as err:
             raise SourceError(f"{err}; the source was not added") from err
-        resolved = picked(resolved, place / CURRENT / wanted.name, pick)
+        resolved = picked(ready.source, place / CURRENT / wanted.name, pick)
         if resolved.picks and not wanted.picks:  # the checkout narrowed to those picked
             flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
         detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
-        if skipped:
-            detail += f"; submodules not fetched: {', '.join(skipped)}"
+        if ready.detail():
+            detail += f"; {ready.detail()}"
         if not dry_run:
             os.rename(place, home_of(home, wanted.name))
             write_lock(home, [*sources, resolved])
@@ -1048,9 +1063,18 @@ def _used_parts(source: Source, there: Path) -> tuple[str, ...]:
         except OSError:
             return None
 
-    parts = narrow(read)  # each a folder, not a link, or all of the tree: as `fetch` has it
-    real = all(os.path.isdir(there / p) and not os.path.islink(there / p) for p in parts)
-    return parts if real else ()
+    picked = narrow(read)  # as `fetch` decides it from the commit
+    if picked is None or not all(_is_folder(there / f) for f in picked.folders):
+        return ()
+    return joined(picked.folders, [f for f in picked.files if _is_file(there / f)])
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _is_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
@@ -1104,7 +1128,7 @@ def _coming(home: paths.Scope, outdated: Done) -> Done:
     source = outdated.source
     place = _staging(home, source.name, dry_run=True)
     try:
-        new, _ = fetch_new(source, place)
+        new = fetch_new(source, place).source
         before_at = checkout(home, source)
         before = holdings(entry_at(before_at, source)) if before_at else {}
         after = holdings(entry_at(place / CURRENT / source.name, source))
@@ -1156,7 +1180,7 @@ def update(
         sources = [moved.source if s.name == source.name else s for s in sources]
         write_lock(home, sources)
         sweep(home_of(home, source.name))
-        done.append(Done("updated", moved.source, source.commit, changes=changes))
+        done.append(Done("updated", moved.source, source.commit, moved.detail(), changes))
     return done
 
 
@@ -1306,7 +1330,7 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
         before = _at(home, source)
         flip(home_of(home, source.name), synced.checkout)
         sources = [synced.source if s.name == source.name else s for s in sources]
-        done.append(Done("synced", synced.source, before))
+        done.append(Done("synced", synced.source, before, synced.detail()))
     if not frozen and any(s.commit is None for s in todo):
         write_lock(home, sources)
     for source in sources:

@@ -1118,7 +1118,14 @@ def test_a_server_that_does_not_filter_still_works_and_says_the_whole_commit_cam
     said = [ln for ln in output.splitlines() if "does not filter" in ln]
     assert len(said) == 1, output
     assert "so all of commit" in said[0] and mono.url in said[0]
+    assert "submodules" not in said[0]
     assert _store_bytes(data(home) / "sources/deep/git") > 2 * 1024 * 1024
+    mono.commit({"plugins/deep/skills/alpha/SKILL.md": skill_md("alpha", "Changed. Use it.")})
+    mono.push()
+    updated = run("plugins", "update", "deep")
+    assert updated.code == 0, updated.stderr
+    line = next(ln for ln in updated.lines if ln.startswith("updated"))
+    assert f"does not filter what it sends (uploadpack.allowFilter), so all of commit {mono.head()[:12]}" in line  # fmt: skip
 
 
 STRACE = shutil.which("strace")
@@ -1213,7 +1220,8 @@ SHELF = ("one", "two", "three")
 
 def _shelf(tmp_path: Path) -> tuple[Repo, dict[str, list[str]]]:
     """A marketplace of three plugins in its own tree, each with 1 MiB of files of its own
-    (`three` named bare, under metadata.pluginRoot); the ids of each plugin's blobs."""
+    (`three` named bare, under metadata.pluginRoot); the ids of each plugin's blobs but
+    its manifest's."""
     made = Repo(tmp_path, "shelf")
     files: dict[str, str | bytes | Path] = {}
     big: dict[str, dict[str, bytes]] = {}
@@ -1229,16 +1237,19 @@ def _shelf(tmp_path: Path) -> tuple[Repo, dict[str, list[str]]]:
     made.push()
     git("config", "uploadpack.allowFilter", "true", cwd=made.remote)
     listed = {n: git("ls-tree", "-r", "HEAD", f"plugins/{n}", cwd=made.work) for n in SHELF}
-    oids = {n: [line.split()[2] for line in listed[n].splitlines()] for n in SHELF}
+    oids = {  # the manifests of all are fetched: `search` reads them
+        n: [ln.split()[2] for ln in listed[n].splitlines() if "/.claude-plugin/" not in ln]
+        for n in SHELF
+    }
     return made, oids
 
 
 def _held(home: Path, name: str = "shelf") -> tuple[set[str], set[str]]:
-    """The folders under plugins/ of a source's checkout in use, and the blobs its store
+    """The plugins whose skills a source's checkout in use holds, and the blobs its store
     lacks."""
     place = data(home) / "sources" / name
     there = place / "current" / name
-    folders = set(os.listdir(there / "plugins")) if (there / "plugins").is_dir() else set()
+    folders = {p.parent.name for p in (there / "plugins").glob("*/skills")}
     commit = lock(home)[name]["commit"]
     out = git("rev-list", "--objects", "--missing=print", commit, cwd=place / "git")
     return folders, {line[1:] for line in out.split() if line.startswith("?")}
@@ -1309,23 +1320,31 @@ def test_an_edit_in_a_checkout_of_picked_plugins_is_kept_from_a_new_pick(
     assert "Mine." in page.read_text() and lock(home)["shelf"]["plugins"] == ["one"]
 
 
+MANIFESTS = (".claude-plugin/plugin.json", ".plugin/plugin.json", "plugin.json")
+
+
 @pytest.mark.parametrize(
-    ("marketplace", "folders"),
+    ("marketplace", "folders", "files"),
     [
         (
             {"plugins": [{"name": "a", "source": "./p/a"}, {"name": "b", "source": "./p/b"}]},
             ("p/a",),
+            tuple(f"p/b/{m}" for m in MANIFESTS),  # what `search` reads of the others
         ),
-        ({"metadata": {"pluginRoot": "./p"}, "plugins": [{"name": "a", "source": "a"}]}, ("p/a",)),
-        ({"plugins": [{"name": "a", "source": {"source": "github", "repo": "o/a"}}]}, ()),
-        ({"plugins": [{"name": "a", "source": "./"}]}, None),  # the plugin is the whole tree
-        ({"plugins": [{"name": "a", "source": "./p/../../x"}]}, None),  # outside: refused later
-        ({"plugins": "a"}, None),  # not a marketplace discover reads: all of it, as before
+        (
+            {"metadata": {"pluginRoot": "./p"}, "plugins": [{"name": "a", "source": "a"}]},
+            ("p/a",),
+            (),
+        ),
+        ({"plugins": [{"name": "a", "source": {"source": "github", "repo": "o/a"}}]}, (), ()),
+        ({"plugins": [{"name": "a", "source": "./"}]}, None, ()),  # the plugin is the whole tree
+        ({"plugins": [{"name": "a", "source": "./p/../../x"}]}, None, ()),  # refused later
+        ({"plugins": "a"}, None, ()),  # not a marketplace discover reads: all of it, as before
     ],
 )
 def test_the_folders_a_pick_of_a_marketplace_uses(
-    marketplace: dict[str, object], folders: tuple[str, ...] | None
+    marketplace: dict[str, object], folders: tuple[str, ...] | None, files: tuple[str, ...]
 ) -> None:
     got = sources.plugin_folders(("a",), json.dumps(marketplace).encode())
-    assert got == (() if folders is None else (".claude-plugin", *folders))
-    assert sources.plugin_folders(("a",), b"{not json") == ()
+    assert got == (None if folders is None else (((".claude-plugin", *folders)), files))
+    assert sources.plugin_folders(("a",), b"{not json") is None
