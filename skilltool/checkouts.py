@@ -319,14 +319,42 @@ def _fetch_commit(
             last = err
             continue
         if git_has(store, commit):
-            if part and UNFILTERED in said:
-                return (
-                    f"{url} does not filter what it sends (uploadpack.allowFilter), so all of "
-                    f"commit {commit[:12]} was fetched, not only the folder used"
-                )
-            return None
+            return _unfiltered(url, commit, said) if part else None
     why = f": {last}" if last else ""
     raise SourceError(f"{url}: commit {commit} cannot be fetched{why}")
+
+
+def _unfiltered(url: str, commit: str, said: str) -> str | None:
+    if UNFILTERED not in said:
+        return None
+    return (
+        f"{url} does not filter what it sends (uploadpack.allowFilter), so all of commit "
+        f"{commit[:12]} was fetched, not only what is used"
+    )
+
+
+def fetch_head(place: Path, url: str, part: bool) -> tuple[str, str | None]:
+    """The remote's default branch fetched into a new store in `place` (`git-<commit>`),
+    in one request: no `ls-remote` before it. Its commit, and why the whole commit came
+    when `part` of it is used and the server does not filter."""
+    staging = place / f"{TEMP_PREFIX}{STORE}-{os.getpid()}"
+    new_store(staging)
+    filtered = ("--filter=blob:none",) if part else ()
+    command = ("fetch", "--no-tags", "--depth=1", *filtered, PROMISOR, "HEAD")
+    try:
+        said = git_said(*_transport(url), *command, store=staging)
+    except SourceError as err:
+        shutil.rmtree(staging, ignore_errors=True)
+        if "couldn't find remote ref" in str(err):
+            raise SourceError(
+                f"{url}: the repository has no default branch; give one with --ref"
+            ) from None
+        raise SourceError(
+            f"{url}: cannot be reached: {err}; check the URL and your access"
+        ) from None
+    commit = git("rev-parse", "--verify", "FETCH_HEAD^{commit}", store=staging).decode().strip()
+    os.rename(staging, store_of(place, commit))
+    return commit, _unfiltered(url, commit, said) if part else None
 
 
 def _missing(store: Path, tree: str) -> list[str]:

@@ -27,6 +27,7 @@ from skilltool.checkouts import (
     Parts,
     UnsafeTree,
     fetch,
+    fetch_head,
     flip,
     joined,
     local_changes,
@@ -614,13 +615,19 @@ def _check_out(place: Path, source: Source, commit: str) -> Ready:
 
 
 def fetch_new(source: Source, place: Path) -> Ready:
-    """A git source fetched and checked out into the new directory `place`: resolved."""
+    """A git source fetched and checked out into the new directory `place`: resolved. Its
+    default branch is fetched by name, with no question before (a round trip less)."""
     assert source.url is not None
-    commit = resolve(source.url, source.ref)
     place.mkdir(parents=True)
+    whole = None
+    if source.ref is None:
+        part = bool(source.subdir) or _narrowing(source) is not None
+        commit, whole = fetch_head(place, source.url, part)
+    else:
+        commit = resolve(source.url, source.ref)
     ready = _check_out(place, source._replace(tree=None), commit)  # resolved anew
     flip(place, ready.checkout)
-    return ready
+    return ready._replace(whole=whole or ready.whole)
 
 
 def same_ask(a: Source, b: Source) -> bool:
