@@ -1232,11 +1232,24 @@ def forget(home: paths.Scope, gone: Removal) -> None:
     sources = read_lock(home)
     if gone.after is not None:
         write_lock(home, [gone.after if s.name == gone.source.name else s for s in sources])
+        _narrow_to(home, gone.after)
         return
     place = home_of(home, gone.source.name)
     write_lock(home, [s for s in sources if s.name != gone.source.name])
     if gone.source.path is None and os.path.isdir(place):
         drop(place)
+
+
+def _narrow_to(home: paths.Scope, source: Source) -> None:
+    """A checkout of the plugins a source picked before, made one of those it picks now
+    from its own store (nothing to fetch: they are fewer), unless edited by hand; left as
+    it is if it cannot be (the next `sync` does it)."""
+    if source.path is None and not _in_use(home, source, source.commit):
+        with contextlib.suppress(SourceError, OSError):
+            if checkout(home, source) is not None and not kept_for_changes(home, source):
+                place = home_of(home, source.name)
+                flip(place, fetched(home, source, str(source.commit)).checkout)
+                sweep(place)
 
 
 class Stray(NamedTuple):

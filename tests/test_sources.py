@@ -1287,6 +1287,11 @@ def test_plugins_picked_of_a_marketplace_fetch_their_folders_and_no_others(
         os.readlink(place / "current")
     ]
     assert run("plugins", "add", "nope@shelf").code == 1
+    # one removed: the checkout holds the others alone, made from the store, and is in use
+    assert run("plugins", "remove", "one").code == 0
+    assert _held(home)[0] == {"three"} and "one-skill" not in links(home)
+    synced = run("plugins", "sync")
+    assert synced.code == 0 and "synced" not in synced.stdout, synced.stdout
     unknown = run("plugins", "add", shelf.url, "--plugin", "nope")
     assert "(it has: one, three, two)" in unknown.stderr, unknown.stderr
 
