@@ -1244,6 +1244,14 @@ def _shelf(tmp_path: Path) -> tuple[Repo, dict[str, list[str]]]:
     return made, oids
 
 
+def _picked(home: Path, tmp_path: Path, plugin: str) -> dict[str, list[str]]:
+    """The shelf added with `plugin` picked; the ids of each plugin's blobs."""
+    shelf, oids = _shelf(tmp_path)
+    done = run("plugins", "add", shelf.url, "--plugin", plugin)
+    assert done.code == 0, done.stdout + done.stderr
+    return oids
+
+
 def _held(home: Path, name: str = "shelf") -> tuple[set[str], set[str]]:
     """The plugins whose skills a source's checkout in use holds, and the blobs its store
     lacks."""
@@ -1299,8 +1307,7 @@ def test_plugins_picked_of_a_marketplace_fetch_their_folders_and_no_others(
 def test_a_plugin_picked_by_a_teammates_lockfile_is_checked_out_by_sync(
     home: Path, tmp_path: Path
 ) -> None:
-    shelf, oids = _shelf(tmp_path)
-    assert run("plugins", "add", shelf.url, "--plugin", "two").code == 0
+    oids = _picked(home, tmp_path, "two")
     lockfile = data(home) / "plugins.lock"
     text = lockfile.read_text()
     assert 'plugins = ["two"]' in text
@@ -1315,8 +1322,7 @@ def test_a_plugin_picked_by_a_teammates_lockfile_is_checked_out_by_sync(
 def test_an_edit_in_a_checkout_of_picked_plugins_is_kept_from_a_new_pick(
     home: Path, tmp_path: Path
 ) -> None:
-    shelf, _ = _shelf(tmp_path)
-    assert run("plugins", "add", shelf.url, "--plugin", "one").code == 0
+    _picked(home, tmp_path, "one")
     page = data(home) / "sources/shelf/current/shelf/plugins/one/skills/one-skill/SKILL.md"
     page.write_text(page.read_text() + "Mine.\n")
     refused = run("plugins", "add", "two@shelf")
