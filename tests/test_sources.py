@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -1131,24 +1132,32 @@ def test_a_server_that_does_not_filter_still_works_and_says_the_whole_commit_cam
 STRACE = shutil.which("strace")
 
 
-@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
-def test_update_killed_at_any_step_leaves_the_old_or_the_new_checkout_and_one_store(
-    tmp_path: Path, repo: Repo
-) -> None:
-    old = repo.head()
+def _skilltool(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`skilltool plugins ARGS` run in a home of its own, as a user runs it; with
+    `kill="CALL:K"`, killed by strace at its K-th CALL (skilltool's own process only: a git
+    it runs is not counted)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_DATA_DIRS": str(tmp_path / "none")}
     for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         env.pop(name, None)
 
     def skilltool(home: Path, *args: str, kill: str = "") -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "skilltool", "plugins", *args]
-        if kill:  # skilltool's own process only: a git it runs is not counted
+        if kill:
             call, k = kill.split(":")
             traced = ["-qq", "-o", os.devnull, "-e", f"trace={call}"]
             command = [str(STRACE), *traced, "-e", f"inject={call}:signal=KILL:when={k}", *command]
         here = {**env, "HOME": str(home)}
         return subprocess.run(command, env=here, capture_output=True, text=True, timeout=120)
 
+    return skilltool
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+def test_update_killed_at_any_step_leaves_the_old_or_the_new_checkout_and_one_store(
+    tmp_path: Path, repo: Repo
+) -> None:
+    old = repo.head()
+    skilltool = _skilltool(tmp_path)
     homes = []
     for call, k in (
         [("rename", k) for k in range(1, 7)]
@@ -1359,3 +1368,38 @@ def test_the_folders_a_pick_of_a_marketplace_uses(
     got = sources.plugin_folders(("a",), json.dumps(marketplace).encode())
     assert got == (None if folders is None else (((".claude-plugin", *folders)), files))
     assert sources.plugin_folders(("a",), b"{not json") is None
+
+
+@pytest.mark.skipif(STRACE is None, reason="strace is not installed")
+def test_a_pick_killed_at_any_step_leaves_a_checkout_with_what_was_picked_before(
+    tmp_path: Path,
+) -> None:
+    shelf, _ = _shelf(tmp_path)
+    skilltool = _skilltool(tmp_path)
+    cases = []
+    for call, k in [("rename", k) for k in range(1, 6)] + [("symlink", 1), ("symlink", 2), ("unlinkat", 1), ("unlinkat", 12)]:  # fmt: skip
+        home = tmp_path / f"home-{call}-{k}"
+        home.mkdir()
+        added = skilltool(home, "add", shelf.url, "--plugin", "one", "-q")
+        assert added.returncode == 0, added.stderr
+        cases.append((home, call, k))
+
+    def trial(home: Path, call: str, k: int) -> None:
+        killed = skilltool(home, "add", "three@shelf", "--no-install", kill=f"{call}:{k}")
+        there = data(home) / "sources/shelf/current/shelf/plugins"
+        assert (there / "one/skills/one-skill/SKILL.md").is_file(), (call, k)  # links hold
+        if killed.returncode != 0:
+            assert killed.returncode == -9, (call, k, killed.stderr)
+            again = skilltool(home, "add", "three@shelf", "--no-install")
+            assert again.returncode == 0, (call, k, again.stdout + again.stderr)
+        assert lock(home)["shelf"]["plugins"] == ["one", "three"], (call, k)
+        assert _held(home)[0] == {"one", "three"}, (call, k)
+        synced = skilltool(home, "sync")  # the checkout in use is the one the lockfile asks
+        assert synced.returncode == 0 and "synced" not in synced.stdout, (call, k, synced.stdout)
+        place = data(home) / "sources/shelf"
+        commit = lock(home)["shelf"]["commit"]
+        in_use = os.readlink(place / "current")
+        assert sorted(os.listdir(place)) == sorted(["current", "git", f"git-{commit}", in_use])
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda case: trial(*case), cases))
