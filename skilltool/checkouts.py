@@ -209,7 +209,7 @@ class Parts(NamedTuple):
 
 # what a source uses of its tree, decided from files of it (read with the function given,
 # which fetches them); None for all of it
-Narrow = Callable[[Callable[[str], "bytes | None"]], "Parts | None"]
+Narrow = Callable[[Callable[[str], bytes | None]], Parts | None]
 
 
 class Fetched(NamedTuple):
@@ -253,7 +253,7 @@ def fetch(
     tree = tree_of(store, commit, subdir, said)
     if not partial:
         return Fetched(tree, (), whole)
-    items = _items(store, tree)
+    items = {i.path: (i.mode, i.oid) for i in listing(store, tree, folders=True)}
     missing = set(_missing(store, tree))
 
     def read(path: str) -> bytes | None:  # a file of the tree, fetched first if need be
@@ -264,7 +264,10 @@ def fetch(
         missing.discard(oid)
         return next(_blobs(store, [oid]))
 
-    parts = _parts(items, narrow(read)) if narrow is not None else ()
+    parts: tuple[str, ...] = ()
+    if narrow is not None:
+        kinds = {"040000": "folder", **dict.fromkeys(FILE_MODES, "file")}
+        parts = held(narrow(read), lambda path: kinds.get(items.get(path, ("",))[0], ""))
     used = [oid for path, (_, oid) in items.items() if oid in missing and inside_parts(path, parts)]
     wanted(used)  # one request for the blobs of the part used; none of the rest
     return Fetched(tree, parts, whole)
@@ -273,34 +276,17 @@ def fetch(
 FILE_MODES = ("100644", "100755")
 
 
-def _items(store: Path, tree: str) -> dict[str, tuple[str, str]]:
-    """path -> (mode, id) of everything in `tree`, folders too, from its trees alone (all of
-    them are in the store): no blob is read, so nothing is fetched."""
-    out = git("ls-tree", "-r", "-t", "-z", "--full-tree", tree, store=store)
-    found = {}
-    for record in out.split(b"\0"):
-        head, _, path = record.partition(b"\t")
-        if path:
-            mode, _kind, oid = head.decode().split(" ")
-            found[os.fsdecode(path)] = (mode, oid)
-    return found
-
-
-def _parts(items: Mapping[str, tuple[str, str]], picked: Parts | None) -> tuple[str, ...]:
-    """What a checkout holds of a tree (its listing `items`): the folders picked, if each is
-    a folder of it, and the files picked that it has; () (all of it) if a folder is not
-    one: a link or a file where a folder is looked for is read from the whole tree."""
-    if picked is None or any(items.get(f, ("",))[0] != "040000" for f in picked.folders):
+def held(picked: Parts | None, kind: Callable[[str], str]) -> tuple[str, ...]:
+    """What a checkout holds of a tree, as its `parts` file lists them, decided the same way
+    from the commit's listing and from a checkout on disk: the folders picked, if `kind`
+    says each is a "folder", and the files picked that are a "file" (not a link), sorted,
+    without a file a folder of them holds; () (all of it) if a folder is not one: a link or
+    a file where a folder is looked for is read from the whole tree."""
+    if picked is None or any(kind(f) != "folder" for f in picked.folders):
         return ()
-    files = [f for f in picked.files if items.get(f, ("",))[0] in FILE_MODES]
-    return joined(picked.folders, files)
-
-
-def joined(folders: Sequence[str], files: Sequence[str]) -> tuple[str, ...]:
-    """The folders and files a checkout holds, as its `parts` file lists them: sorted, and
-    no file that a folder of them holds."""
-    inside = [f for f in files if folders and inside_parts(f, folders)]
-    return tuple(sorted({*folders, *(f for f in files if f not in inside)}))
+    files = [f for f in picked.files if kind(f) == "file"]
+    inside = [f for f in files if picked.folders and inside_parts(f, picked.folders)]
+    return tuple(sorted({*picked.folders, *(f for f in files if f not in inside)}))
 
 
 def _fetch_commit(
@@ -400,10 +386,13 @@ def inside_parts(path: str, parts: Sequence[str]) -> bool:
     return not parts or any(path == part or path.startswith(f"{part}/") for part in parts)
 
 
-def listing(store: Path, tree: str, parts: Sequence[str] = ()) -> list[TreeItem]:
-    """Every blob, link and submodule of a tree, recursively (read from the objects); of the
-    folders `parts` alone, when some are given."""
-    out = git("ls-tree", "-r", "-z", "--full-tree", tree, store=store)
+def listing(
+    store: Path, tree: str, parts: Sequence[str] = (), folders: bool = False
+) -> list[TreeItem]:
+    """Every blob, link and submodule of a tree, recursively, and with `folders` each folder
+    too; of the folders `parts` alone, when some are given. Read from its trees alone (all of
+    them are in a store): no blob is read, so nothing is fetched."""
+    out = git("ls-tree", "-r", *(["-t"] if folders else []), "-z", "--full-tree", tree, store=store)
     items = []
     for record in out.split(b"\0"):
         if not record:
@@ -612,7 +601,7 @@ def prepare(
     try:
         skipped = materialise(store, tree, staging / name, said, parts)
         if parts:
-            (staging / PARTS).write_text("".join(f"{part}\n" for part in parts))
+            (staging / PARTS).write_text(_listed(parts), encoding="utf-8")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -620,10 +609,15 @@ def prepare(
     return Prepared(final.name, skipped)
 
 
+def _listed(parts: Sequence[str]) -> str:
+    """A `parts` file's text: a path a line."""
+    return "".join(f"{part}\n" for part in parts)
+
+
 def _key(parts: Sequence[str]) -> str:
     import hashlib
 
-    return hashlib.sha256("".join(f"{part}\n" for part in parts).encode()).hexdigest()[:16]
+    return hashlib.sha256(_listed(parts).encode()).hexdigest()[:16]
 
 
 def checkout_name(commit: str, tree: str, parts: Sequence[str] = ()) -> str:

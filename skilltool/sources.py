@@ -29,7 +29,7 @@ from skilltool.checkouts import (
     fetch,
     fetch_head,
     flip,
-    joined,
+    held,
     local_changes,
     ls_remote,
     named,
@@ -1058,8 +1058,8 @@ def _in_use(home: paths.Scope, source: Source, commit: str | None) -> bool:
 
 
 def _used_parts(source: Source, there: Path) -> tuple[str, ...]:
-    """The folders of the checkout `there` that the source uses (read from it, as `fetch`
-    reads them from the commit): () for all of it."""
+    """The folders and files of the checkout `there` that the source uses, decided from it
+    as `fetch` decides them from the commit: () for all of it."""
     narrow = _narrowing(source)
     if narrow is None:
         return ()
@@ -1070,18 +1070,13 @@ def _used_parts(source: Source, there: Path) -> tuple[str, ...]:
         except OSError:
             return None
 
-    picked = narrow(read)  # as `fetch` decides it from the commit
-    if picked is None or not all(_is_folder(there / f) for f in picked.folders):
-        return ()
-    return joined(picked.folders, [f for f in picked.files if _is_file(there / f)])
+    def kind(path: str) -> str:  # as the commit's listing says it: a link is neither
+        full = there / path
+        if full.is_symlink():
+            return ""
+        return "folder" if full.is_dir() else "file" if full.is_file() else ""
 
-
-def _is_folder(path: Path) -> bool:
-    return path.is_dir() and not path.is_symlink()
-
-
-def _is_file(path: Path) -> bool:
-    return path.is_file() and not path.is_symlink()
+    return held(narrow(read), kind)
 
 
 def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
