@@ -107,9 +107,7 @@ def ls_remote(url: str, patterns: Sequence[str] = ()) -> dict[str, str]:
     try:
         out = git("ls-remote", "--", url, *patterns)
     except SourceError as err:
-        raise SourceError(
-            f"{url}: cannot be reached: {err}; check the URL and your access"
-        ) from err
+        raise _unreachable(url, err) from err
     refs: dict[str, str] = {}
     for line in out.decode(errors="replace").splitlines():
         oid, _, ref = line.partition("\t")
@@ -118,6 +116,14 @@ def ls_remote(url: str, patterns: Sequence[str] = ()) -> dict[str, str]:
         else:
             refs.setdefault(ref, oid)
     return refs
+
+
+def _unreachable(url: str, err: SourceError) -> SourceError:
+    return SourceError(f"{url}: cannot be reached: {err}; check the URL and your access")
+
+
+def _no_default_branch(url: str) -> SourceError:
+    return SourceError(f"{url}: the repository has no default branch; give one with --ref")
 
 
 def resolve(url: str, ref: str | None, refs: Mapping[str, str] | None = None) -> str:
@@ -130,7 +136,7 @@ def resolve(url: str, ref: str | None, refs: Mapping[str, str] | None = None) ->
         if candidate in refs:
             return refs[candidate]
     if ref is None:
-        raise SourceError(f"{url}: the repository has no default branch; give one with --ref")
+        raise _no_default_branch(url)
     raise SourceError(
         f"{url}: no branch or tag {ref!r} (a commit must be given as its full id); check --ref"
     )
@@ -323,7 +329,8 @@ def fetch_head(place: Path, url: str, part: bool) -> tuple[str, str | None]:
     """The remote's default branch fetched into a new store in `place` (`git-<commit>`),
     in one request: no `ls-remote` before it. Its commit, and why the whole commit came
     when `part` of it is used and the server does not filter."""
-    staging = place / f"{TEMP_PREFIX}{STORE}-{os.getpid()}"
+    # not `.skilltool-tmp-git-<pid>`: the name `_relink` gives the new `git` link
+    staging = place / f"{TEMP_PREFIX}fetch-{STORE}-{os.getpid()}"
     new_store(staging)
     filtered = ("--filter=blob:none",) if part else ()
     command = ("fetch", "--no-tags", "--depth=1", *filtered, PROMISOR, "HEAD")
@@ -331,13 +338,8 @@ def fetch_head(place: Path, url: str, part: bool) -> tuple[str, str | None]:
         said = git_said(*_transport(url), *command, store=staging)
     except SourceError as err:
         shutil.rmtree(staging, ignore_errors=True)
-        if "couldn't find remote ref" in str(err):
-            raise SourceError(
-                f"{url}: the repository has no default branch; give one with --ref"
-            ) from None
-        raise SourceError(
-            f"{url}: cannot be reached: {err}; check the URL and your access"
-        ) from None
+        missing = "couldn't find remote ref" in str(err)
+        raise (_no_default_branch(url) if missing else _unreachable(url, err)) from None
     commit = git("rev-parse", "--verify", "FETCH_HEAD^{commit}", store=staging).decode().strip()
     os.rename(staging, store_of(place, commit))
     return commit, _unfiltered(url, commit, said) if part else None
