@@ -888,6 +888,7 @@ def _add_source(
         resolved = picked(ready.source, place / CURRENT / wanted.name, pick)
         if resolved.picks and not wanted.picks:  # the checkout narrowed to those picked
             flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
+            sweep(place)  # the checkout of all of it, no longer used
         detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
         if ready.detail():
             detail += f"; {ready.detail()}"

@@ -1403,3 +1403,18 @@ def test_a_pick_killed_at_any_step_leaves_a_checkout_with_what_was_picked_before
 
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(lambda case: trial(*case), cases))
+
+
+def test_a_marketplace_with_none_picked_keeps_one_checkout_of_its_catalogue(
+    home: Path, tmp_path: Path
+) -> None:
+    shelf, _ = _shelf(tmp_path)
+    added = run("plugins", "add", shelf.url)  # no terminal: none picked
+    assert added.code == 0, added.stdout + added.stderr
+    assert lock(home)["shelf"]["plugins"] == []
+    place = data(home) / "sources/shelf"
+    in_use = os.readlink(place / "current")
+    commit = lock(home)["shelf"]["commit"]
+    assert sorted(os.listdir(place)) == sorted(["current", "git", f"git-{commit}", in_use])
+    assert _held(home)[0] == set()  # no plugin's files, and what search reads
+    assert (place / "current/shelf/plugins/two/.claude-plugin/plugin.json").is_file()
