@@ -29,7 +29,8 @@ from skilltool.fs import (
     write_file,
     write_in_place,
 )
-from skilltool.plan import Action
+from skilltool.paths import escape
+from skilltool.plan import Action, Boundary
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
@@ -43,13 +44,15 @@ class MadeDirs:
     guessed, so that uninstall removes only those, and only when they are empty. A
     directory the user made is never in it."""
 
-    def __init__(self, state_dir: Path | None) -> None:
+    def __init__(self, state_dir: Path | None, within: Path | None = None) -> None:
         self.record = state_dir / MADE_DIRS if state_dir is not None else None
         self.paths: list[Path] = []
         data = read_regular(self.record) if self.record is not None else None
         if data is not None:
             lines = data.decode("utf-8", "surrogateescape").splitlines()
             self.paths = [Path(line) for line in lines if os.path.isabs(line)]
+        if within is not None:  # a project's record is its files': none of it names elsewhere
+            self.paths = [p for p in self.paths if escape(within, p) is None]
 
     def make(self, directory: Path) -> None:
         """`mkdir -p`, recording each level made (after making it: a crash between the two
@@ -360,7 +363,10 @@ def apply(
     `within`: a project, whose links into itself are written relative. `step` is told how
     many changes were made so far, after each. After Ctrl-C (`interrupt.requested`) no
     action is begun: the outcomes are those of the actions carried out, in order."""
-    sweep(sorted(_folders(actions).difference(clean)))
+    # planned inside the project, and still inside when carried out: a link made meanwhile
+    boundary = Boundary(within)
+    led_out = {a for a in actions if a.writes and boundary.action_out(a)}
+    sweep(sorted(_folders(a for a in actions if a not in led_out).difference(clean)))
     outcomes = []
     failed: dict[Path, str] = {}  # a config file whose edit failed, and why
     changes = 0
@@ -368,6 +374,8 @@ def apply(
         if interrupt.requested():
             break
         why = failed.get(action.target) if action.kind == "entry" and action.writes else None
+        if action in led_out:
+            why = f"{boundary.said(action)}; run again"
         # the next edit of that file chains on the one that failed: the same reason stops it
         outcome = (
             carry_out(action, made, ledger, within) if why is None else Outcome(action, False, why)

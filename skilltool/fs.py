@@ -291,7 +291,7 @@ def locked(state_dir: Path) -> Iterator[None]:
     import fcntl
 
     state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

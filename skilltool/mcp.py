@@ -22,6 +22,7 @@ from skilltool.model import (
     Plugin,
     Problem,
 )
+from skilltool.paths import Escape, escapes
 from skilltool.plan import Action, Change, Evidence, Plan, State
 from skilltool.record import NamedTuple
 
@@ -79,7 +80,9 @@ class ConfigFile:
     """One harness config file as planning sees it: its text, edited in memory action after
     action, so that several entries of one file chain into one final text."""
 
-    def __init__(self, place: McpPlace, show: Callable[[Path], str] = str) -> None:
+    def __init__(
+        self, place: McpPlace, show: Callable[[Path], str] = str, out: Escape | None = None
+    ) -> None:
         self.place = place
         self.path = place.path
         self.format: Format = place.format
@@ -89,6 +92,9 @@ class ConfigFile:
         self.plugin: Plugin | None = None  # the plugin whose servers it holds, when one does
         # the file has other names (a link to it, hard links): emptied, never removed
         self.tied = False
+        if out is not None:  # a project's file that leads out of it: never read
+            self.problem = ("foreign", out.line())
+            return
         if not os.path.lexists(self.path):
             return
         real, unwritable = edit_target(self.path)
@@ -343,7 +349,7 @@ def config_file(
 ) -> ConfigFile:
     """A config file as planning sees it; for a harness that needs a manifest beside it
     (Claude Code's generated plugin), a folder that is not skilltool's is left alone."""
-    config = ConfigFile(place, harness.home.show)
+    config = ConfigFile(place, harness.home.show, escapes(harness.home, place.path))
     config.manifest = harness.mcp_manifest(place.path)
     config.plugin = plugin
     if config.manifest is not None and config.problem is None:

@@ -266,6 +266,61 @@ class Project(NamedTuple):
 Scope = Home | Project
 
 
+class Escape(NamedTuple):
+    """A path a project names that leads out of it: through `link`, the first link on the
+    way that leads out (None: the path itself is not in the project), to `leads`."""
+
+    path: Path
+    link: Path | None
+    leads: Path
+
+    @property
+    def at(self) -> Path:
+        """The path to name: the link that leads out, else the path itself."""
+        return self.link if self.link is not None else self.path
+
+    def line(self) -> str:
+        """Why nothing is read or written there, and what to do, in one clause."""
+        if self.link is None:
+            return f"{self.path} is outside the project: nothing is read or written there"
+        return (
+            f"a link to {self.leads}, outside the project: nothing is read or written through "
+            "it; put the project's own file or folder in its place, or remove the link"
+        )
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def escape(root: Path, path: Path) -> Escape | None:
+    """Whether `path`, named by the project in `root`, leads out of it once every link on the
+    way is followed (None: it stays inside; a link that stays inside is fine). The one test
+    every path a project names passes before it is read or written: a repository is someone
+    else's input, and a link it commits must not make skilltool act on the cloner's home."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if _within(real, real_root):
+        return None
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return Escape(path, None, Path(real))
+    here = root
+    for part in parts:
+        here = here / part
+        if os.path.islink(here):
+            leads = os.path.realpath(here)
+            if not _within(leads, real_root):
+                return Escape(path, here, Path(leads))
+    return Escape(path, None, Path(real))
+
+
+def escapes(home: Scope, path: Path) -> Escape | None:
+    """`escape` for a project; a home's paths are the user's own, links and all."""
+    return escape(home.path, path) if isinstance(home, Project) else None
+
+
 def nearest(start: Path, name: str, there: Callable[[Path], bool] = os.path.lexists) -> Path | None:
     """The nearest folder at or above `start` holding `name` (as `there` tells), as git
     finds its repository; None at the root."""

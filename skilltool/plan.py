@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from skilltool.cache import RenderCache
     from skilltool.harnesses import Harness
     from skilltool.model import Rendering
-    from skilltool.paths import Scope
+    from skilltool.paths import Escape, Scope
     from skilltool.trusted import CatalogueCache
 
 Named = TypeVar("Named", Skill, Agent)
@@ -458,6 +458,60 @@ def merge(plans: Iterable[Plan]) -> Plan:
         problems += plan.problems
         settled += plan.settled
     return Plan(tuple(actions), tuple(once(problems)), tuple(settled))
+
+
+class Boundary:
+    """The project a plan acts in, asked whether each path it names leads out of it (a
+    repository's links are its authors', not the cloner's): one answer a folder, and one
+    line a link that leads out, however many actions it would have carried."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root  # None: a home, whose links are the user's own
+        self.answers: dict[Path, Escape | None] = {}
+        self.found: dict[Path, Problem] = {}
+
+    def out(self, path: Path) -> bool:
+        """Whether `path` leads out of the project; said once per link when it does."""
+        if self.root is None:
+            return False
+        from skilltool import paths
+
+        if path not in self.answers:
+            self.answers[path] = paths.escape(self.root, path)
+        found = self.answers[path]
+        if found is None:
+            return False
+        if found.at not in self.found:
+            self.found[found.at] = Problem(found.at, found.line())
+        return True
+
+    def action_out(self, action: Action) -> bool:
+        """Whether an action reaches out of the project: a file or link is replaced where it
+        is (its folder must lead nowhere else); a config file or a copied folder is written
+        through (it must lead nowhere else itself)."""
+        if action.kind in ("entry", "copy"):
+            return self.out(action.target)
+        return self.out(action.target.parent) or (
+            action.backup is not None and self.out(action.backup.parent)
+        )
+
+    def said(self, action: Action) -> str:
+        """Why an action that reaches out of the project is not carried out."""
+        backup = action.backup.parent if action.backup is not None else None
+        for path in (action.target, action.target.parent, backup):
+            found = self.answers.get(path) if path is not None else None
+            if found is not None:
+                return f"{found.at}: {found.line()}"
+        return "leads out of the project"
+
+    def kept_inside(self, planned: Plan) -> Plan:
+        """The plan without an action that reaches out of the project, and a line (an
+        error: the run cannot do all it should) for each link that leads out."""
+        if self.root is None:
+            return planned
+        actions = tuple(a for a in planned.actions if not self.action_out(a))
+        problems = once([*planned.problems, *self.found.values()])
+        return planned._replace(actions=actions, problems=tuple(problems))
 
 
 def once(problems: Iterable[Problem]) -> list[Problem]:

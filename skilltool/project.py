@@ -47,8 +47,28 @@ class Manifest(NamedTuple):
 def opened(root: Path, namespace: str | None) -> paths.Project:
     """The project in `root`, as its manifest (none yet: an empty one) says it."""
     ns = namespace or os.environ.get(paths.NAMESPACE_VARIABLE) or paths.DEFAULT_NAMESPACE
+    refuse_links_out(paths.Project(root, ns))
     manifest = read(root)
     return paths.Project(root, ns, manifest.harnesses, manifest.copies, manifest.withheld)
+
+
+def refuse_links_out(project: paths.Project) -> None:
+    """Stop the run, before anything is read, when a file or folder of skilltool's own in
+    the project (the manifest, the lockfile, its folder and what is in it) leads out of it:
+    every later step would read or write the other end as the project's."""
+    own = (
+        project.manifest,
+        project.lockfile,
+        project.data_dir / ".gitignore",
+        project.ledger,
+        project.sources_dir,
+        project.state_dir / "lock",
+        project.cache_dir,
+    )
+    for path in own:
+        found = paths.escape(project.path, path)
+        if found is not None:
+            raise SkilltoolError(f"{found.at}: {found.line()}")
 
 
 def current_repository() -> Path:
@@ -194,6 +214,9 @@ def inside(root: Path, text: str, where: Path | str, name: str) -> Path:
             "project names its own plugins by a path relative to its folder (a plugin "
             "elsewhere comes from git: give 'url')"
         )
+    found = paths.escape(root, path)
+    if found is not None:
+        raise SkilltoolError(f"{where}: sources.{name}.path: {found.at}: {found.line()}")
     return path
 
 

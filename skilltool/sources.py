@@ -106,7 +106,12 @@ class Source(NamedTuple):
 
 
 def home_of(home: paths.Scope, name: str) -> Path:
-    return home.sources_dir / name
+    """Where a source's checkouts live; in a project, never through a link leading out."""
+    place = home.sources_dir / name
+    found = paths.escapes(home, place)
+    if found is not None:
+        raise SourceError(f"{found.at}: {found.line()}")
+    return place
 
 
 def entry(home: paths.Scope, source: Source) -> SearchEntry:

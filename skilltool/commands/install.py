@@ -464,18 +464,18 @@ def carried_out(
     one the plan was made with, saved when planning settled a record of it. `step`: told the
     number of changes made, after each. After Ctrl-C, only the actions begun before it are
     carried out, and no directory is removed (`interrupt`)."""
+    within = home.path if home.kind == "project" else None
     if opts.dry_run:
         going = frozenset(a.target for a in actions if _goes(a))
-        made = MadeDirs(home.state_dir)
+        made = MadeDirs(home.state_dir, within)
         return [Outcome(a, True) for a in actions], [] if keep is None else made.would_prune(
             keep, going
         )
     blocked = unwritable(actions)
     if blocked:
         return [_not_done(a, blocked, home) for a in actions], []
-    made = MadeDirs(home.state_dir)
+    made = MadeDirs(home.state_dir, within)
     ledger = ledger or open_ledger(home)
-    within = home.path if home.kind == "project" else None
     outcomes = apply(actions, made, ledger, clean, within, step)
     if ledger.changed:  # a crashed run's pending record settled, with nothing else to write
         with contextlib.suppress(OSError):  # kept pending: settled again by the next run
@@ -540,6 +540,9 @@ def install_plan(
         found = harnesses(home, opts.only)
     found, alone = _not_left_alone(home, found)
     parts.append(plan.Plan(tuple(alone), ()))
+    # in a project: nothing through a link leading out of it
+    boundary = plan.Boundary(home.path if isinstance(home, paths.Project) else None)
+    found = [h for h in found if not (h.present() and boundary.out(h.root()))]
     groups = _by_withheld(home, catalogue, found)
     dirs = [] if opts.only else [("skill", skills_dir, shared_catalogue(home, catalogue))]
     for seen, group in groups:
@@ -547,6 +550,7 @@ def install_plan(
             own = harness.own_skills_dir() if harness.present() else None
             if own is not None:
                 dirs.append((harness.name, own, seen))
+    dirs = [(owner, folder, seen) for owner, folder, seen in dirs if not boundary.out(folder)]
     digests: dict[Path, str] = {}  # a copied skill's folder, read once for every skills dir
     for owner, folder, seen in dirs:
         mine = {n: s for n, s in copied.items() if seen is catalogue or _has(seen, s)}
@@ -579,7 +583,7 @@ def install_plan(
         parts.append(plan.Plan((), tuple(held)))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
-    return _said_off(plan.merge(parts), home, catalogue)
+    return _said_off(boundary.kept_inside(plan.merge(parts)), home, catalogue)
 
 
 def _not_left_alone(
