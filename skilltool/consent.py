@@ -105,6 +105,38 @@ def fetched(home: paths.Scope) -> dict[Path, Source]:
     return {place: s for place, s in _locked(home).items() if s.url is not None}
 
 
+# the source a plugin of a checkout is taken from when the lockfile cannot be read: one that
+# approves nothing, so that nothing fetched runs until the lockfile is mended
+UNREADABLE = "(lockfile that cannot be read)"
+
+
+def fetched_or_closed(home: paths.Scope) -> tuple[dict[Path, Source], Problem | None]:
+    """`fetched`, failing closed: when the lockfile is there but cannot be read, every
+    folder a fetched plugin can be read from (the whole of the checkouts' folder) is taken
+    for a source that approves nothing, and the problem says which line of which file."""
+    import os
+
+    if not os.path.lexists(home.lockfile):
+        return {}, None
+    from skilltool import sources
+
+    try:
+        found = sources.read_lock(home)
+    except sources.SourceError as err:
+        closed = sources.Source(UNREADABLE, url=UNREADABLE)
+        said, line = str(err).removeprefix(f"{home.lockfile}:"), None
+        number, colon, rest = said.partition(": ")
+        if colon and number.isdigit():
+            said, line = rest, int(number)
+        why = (
+            f"{said.strip()}; nothing fetched is given to a harness (no MCP server or hook of "
+            "a plugin from git runs) until it is fixed"
+        )
+        return {home.sources_dir: closed}, Problem(home.lockfile, why, line=line)
+    by_place = {sources.entry(home, s).path: s for s in found}
+    return {place: s for place, s in by_place.items() if s.url is not None}, None
+
+
 def added(home: paths.Scope) -> dict[Path, Source]:
     """The sources whose files are their authors' to fix, by the same folders: every source
     of the lockfile (from a URL, or in the user's home a local path added with `add`, as
@@ -206,7 +238,8 @@ def approved_only(
         hooks = tuple(h for h in plugin.hook_commands if (plugin.name, h.key) not in held)
         same = len(kept) == len(plugin.mcp_servers) and len(hooks) == len(plugin.hook_commands)
         plugins.append(plugin if same else plugin._replace(mcp_servers=kept, hook_commands=hooks))
-    problems = [held_problem(item) for item in held.values()]
+    # a lockfile that cannot be read is said once, by itself: nothing there can be approved
+    problems = [held_problem(i) for i in held.values() if i.runnable.source != UNREADABLE]
     return catalogue._replace(plugins=tuple(plugins)), problems
 
 

@@ -573,7 +573,8 @@ def install_plan(
             parts.append(plan.Plan(tuple(made), ()))
     renders = caches.renders
     ledger = ledger or open_ledger(home)
-    by_place = _fetched(home)  # a server they fetched runs once the user approved it
+    by_place, unreadable = _fetched(home)  # a server they fetched runs once approved
+    parts.append(plan.Plan((), tuple(unreadable)))
     for seen, group in groups:
         parts.append(plan.plan_renderings(seen, group, remove, opts.force, renders, evidence))
         parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
@@ -669,14 +670,16 @@ def _hook_records(harness: Harness, ledger: Ledger) -> bool:
     return place is not None and any(r.file == place.path for r in ledger.every(harness.name))
 
 
-def _fetched(home: paths.Scope) -> dict[Path, Source]:
-    """The lockfile's sources fetched from a URL (consent.fetched), without importing what
+def _fetched(home: paths.Scope) -> tuple[dict[Path, Source], list[Problem]]:
+    """The lockfile's sources fetched from a URL (consent.fetched_or_closed: all of the
+    checkouts, approving nothing, when the lockfile cannot be read), without importing what
     asks for consent when there is no lockfile, as in most homes."""
     if not os.path.lexists(home.lockfile):
-        return {}
+        return {}, []
     from skilltool import consent
 
-    return consent.fetched(home)
+    by_place, problem = consent.fetched_or_closed(home)
+    return by_place, [] if problem is None else [problem]
 
 
 def _approved_only(
@@ -879,7 +882,7 @@ def _what_runs(home: paths.Scope, catalogue: Catalogue) -> dict[str, list[dict[s
     """Per fetched source, the commands of its plugins a harness would run, and whether
     the user approved each as it is now."""
     runs: dict[str, list[dict[str, object]]] = {}
-    by_place = _fetched(home)
+    by_place = _fetched(home)[0]
     if not by_place:
         return runs
     from skilltool import consent
