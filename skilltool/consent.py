@@ -1,46 +1,34 @@
-"""Consent for what a harness will run: a command a plugin fetched from git hands to a
-harness (an MCP server started as a command) is carried only once the user approved that
-exact command line. The approval is recorded in the lockfile, beside the commit, as the
-digest of what was shown, so that a `sync --frozen` elsewhere carries exactly what was
-approved; a command that changes is a new one, and waits.
+"""Consent for what a harness will run: whatever a plugin fetched from git would have a
+harness run (runnables.py: an MCP server started as a command, a hook, what an agent's, a
+skill's or a slash command's frontmatter declares, a skill folder that is a plugin of its
+own) is carried only once the user approved exactly it: the command as shown and the
+plugin's files that run. The approval is recorded in the lockfile, beside the commit, per
+plugin, as the digest of what was shown, so that a `sync --frozen` elsewhere carries exactly
+what was approved; a command or a file that changes, or a plugin no approval names, waits.
 
 What the user's own hands put there runs as it is: their plugins folder, a local path they
 added, a project's own folder, what a distribution ships, the bundled plugin. Only a source
-fetched from a URL asks. The same line says whose an error is (`upstream`): one in a fetched
-plugin's files is for its authors to fix, and does not fail a run.
+fetched from a URL asks. A lockfile that cannot be read approves nothing. The same line says
+whose an error is (`upstream`): one in a fetched plugin's files is for its authors to fix,
+and does not fail a run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from skilltool.model import Catalogue, Hook, McpServer, Plugin, Problem
+from skilltool.model import Agent, Catalogue, Plugin, Problem, SlashCommand
 from skilltool.record import NamedTuple
+from skilltool.runnables import Runnable, changed_files, label, of_plugin
 
 if TYPE_CHECKING:
     from skilltool import paths
-    from skilltool.sources import Approval, Source
+    from skilltool.sources import PluginApproval, Source
 
-PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
-
-
-class Runnable(NamedTuple):
-    """One thing of a fetched plugin that a harness would run, as the user is shown it."""
-
-    source: str  # the name of the source it comes from
-    plugin: str
-    key: str  # "server:NAME", "hook:EVENT:GROUP:INDEX": what the lockfile's `approved` names it by
-    shown: str  # the command line, its environment and working folder, as a person reads it
-    digest: str  # of exactly what is shown, the plugin's folder written as ${CLAUDE_PLUGIN_ROOT}
-    path: Path  # the file that declares it
-
-
-def label(key: str) -> str:
-    """What a runnable is, in words: `MCP server 'name'`, or `hook`."""
-    kind, _, name = key.partition(":")
-    return "hook" if kind == "hook" else f"MCP server {name!r}"
+__all__ = ["Runnable", "label"]
+Named = TypeVar("Named", Agent, SlashCommand)
 
 
 class Held(NamedTuple):
@@ -48,55 +36,11 @@ class Held(NamedTuple):
 
     runnable: Runnable
     was: str | None  # approved once in another form: that form, as it was shown
+    files: tuple[str, ...] = ()  # the plugin's files that run that changed since, as said
 
     @property
     def changed(self) -> bool:
         return self.was is not None
-
-
-def _unexpanded(text: str, root: str) -> str:
-    """A value as the plugin wrote it: its own folder as ${CLAUDE_PLUGIN_ROOT}, so that the
-    digest is the same in every checkout."""
-    return text.replace(root, PLUGIN_ROOT)
-
-
-def runnable(source: str, plugin: Plugin, server: McpServer) -> Runnable | None:
-    """What a server runs, or None for one that runs nothing here (HTTP, SSE)."""
-    if server.transport != "stdio" or server.command is None:
-        return None
-    import hashlib  # here: a run with no fetched source never needs them
-    import json
-    import shlex
-
-    root = str(plugin.root)
-    argv = [_unexpanded(v, root) for v in (server.command, *server.args)]
-    env = {k: _unexpanded(v, root) for k, v in sorted(server.env.items())}
-    cwd = _unexpanded(server.cwd, root) if server.cwd is not None else None
-    shown = shlex.join(argv)
-    if env:
-        shown += "  (env " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + ")"
-    if cwd is not None:
-        shown += f"  (in {cwd})"
-    canonical = json.dumps({"argv": argv, "env": env, "cwd": cwd}, sort_keys=True)
-    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return Runnable(source, plugin.name, f"server:{server.name}", shown, digest, server.path)
-
-
-def hook_runnable(source: str, plugin: Plugin, hook: Hook) -> Runnable:
-    """What a hook runs, shown with the event and the tools it runs on."""
-    import hashlib
-    import json
-
-    command = _unexpanded(hook.command, str(plugin.root))
-    on = f" on {hook.matcher}" if hook.matcher not in ("", "*") else ""
-    timeout = f"  (timeout {hook.timeout} s)" if hook.timeout is not None else ""
-    shown = f"{hook.event}{on}: {command}{timeout}"
-    canonical = json.dumps(
-        {"event": hook.event, "matcher": hook.matcher, "command": command, "timeout": hook.timeout},
-        sort_keys=True,
-    )
-    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return Runnable(source, plugin.name, hook.key, shown, digest, hook.path)
 
 
 def fetched(home: paths.Scope) -> dict[Path, Source]:
@@ -187,85 +131,132 @@ def runnables(plugins: Iterable[Plugin], by_place: Mapping[Path, Source]) -> lis
     """Every runnable of the plugins that come from a fetched source."""
     found = []
     for plugin in plugins:
-        runs = plugin.mcp_servers or plugin.hook_commands
-        source = source_of(plugin, by_place) if runs else None
-        if source is None:
-            continue
-        for server in plugin.mcp_servers:
-            item = runnable(source.name, plugin, server)
-            if item is not None:
-                found.append(item)
-        found += [hook_runnable(source.name, plugin, hook) for hook in plugin.hook_commands]
+        source = source_of(plugin, by_place)
+        if source is not None:
+            found += of_plugin(source.name, plugin)
     return found
 
 
-def is_approved(item: Runnable, approved: Mapping[str, Approval]) -> bool:
-    known = approved.get(item.key)
+def is_approved(item: Runnable, approved: Mapping[str, PluginApproval]) -> bool:
+    mine = approved.get(item.plugin)
+    known = mine.runs.get(item.key) if mine is not None else None
     return known is not None and known.digest == item.digest
 
 
-def waiting(items: Iterable[Runnable], approved: Mapping[str, Approval]) -> list[Held]:
-    """The runnables whose exact form the user has not approved."""
-    return [
-        Held(item, approved[item.key].command if item.key in approved else None)
-        for item in items
-        if not is_approved(item, approved)
-    ]
+def waiting(items: Iterable[Runnable], approved: Mapping[str, PluginApproval]) -> list[Held]:
+    """The runnables whose exact form the user has not approved (the command, and the
+    plugin's files that run), each with what changed since an approval it once had."""
+    held = []
+    for item in items:
+        if is_approved(item, approved):
+            continue
+        mine = approved.get(item.plugin)
+        known = mine.runs.get(item.key) if mine is not None else None
+        if mine is None or known is None:
+            held.append(Held(item, None))
+            continue
+        held.append(Held(item, known.command, tuple(changed_files(mine.files, item.files))))
+    return held
 
 
 def approved_only(
     by_place: Mapping[Path, Source], catalogue: Catalogue
 ) -> tuple[Catalogue, list[Problem]]:
-    """The catalogue with every server the user has not approved left out of its plugins
+    """The catalogue with everything the user has not approved left out of its plugins
     (`by_place`: the fetched sources, from `fetched`), and a line for each: what it runs,
-    and how to approve it. Entries of ours of a server left out are then removed as those
-    of any server gone."""
+    and how to approve it. A server or a hook is left out; an agent's or a slash command's
+    frontmatter loses what declares it (its hooks, its MCP servers, its permission mode); a
+    skill is linked nowhere. What skilltool wrote for what is left out is then removed, as
+    for anything gone."""
     if not by_place:
         return catalogue, []
     held: dict[tuple[str, str], Held] = {}
     for plugin in catalogue.plugins:
-        runs = plugin.mcp_servers or plugin.hook_commands
-        source = source_of(plugin, by_place) if runs else None
+        source = source_of(plugin, by_place)
         if source is None:
             continue
-        for item in waiting(runnables([plugin], by_place), source.approved):
+        for item in waiting(of_plugin(source.name, plugin), source.approved):
             held[(plugin.name, item.runnable.key)] = item
     if not held:
         return catalogue, []
-    plugins = []
-    for plugin in catalogue.plugins:
-        kept = tuple(s for s in plugin.mcp_servers if (plugin.name, f"server:{s.name}") not in held)
-        hooks = tuple(h for h in plugin.hook_commands if (plugin.name, h.key) not in held)
-        same = len(kept) == len(plugin.mcp_servers) and len(hooks) == len(plugin.hook_commands)
-        plugins.append(plugin if same else plugin._replace(mcp_servers=kept, hook_commands=hooks))
+    plugins = [_without_held(p, {k for n, k in held if n == p.name}) for p in catalogue.plugins]
     # a lockfile that cannot be read is said once, by itself: nothing there can be approved
     problems = [held_problem(i) for i in held.values() if i.runnable.source != UNREADABLE]
     return catalogue._replace(plugins=tuple(plugins)), problems
 
 
+def _without_held(plugin: Plugin, keys: set[str]) -> Plugin:
+    """The plugin without what declares each held runnable (`keys`)."""
+    if not keys:
+        return plugin
+    servers = tuple(s for s in plugin.mcp_servers if f"server:{s.name}" not in keys)
+    hooks = tuple(h for h in plugin.hook_commands if h.key not in keys)
+    skills = [s for s in plugin.skills if not any(k.startswith(f"skill:{s.name}:") for k in keys)]
+    agents = tuple(_stripped(a, f"agent:{a.name}:", keys) for a in plugin.agents)
+    commands = tuple(_stripped(c, f"command:{c.name}:", keys) for c in plugin.slash_commands)
+    return plugin._replace(
+        mcp_servers=servers,
+        hook_commands=hooks,
+        skills=tuple(skills) if len(skills) != len(plugin.skills) else plugin.skills,
+        agents=agents,
+        slash_commands=commands,
+    )
+
+
+# the frontmatter key that declares a held runnable of an agent or a command, by its kind
+DECLARING = {"hook": "hooks", "server": "mcpServers", "permissionMode": "permissionMode"}
+
+
+def _stripped(item: Named, prefix: str, keys: set[str]) -> Named:
+    """An agent or a slash command without the frontmatter keys that declare what is held."""
+    dropped = {DECLARING[k[len(prefix) :].split(":", 1)[0]] for k in keys if k.startswith(prefix)}
+    if not dropped:
+        return item
+    fields = {k: v for k, v in item.fields.items() if k not in dropped}
+    return item._replace(fields=fields)
+
+
 def held_problem(held: Held) -> Problem:
     item = held.runnable
     why = "changed since you approved it" if held.changed else "which you have not approved"
-    if item.key.startswith("hook:"):
+    if held.files and held.was == item.shown:
+        why = f"whose files changed since you approved them ({', '.join(held.files)})"
+    kind, _, rest = item.key.partition(":")
+    name = rest.split(":", 1)[0]
+    if kind == "hook":
         said = f"hook `{item.shown}` runs a command {why}"
+        left = "no harness is given it"
+    elif kind == "server":
+        said = f"MCP server {name!r} runs `{item.shown}`, {why}"
+        left = "no harness is given it"
+    elif kind == "skill":
+        said = f"skill {name!r}: {label(item.key).split(': ', 1)[1]} `{item.shown}`, {why}"
+        left = "the skill is linked nowhere"
     else:
-        said = f"MCP server {item.key.split(':', 1)[1]!r} runs `{item.shown}`, {why}"
+        said = f"{label(item.key)} `{item.shown}`, {why}"
+        left = f"the {kind} is carried without it"
+    note = f" ({item.note})" if item.note else ""
     return Problem(
         item.path,
-        f"{said}; no harness is given it: 'skilltool plugins approve {item.source}' shows it "
-        "and asks",
+        f"{said}{note}; {left}: 'skilltool plugins approve {item.source}' shows it and asks",
         severity="warning",
     )
 
 
 def approve(
-    items: Iterable[Runnable], approved: Mapping[str, Approval], keep: Iterable[str]
-) -> dict[str, Approval]:
-    """The approvals after approving `items`: theirs recorded, those of things the source
-    no longer has (not in `keep`) dropped."""
-    kept = set(keep)
-    result = {k: v for k, v in approved.items() if k in kept}
-    from skilltool.sources import Approval
+    items: Iterable[Runnable], every: Iterable[Runnable], approved: Mapping[str, PluginApproval]
+) -> dict[str, PluginApproval]:
+    """The approvals after approving `items`: per plugin, each of its runnables (`every`)
+    that is approved now, with the plugin's files as they are; a plugin that runs nothing
+    any more loses its approval."""
+    from skilltool.sources import Approval, PluginApproval
 
-    result.update({item.key: Approval(item.digest, item.shown) for item in items})
+    approving = {(i.plugin, i.key) for i in items}
+    result: dict[str, PluginApproval] = {}
+    for item in every:
+        if (item.plugin, item.key) not in approving and not is_approved(item, approved):
+            continue
+        mine = result.get(item.plugin) or PluginApproval(item.files, {})
+        runs = {**mine.runs, item.key: Approval(item.digest, item.shown)}
+        result[item.plugin] = mine._replace(runs=runs)
     return dict(sorted(result.items()))

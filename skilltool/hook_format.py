@@ -1,6 +1,7 @@
 """Claude Code's hooks as the files that carry them are written: the commands with the
-plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}` (no harness but Claude Code sets it for a
-hook, and Claude Code sets it to the generated folder), grouped as Claude Code groups them.
+plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}`, quoted for the shell (no harness but
+Claude Code sets it for a hook, and Claude Code sets it to the generated folder), grouped as
+Claude Code groups them.
 The harness modules use it; hooks.py plans with it."""
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from skilltool.model import Hook, Plugin, Rendering
 
 # the forms of the plugin's folder a hook's command may name
 ROOT_NAMES = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT(?![A-Za-z0-9_])")
-# what a shell reads inside double quotes: a folder holding one cannot be written into a command
-SHELL_SPECIAL = frozenset('"$`\\\n')
+# a path a shell reads as one word, wherever it stands: written as it is
+PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 
 
 def same_names(*events: str) -> Mapping[str, str]:
@@ -25,17 +26,52 @@ def same_names(*events: str) -> Mapping[str, str]:
     return {event: event for event in events}
 
 
-def expand(command: str, root: Path) -> str:
-    """The command with the plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}`."""
-    return ROOT_NAMES.sub(lambda _: str(root), command)
+def expand(command: str, root: Path) -> str | None:
+    """The command with the plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}`, quoted for
+    the POSIX shell each harness runs a hook with, so that what runs is the command the user
+    approved whatever the folder is called (`./plugins/x;touch P;` stays one word). None
+    when that cannot be made sure of: the folder's path is not plain and the command names
+    it inside single quotes, or after a command substitution, whose quoting is its own."""
+    text = str(root)
+    if PLAIN.fullmatch(text):
+        return ROOT_NAMES.sub(lambda _: text, command)
+    import shlex
+
+    quoted = shlex.quote(text)
+    out: list[str] = []
+    state = ""  # "": unquoted; "'" or '"': inside such quotes
+    nested = False  # a command substitution seen: the quoting after it is not followed
+    at = 0
+    while at < len(command):
+        found = ROOT_NAMES.match(command, at)
+        if found is not None:
+            if nested or state == "'":
+                return None
+            # inside double quotes: closed, the folder single-quoted, opened again
+            out.append(quoted if state == "" else f'"{quoted}"')
+            at = found.end()
+            continue
+        char = command[at]
+        if char == "\\" and state != "'":
+            out.append(command[at : at + 2])
+            at += 2
+            continue
+        if char == "`" or (char == "$" and command.startswith("$(", at)):
+            nested = nested or state != "'"
+        elif char in "'\"" and state in ("", char):
+            state = "" if state == char else char
+        out.append(char)
+        at += 1
+    return "".join(out)
 
 
-def root_refusal(plugin: Plugin) -> str | None:
-    """Why the plugin's folder cannot be written into its commands, or None."""
-    if any(c in SHELL_SPECIAL for c in str(plugin.root)):
+def root_refusal(plugin: Plugin, hooks: Sequence[Hook]) -> str | None:
+    """Why the plugin's folder cannot be written into these hooks' commands, or None."""
+    if any(expand(hook.command, plugin.root) is None for hook in hooks):
         return (
-            f"the path of {plugin.root} holds a character a shell reads in a command "
-            '(", $, `, \\ or a line break): move the plugin to carry its hooks'
+            f"the path of {plugin.root} holds characters a shell reads, and a command names "
+            "${CLAUDE_PLUGIN_ROOT} inside single quotes or a command substitution, where "
+            "skilltool cannot quote it: move the plugin to a folder with a plain path"
         )
     return None
 
@@ -62,7 +98,9 @@ def claude_object(
             group["hooks"] = []
             groups[(hook.event, hook.group)] = group
             found.setdefault(event, []).append(group)
-        command: dict[str, Any] = {"type": "command", "command": expand(hook.command, plugin.root)}
+        written = expand(hook.command, plugin.root)
+        assert written is not None, "a hook root_refusal refuses is never rendered"
+        command: dict[str, Any] = {"type": "command", "command": written}
         if hook.timeout is not None:
             command["timeout"] = hook.timeout
         group["hooks"].append(command)

@@ -51,7 +51,7 @@ def verdict(harness: Harness, plugin: Plugin, hook: Hook) -> Verdict | None:
 
     why = (
         harness.hooks_refusal()
-        or root_refusal(plugin)
+        or root_refusal(plugin, [hook])
         or harness.plugin_hooks_refusal(plugin)
         or harness.hook_loss(hook)
     )
@@ -130,7 +130,11 @@ def _harness_actions(
     for plugin in plugins:
         gone = {h: why for h in plugin.hook_commands if (why := harness.hook_loss(h)) is not None}
         carried = [h for h in plugin.hook_commands if h not in gone]
-        refused = root_refusal(plugin) or harness.plugin_hooks_refusal(plugin) if carried else None
+        refused = (
+            root_refusal(plugin, carried) or harness.plugin_hooks_refusal(plugin)
+            if carried
+            else None
+        )
         if not remove and gone:
             actions.append(_skipped(harness, plugin, "unready", loss_line(plugin, gone)))
         if refused is not None and not remove:

@@ -79,6 +79,12 @@ def _read_file(path: Path, problems: list[Problem]) -> list[Hook]:
     return _events(events, path, text, problems)
 
 
+def events(value: Mapping[str, Any], path: Path) -> list[Hook]:
+    """The command hooks of a `hooks` object declared elsewhere (an agent's, a skill's or a
+    command's frontmatter), in Claude Code's format; what cannot be read runs nothing."""
+    return _events(value, path, "", [])
+
+
 # what hooks.json may hold beside the events (Claude Code's own files carry a description)
 NOT_EVENTS = frozenset({"description", "$schema"})
 

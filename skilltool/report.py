@@ -1259,10 +1259,11 @@ def source_line(row: dict[str, Any]) -> str:
 
 def runs_line(run: Mapping[str, Any]) -> str:
     """What a fetched source has a harness run, and whether it is approved as it is."""
-    kind, _, name = str(run["what"]).partition(":")
-    what = "hook" if kind == "hook" else f"MCP server {name}"
+    from skilltool.runnables import label
+
     state = "approved" if run["approved"] else "not approved: no harness is given it"
-    return f"  runs    {run['plugin']}: {what}: {run['command']} ({state})"
+    note = f" ({run['note']})" if run.get("note") else ""
+    return f"  runs    {run['plugin']}: {label(str(run['what']))}: {run['command']} ({state}){note}"
 
 
 def host_snippet(host: str, title: str, agent: str, argv: list[str], env: dict[str, str]) -> str:

@@ -59,11 +59,19 @@ FROM_MARKETPLACE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)@([a-z0-9]+(?:-[a-z0-9
 
 
 class Approval(NamedTuple):
-    """What the user approved of a source that a harness runs: its digest, and the command
+    """What the user approved of a plugin that a harness runs: its digest, and the command
     line as it was shown (kept readable in the lockfile, and the old side of a diff)."""
 
     digest: str
     command: str
+
+
+class PluginApproval(NamedTuple):
+    """What the user approved of one plugin: its files that run, as they were (path -> mode
+    and digest), and each thing it runs (runnables.py) by its key."""
+
+    files: Mapping[str, str]
+    runs: Mapping[str, Approval]
 
 
 class Source(NamedTuple):
@@ -81,9 +89,9 @@ class Source(NamedTuple):
     # a marketplace recorded with none of its plugins picked (`plugins = []`): nothing of
     # it is installed until one is
     nothing: bool = False
-    # what the user approved of it that a harness runs: item ("server:NAME") -> the digest
+    # what the user approved of it that a harness runs: plugin -> its files and runnables
     # of exactly what was shown, and what was shown (consent.py)
-    approved: Mapping[str, Approval] = {}
+    approved: Mapping[str, PluginApproval] = {}
     # only these skills of its plugins not picked whole (`add --skill`); what else those
     # plugins hold is not carried
     skills: tuple[str, ...] = ()
@@ -179,9 +187,14 @@ def _default_name(text: str, said: str, name: str | None) -> str:
     return name
 
 
-def _no_secret(url: str) -> None:
+def _password(url: str) -> bool:
+    """Whether a URL holds a password (`scheme://user:password@host`)."""
     match = re.match(r"[a-z+]+://([^/@]*)@", url)
-    if match and ":" in match.group(1):
+    return bool(match and ":" in match.group(1))
+
+
+def _no_secret(url: str) -> None:
+    if _password(url):
         raise SourceError(
             f"{url.split('@', 1)[1]}: the URL holds a password, which would be written to the "
             "lockfile; remove it and let git's credential helper supply it"
@@ -266,22 +279,17 @@ def source_from(name: str, table: object, where: str) -> Source:
     skills = table.get("skills", [])
     if not isinstance(skills, list) or not all(is_safe_name(s) for s in skills):
         raise SourceError(f"{where}: sources.{name}.skills: must be a list of skill names")
-    approved = table.get("approved", {})
-    if not isinstance(approved, dict) or not all(
-        isinstance(v, dict)
-        and isinstance(v.get("digest"), str)
-        and DIGEST.fullmatch(v["digest"])
-        and isinstance(v.get("command"), str)
-        for v in approved.values()
-    ):
-        raise SourceError(
-            f"{where}: sources.{name}.approved: each approved item is a table of its digest "
-            "(sha256:...) and its command; remove it to be asked again"
-        )
+    approved = _approvals(table.get("approved", {}), f"{where}: sources.{name}.approved")
     path, url = (
         text("path"),
         text("url", GIT_URL, "a git URL (https://, ssh://, git@host:path, file://)"),
     )
+    if url is not None and _password(url):
+        raise SourceError(
+            f"{where}: sources.{name}.url: the URL holds a password (not shown here), which a "
+            "file someone else may read must not hold; remove it and let git's credential "
+            "helper supply it"
+        )
     if (path is None) == (url is None):
         raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
     oid = "a full commit or tree id"
@@ -296,7 +304,7 @@ def source_from(name: str, table: object, where: str) -> Source:
         text("tree", FULL_OID, oid),
         text("marketplace"),
         "plugins" in table and not plugins,
-        {str(k): Approval(v["digest"], v["command"]) for k, v in approved.items()},
+        approved,
         tuple(skills),
     )
 
@@ -330,6 +338,56 @@ def read_lock(home: paths.Scope) -> list[Source]:
     return found
 
 
+FILE_ENTRY = re.compile(r"(100644|100755|120000) sha256:[0-9a-f]{64}")
+
+
+def _approvals(value: Any, where: str) -> dict[str, PluginApproval]:
+    """A source's approvals as the lockfile holds them, each checked against its digest: the
+    command text and the files kept readable there are what a reviewer reads, and what the
+    digest was taken of. One made by a skilltool whose approvals named no plugin is dropped
+    (it is asked for again)."""
+    from skilltool.runnables import digest_of
+
+    again = "remove it to be asked again"
+    if not isinstance(value, dict):
+        raise SourceError(f"{where}: must be a table of plugins; {again}")
+    found = {}
+    for plugin, table in value.items():
+        at = f"{where}.{plugin}"
+        if isinstance(table, dict) and "digest" in table:
+            continue  # an approval of a single command that names no plugin: asked again
+        files, runs = (table.get(k) if isinstance(table, dict) else None for k in ("files", "runs"))
+        if not isinstance(files, dict) or not all(
+            isinstance(v, str) and FILE_ENTRY.fullmatch(v) for v in files.values()
+        ):
+            raise SourceError(
+                f"{at}.files: must be a table of the plugin's files, each "
+                f'"100644 sha256:<64 hex digits>"; {again}'
+            )
+        if not isinstance(runs, dict):
+            raise SourceError(f"{at}.runs: must be a table of what the plugin runs; {again}")
+        approvals = {}
+        for key, item in runs.items():
+            if not (
+                isinstance(item, dict)
+                and isinstance(item.get("command"), str)
+                and isinstance(item.get("digest"), str)
+                and DIGEST.fullmatch(item["digest"])
+            ):
+                raise SourceError(
+                    f'{at}.runs."{key}": must be a table of its command and its digest '
+                    f"(sha256:...); {again}"
+                )
+            if digest_of(plugin, key, item["command"], files) != item["digest"]:
+                raise SourceError(
+                    f'{at}.runs."{key}": its command or the plugin\'s files are not what its '
+                    f"digest was taken of; {again}"
+                )
+            approvals[key] = Approval(item["digest"], item["command"])
+        found[plugin] = PluginApproval(files, approvals)
+    return found
+
+
 def table_of(home: paths.Scope, source: Source) -> Any:
     import tomlkit
 
@@ -352,11 +410,20 @@ def table_of(home: paths.Scope, source: Source) -> Any:
             table[key] = value
     if source.approved:
         approved = tomlkit.table(is_super_table=True)
-        for key, approval in sorted(source.approved.items()):
-            item = tomlkit.table()
-            item["command"] = approval.command
-            item["digest"] = approval.digest
-            approved[key] = item
+        for plugin, approval in sorted(source.approved.items()):
+            mine = tomlkit.table(is_super_table=True)
+            files = tomlkit.table()
+            for path, entry in sorted(approval.files.items()):
+                files[path] = entry
+            mine["files"] = files
+            runs = tomlkit.table(is_super_table=True)
+            for key, run in sorted(approval.runs.items()):
+                item = tomlkit.table()
+                item["command"] = run.command
+                item["digest"] = run.digest
+                runs[key] = item
+            mine["runs"] = runs
+            approved[plugin] = mine
         table["approved"] = approved
     return table
 

@@ -14,6 +14,12 @@ from tests.gitrepos import Repo, isolate_git, plugin_files
 from tests.helpers import build_file_tree, run, toml_loads
 
 LOCK = ".local/share/skilltool/plugins.lock"
+# what no approval can cover: uvx fetches the package when the harness starts the server
+NOTE = (
+    "runs whatever PyPI serves for git+https://example.com/serve when the harness starts it: "
+    "no digest covers that; pinned (git+https://example.com/serve@<commit>), it changes only "
+    "with the plugin"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +54,9 @@ def codex_servers(home: Path) -> dict[str, object]:
 
 
 def approved(home: Path) -> dict[str, dict[str, str]]:
-    return toml_loads((home / LOCK).read_text())["sources"]["tools"].get("approved", {})
+    """The approvals of the plugin tools, by what it runs."""
+    source = toml_loads((home / LOCK).read_text())["sources"]["tools"]
+    return source.get("approved", {}).get("tools", {}).get("runs", {})
 
 
 def test_a_fetched_command_waits_for_approval_and_a_url_is_shown(home: Path, tools: Repo) -> None:
@@ -163,8 +171,9 @@ def test_status_says_what_each_fetched_source_runs_and_whether_it_is_approved(
 ) -> None:
     assert run("plugins", "add", tools.url).code == 0
     line = (
-        "  runs    tools: MCP server serve: uvx --from git+https://example.com/serve serve"
+        "  runs    tools: MCP server 'serve': uvx --from git+https://example.com/serve serve"
         "  (env MODE=fast) ({})"
+        f" ({NOTE})"
     )
     status = run("plugins", "status")
     assert line.format("not approved: no harness is given it") in status.lines
@@ -178,5 +187,6 @@ def test_status_says_what_each_fetched_source_runs_and_whether_it_is_approved(
             "what": "server:serve",
             "command": "uvx --from git+https://example.com/serve serve  (env MODE=fast)",
             "approved": True,
+            "note": NOTE,
         }
     ]

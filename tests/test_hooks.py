@@ -341,7 +341,7 @@ def test_a_fetched_plugins_hooks_wait_for_approval_then_are_carried(
     assert not (home / CARRIED["copilot"][0]).exists()
     assert run("plugins", "approve", "guard", "--yes").code == 0
     lock = toml_loads((home / ".local/share/skilltool/plugins.lock").read_text())
-    assert set(lock["sources"]["guard"]["approved"]) == {
+    assert set(lock["sources"]["guard"]["approved"]["guard"]["runs"]) == {
         "hook:PreToolUse:0:0",
         "hook:Stop:0:0",
         "hook:Notification:0:0",

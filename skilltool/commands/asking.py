@@ -16,6 +16,7 @@ from skilltool.model import Plugin, quoted
 from skilltool.report import carried
 
 if TYPE_CHECKING:
+    from skilltool.consent import Held
     from skilltool.sources import Pick
 
 
@@ -110,26 +111,14 @@ def consent(opts: Options, home: paths.Scope, names: Sequence[str], said: list[s
         held = consent.waiting(items, source.approved)
         if not held:
             continue
-        for each in held:
-            item = each.runnable
-            what = consent.label(item.key)
-            if each.was is None:
-                said.append(f"runs      {item.plugin}: {what}: {item.shown}")
-                continue
-            said += [
-                f"runs      {item.plugin}: {what} changed since you approved it:",
-                f"  -       {each.was}",
-                f"  +       {item.shown}",
-            ]
+        said += held_lines(held)
         if opts.dry_run or not (opts.yes or _asked(said, f"approve what {source.name} runs")):
             said.append(
                 f"held      {source.name}: {len(held)} command(s) no harness is given until "
                 f"approved: 'skilltool plugins approve {source.name}' (--yes for scripts)"
             )
             continue
-        approved = consent.approve(
-            [h.runnable for h in held], source.approved, [i.key for i in items]
-        )
+        approved = consent.approve([h.runnable for h in held], items, source.approved)
         sources.write_lock(
             home,
             [
@@ -138,6 +127,36 @@ def consent(opts: Options, home: paths.Scope, names: Sequence[str], said: list[s
             ],
         )
         said.append(f"approved  {source.name}: {len(held)} command(s)")
+
+
+def held_lines(held: Sequence[Held]) -> list[str]:
+    """What waits for approval, as `add`, `update` and `approve` show it: each command, the
+    old form beside one that changed, the plugin's files that changed under one that did
+    not, and what no digest can cover."""
+    from skilltool.runnables import label
+
+    said = []
+    for each in held:
+        item = each.runnable
+        what = label(item.key)
+        if each.was is None:
+            said.append(f"runs      {item.plugin}: {what}: {item.shown}")
+        elif each.was == item.shown:
+            said.append(f"runs      {item.plugin}: {what}: {item.shown}")
+            said.append(
+                f"  files   changed since you approved them: {', '.join(each.files) or 'none'}"
+            )
+        else:
+            said += [
+                f"runs      {item.plugin}: {what} changed since you approved it:",
+                f"  -       {each.was}",
+                f"  +       {item.shown}",
+            ]
+            if each.files:
+                said.append(f"  files   changed too: {', '.join(each.files)}")
+        if item.note:
+            said.append(f"  note    {item.note}")
+    return said
 
 
 def _asked(said: list[str], question: str) -> bool:

@@ -536,6 +536,11 @@ def install_plan(
         winners = plan.winning_skills(catalogue)[0]
         copied = {n: s for n, s in winners.items() if copies.copied(home, s.path)}
     parts = []
+    # what a fetched plugin runs is carried once the user approved it (consent.py): the rest
+    # of the run sees its plugins without what waits (a skill that waits is linked nowhere)
+    by_place, unreadable = _fetched(home)
+    catalogue, held = _approved_only(by_place, catalogue)
+    parts.append(plan.Plan((), (*unreadable, *held)))
     if found is None:
         found = harnesses(home, opts.only)
     found, alone = _not_left_alone(home, found)
@@ -573,15 +578,11 @@ def install_plan(
             parts.append(plan.Plan(tuple(made), ()))
     renders = caches.renders
     ledger = ledger or open_ledger(home)
-    by_place, unreadable = _fetched(home)  # a server they fetched runs once approved
-    parts.append(plan.Plan((), tuple(unreadable)))
     for seen, group in groups:
         parts.append(plan.plan_renderings(seen, group, remove, opts.force, renders, evidence))
         parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
-        approved, held = _approved_only(by_place, seen)
-        parts.append(_entries_plan(opts, approved, remove, group, ledger, evidence))
-        parts.append(_hooks_plan(approved, group, remove, opts.force, evidence, ledger))
-        parts.append(plan.Plan((), tuple(held)))
+        parts.append(_entries_plan(opts, seen, remove, group, ledger, evidence))
+        parts.append(_hooks_plan(seen, group, remove, opts.force, evidence, ledger))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
     return _said_off(boundary.kept_inside(plan.merge(parts)), home, catalogue)
@@ -895,6 +896,7 @@ def _what_runs(home: paths.Scope, catalogue: Catalogue) -> dict[str, list[dict[s
                 "what": item.key,
                 "command": item.shown,
                 "approved": consent.is_approved(item, source.approved),
+                "note": item.note,
             }
             for item in items
         ]
