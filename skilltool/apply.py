@@ -55,18 +55,27 @@ class MadeDirs:
             self.paths = [p for p in self.paths if escape(within, p) is None]
 
     def make(self, directory: Path) -> None:
-        """`mkdir -p`, recording each level made (after making it: a crash between the two
-        leaves a directory unrecorded, which is only ever kept)."""
+        """`mkdir -p`, recording each level before making it: a run killed between the two
+        leaves a record of a directory that is not there, which `prune` passes over, never
+        a directory of skilltool's that nothing says is its own. One that appears meanwhile
+        (someone else's) is taken out of the record again."""
         missing = []
         for path in (directory, *directory.parents):
             if os.path.lexists(path):
                 break
             missing.append(path)
+        if not missing:
+            return
+        self.paths += reversed(missing)
+        self.save()
         for path in reversed(missing):
-            os.mkdir(path)
-            self.paths.append(path)
-        if missing:
-            self.save()
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                self.paths.remove(path)
+                self.save()
+                if not os.path.isdir(path):
+                    raise
 
     def prune(self, keep: frozenset[Path]) -> list[Path]:
         """Remove each recorded directory that is empty now, deepest first; never one in

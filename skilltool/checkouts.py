@@ -160,10 +160,17 @@ UNFILTERED = "filtering not recognized by server"
 
 
 def new_store(store: Path) -> None:
+    """An empty store at `store`, made aside and renamed into place when whole, so that a
+    run killed inside `git init` leaves no half-made store under a store's name; what such
+    a run left aside is removed first (every run that makes a store holds the lock)."""
+    for left in store.parent.glob(f"{TEMP_PREFIX}init-*"):
+        shutil.rmtree(left, ignore_errors=True)
+    staging = store.parent / f"{TEMP_PREFIX}init-{store.name}-{os.getpid()}"
     # an empty template: no hooks or anything else copied in from init.templateDir
-    git("init", "--quiet", "--bare", "--template=", str(store))
-    with open(store / "config", "a", encoding="utf-8") as config:
+    git("init", "--quiet", "--bare", "--template=", str(staging))
+    with open(staging / "config", "a", encoding="utf-8") as config:
         config.write(NO_TRANSPORT)
+    os.rename(staging, store)
 
 
 def _promisor_ready(store: Path) -> None:
@@ -330,6 +337,8 @@ def fetch_head(place: Path, url: str, part: bool) -> tuple[str, str | None]:
     in one request: no `ls-remote` before it. Its commit, and why the whole commit came
     when `part` of it is used and the server does not filter."""
     # not `.skilltool-tmp-git-<pid>`: the name `_relink` gives the new `git` link
+    for left in place.glob(f"{TEMP_PREFIX}fetch-*"):  # a killed run's, under the lock
+        shutil.rmtree(left, ignore_errors=True)
     staging = place / f"{TEMP_PREFIX}fetch-{STORE}-{os.getpid()}"
     new_store(staging)
     filtered = ("--filter=blob:none",) if part else ()

@@ -341,7 +341,11 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
         action = take_out(files[record.file], record, ledger, run.remove, run.force, run.read)
         if action is not None:
             actions.append(action)
-    return actions + _manifests(harness, files, run)
+    # a new generated folder gets its manifest (skilltool's by its marker) before anything
+    # else, so that a run killed while filling it leaves a folder the next run knows is ours
+    made = _manifests(harness, files, run)
+    first = [a for a in made if a.change == "create"]
+    return first + actions + [a for a in made if a.change != "create"]
 
 
 def config_file(

@@ -934,6 +934,9 @@ def _add_source(
             f"{known.shown()}; remove it first, or give another --name"
         )
     others = [(s, entry(home, s)) for s in sources]
+    left = next((s for s in strays(home, sources) if s.source.name == wanted.name), None)
+    if left is not None and not left.changed and not dry_run:
+        drop(home_of(home, wanted.name))  # what a killed `add` left: skilltool's, unused
     if wanted.path is None and os.path.lexists(home_of(home, wanted.name)):
         raise SourceError(
             f"{wanted.shown()}: {home_of(home, wanted.name)} exists but is in no lockfile "

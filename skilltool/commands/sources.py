@@ -23,7 +23,7 @@ from skilltool.commands.install import (
     upstream,
 )
 from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
-from skilltool.fs import locked
+from skilltool.fs import locked, sweep
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
 from skilltool.record import NamedTuple
 from skilltool.report import Result
@@ -42,6 +42,10 @@ def _held(home: paths.Scope, opts: Options, looking: bool = False) -> Iterator[r
             yield progress
             return
         with locked(home.state_dir):
+            # what a killed run left beside the lockfile (and a project's manifest) while
+            # writing it: every run that writes them holds this lock
+            lock = os.path.realpath(home.lockfile)
+            sweep({home.data_dir, home.lockfile.parent, Path(lock).parent})
             yield progress
 
 
