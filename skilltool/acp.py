@@ -161,12 +161,16 @@ class _Relay:
         self.choosing: dict[str, dict[str, Any]] = {}  # our request's id -> the held answer
         self.held: list[bytes] = []  # what the agent said after an answer held, in order
         self.count = 0
+        self.host_lock = threading.Lock()  # the host's stdin is written from both directions
 
     def host_to_agent(self, source: int, sink: Any) -> None:
         for line in _lines(source):
             if any(method in line for method in MARKS):  # else not even parsed
                 message = _parsed(line)
                 if message is not None and message.get("method") in OPENING:
+                    if not _valid_id(message.get("id")):  # JSON-RPC: a string or a number
+                        self._to_host(_invalid(message.get("id")))
+                        continue
                     params = message.get("params")
                     sid = params.get("sessionId") if isinstance(params, dict) else None
                     self.opening[message.get("id")] = sid
@@ -177,7 +181,7 @@ class _Relay:
     def agent_to_host(self, source: int) -> None:
         for line in _lines(source):
             message = _parsed(line) if (self.opening or self.choosing) else None
-            if message is not None and "method" not in message:
+            if message is not None and "method" not in message and _valid_id(message.get("id")):
                 if message.get("id") in self.choosing:
                     self._chosen(message)
                     continue
@@ -187,9 +191,16 @@ class _Relay:
             if self.choosing:
                 self.held.append(line)
             else:
-                _write(self.to_host, line)
-        for line in self.held:  # the agent ended while a choice was pending
-            _write(self.to_host, line)
+                self._to_host(line)
+        # the agent ended before it answered a choice: the host's request still gets its
+        # answer, an error, and what the agent said meanwhile follows it
+        for answer in self.choosing.values():
+            said = f"skilltool acp: the agent ended before {self.agent!r} could be chosen"
+            error = {"code": -32603, "message": said}
+            self._to_host(_dumped({"jsonrpc": "2.0", "id": answer.get("id"), "error": error}))
+        self.choosing.clear()
+        for line in self.held:
+            self._to_host(line)
 
     def _choose(self, answer: dict[str, Any]) -> None:
         """Ask the agent to be `agent` in the session just opened; hold its answer."""
@@ -214,15 +225,33 @@ class _Relay:
         elif isinstance(reply.get("result"), dict) and "configOptions" in reply["result"]:
             result = {**answer["result"], "configOptions": reply["result"]["configOptions"]}
             answer = {**answer, "result": result}
-        _write(self.to_host, _dumped(answer))
+        self._to_host(_dumped(answer))
         if not self.choosing:
             held, self.held = self.held, []
             for line in held:
-                _write(self.to_host, line)
+                self._to_host(line)
 
     def _to_agent(self, line: bytes) -> None:
         with self.lock, contextlib.suppress(OSError):  # a gone agent's exit ends the relay
             _write(self.to_agent, line)
+
+    def _to_host(self, line: bytes) -> None:
+        with self.host_lock:
+            _write(self.to_host, line)
+
+
+def _valid_id(value: object) -> bool:
+    """A JSON-RPC id: a string or a number (not a list, an object or a boolean)."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _invalid(value: object) -> bytes:
+    """The answer to a request whose id is not one JSON-RPC allows (its id unknown: null)."""
+    error = {
+        "code": -32600,
+        "message": f"invalid request: its id must be a string or a number, not {value!r}",
+    }
+    return _dumped({"jsonrpc": "2.0", "id": None, "error": error})
 
 
 def _lines(fd: int) -> Iterator[bytes]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -108,16 +108,51 @@ def _names(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _document(where: Path) -> dict[str, Any]:
-    import tomlkit
+def check_names(home: paths.Scope, names: Sequence[str]) -> None:
+    """Stop the run when the settings name a harness skilltool does not know (`claud`): a
+    mistake to say, not to ignore, since ignored it would leave the harness it meant
+    written to. `names`: the harnesses skilltool knows (the registry's)."""
+    chosen = read(home)
+    where = place(home)
+    _known(where, "leave-alone", chosen.leave_alone, names)
+    for kind in KINDS:
+        for name, harnesses in chosen.disabled.get(kind, {}).items():
+            _known(where, f"disabled.{kind}.{name}", harnesses, (*names, EVERY))
 
+
+def _known(where: Path, field: str, names: Iterable[str], known: Sequence[str]) -> None:
+    unknown = sorted(n for n in names if n not in known)
+    if unknown:
+        raise SkilltoolError(
+            f"{where}: {field}: {unknown[0]!r} is not a harness skilltool knows; use one of "
+            f"{', '.join(known)}"
+        )
+
+
+def _text(where: Path) -> str:
+    """The file's text, through a link (a dotfiles repository's) to a regular file; anything
+    else there (a FIFO, a folder) fails at once with one line, never waits."""
+    from skilltool.fs import read_config
+
+    data = read_config(where)
+    if data is None:
+        if not os.path.lexists(where):
+            return ""
+        raise SkilltoolError(
+            f"{where}: not a regular file (or a link to one); replace it with your settings "
+            "file, or remove it"
+        )
     try:
-        text = where.read_text(encoding="utf-8")
-        return dict(tomlkit.parse(text).unwrap())
-    except (OSError, UnicodeDecodeError) as err:
-        raise SkilltoolError(f"{where}: cannot be read ({err}); fix or remove it") from None
-    except tomlkit.exceptions.TOMLKitError as err:
-        raise SkilltoolError(f"{where}: this is not TOML ({err}); fix the file") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SkilltoolError(f"{where}: not UTF-8 text; fix or remove it") from None
+
+
+def _document(where: Path) -> dict[str, Any]:
+    try:
+        return paths.load_toml(_text(where).encode("utf-8"))
+    except ValueError as err:
+        raise SkilltoolError(f"{where}: not valid TOML ({err}); fix the file") from None
 
 
 def change(
@@ -133,7 +168,7 @@ def change(
     import tomlkit
 
     where = place(home)
-    text = where.read_text(encoding="utf-8") if where.exists() else ""
+    text = _text(where)
     read(home)  # a file that does not read is said, and left as it is
     document = tomlkit.parse(text)
     disabled = document.setdefault("disabled", tomlkit.table(is_super_table=True))
@@ -152,6 +187,8 @@ def change(
         table[name] = sorted(now)
     elif name in table:
         del table[name]
-    where.parent.mkdir(parents=True, exist_ok=True)
-    write_file(where, tomlkit.dumps(document).encode("utf-8"), 0o644, replace=True)
+    # a link (a dotfiles repository's) stays a link: the file it leads to is written
+    target = Path(os.path.realpath(where))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_file(target, tomlkit.dumps(document).encode("utf-8"), 0o644, replace=True)
     return frozenset(now)

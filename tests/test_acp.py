@@ -45,6 +45,8 @@ for line in sys.stdin.buffer:
         update = {"sessionId": sid, "update": {"sessionUpdate": "available_commands_update"}}
         send({"jsonrpc": "2.0", "method": "session/update", "params": update})
     elif method == "session/set_config_option":
+        if params["value"] == "vanish":  # ends before it answers the choice
+            sys.exit(5)
         if params["value"] == "nonexistent":
             error = {"code": -32602, "message": "Custom agent 'nonexistent' not found"}
             send({"jsonrpc": "2.0", "id": rid, "error": error})
@@ -159,6 +161,39 @@ def test_an_agent_that_cannot_be_chosen_is_the_hosts_error_for_that_session(
     )
     assert host.read()["method"] == "session/update"  # what followed still comes, after it
     assert host.close() == 0
+
+
+def test_an_agent_that_ends_before_answering_the_choice_still_answers_the_host(
+    tmp_path: Path,
+) -> None:
+    host = Host(tmp_path, agent="vanish")
+    host.send("session/new", {"cwd": "/", "mcpServers": []})
+    answer = host.read()
+    assert answer["id"] == 1 and "result" not in answer
+    assert answer["error"]["message"] == (
+        "skilltool acp: the agent ended before 'vanish' could be chosen"
+    )
+    assert host.read()["method"] == "session/update"  # what the agent said before it ended
+    assert host.process.wait(timeout=10) == 5  # the agent's code, the host's stdin still open
+
+
+def test_a_host_message_whose_id_is_not_a_string_or_number_is_refused_and_the_relay_goes_on(
+    host: Host,
+) -> None:
+    assert host.process.stdin is not None
+    for bad in ([1], {"a": 1}, True):
+        message = {"jsonrpc": "2.0", "id": bad, "method": "session/new", "params": {}}
+        host.process.stdin.write(json.dumps(message).encode() + b"\n")
+        host.process.stdin.flush()
+        answer = host.read()
+        assert answer["id"] is None and answer["error"]["code"] == -32600
+    host.send("initialize", {"protocolVersion": 1})
+    host.send("session/new", {"cwd": "/", "mcpServers": []})
+    assert host.read()["result"] == {"protocolVersion": 1}
+    opened = host.read()
+    assert opened["result"]["configOptions"] == [{"id": "agent", "currentValue": "helper"}]
+    assert host.close() == 0
+    assert not any(b"[1]" in line or b'{"a"' in line for line in host.received())
 
 
 def test_large_messages_pass_whole_both_ways(host: Host) -> None:

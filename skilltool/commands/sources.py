@@ -415,6 +415,7 @@ def plugins_switch(
     unknown = [h for h in harnesses if h not in NAMES]
     if unknown:
         raise UsageError(f"--harness {unknown[0]!r}: not a harness; one of {', '.join(NAMES)}")
+    settings.check_names(home, NAMES)  # the file is mended first, not edited around a mistake
     warnings: list[str] = []
     catalogue = discover.find(home, warnings)
     found = _switched(catalogue, name, kind)
