@@ -91,6 +91,7 @@ def looks_like_plugin(path: Path) -> bool:
         or probe.now.isdir(join(path, "agents"))
         or probe.now.isdir(join(path, "commands"))
         or probe.now.isfile(join(path, ".mcp.json"))
+        or probe.now.isfile(join(path, "hooks", "hooks.json"))
         or any(probe.now.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
     )
 

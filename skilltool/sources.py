@@ -754,13 +754,18 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     chosen = [found[n] for n in (source.plugins or ([] if source.skills else sorted(found)))]
     if source.skills:  # and the plugins holding a skill picked, narrowed to it
         chosen += discover.picked(catalogue.plugins, (), source.skills)
-    if not any(p.skills or p.agents for p in chosen):
+    # a plugin is what Claude Code takes for one: commands, servers or hooks alone too
+    if not any(
+        p.skills or p.agents or p.slash_commands or p.mcp_servers or p.hook_commands
+        for p in chosen
+    ):
         if remote and not source.plugins:  # a marketplace of remote entries: add them by name
             return (
                 f"a marketplace of {len(remote)} remote plugin(s): add one with PLUGIN@MARKETPLACE"
             )
         raise SourceError(
-            f"{said}: no plugin with a skill or an agent in it; nothing to add"
+            f"{said}: no plugin with a skill, an agent, a command, an MCP server or a hook "
+            "in it; nothing to add"
             + "".join(f"; {line}" for line in _skipped(source, catalogue, at))
         )
     for other, where in others:

@@ -467,3 +467,38 @@ def test_check_on_a_fresh_clone_is_what_ci_runs(
     failed = run("plugins", "check")
     assert failed.code == 1
     assert "-An edit by hand." in failed.lines
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"plugins/cmds/commands/ship.md": "---\ndescription: Ship it\n---\nShip $ARGUMENTS.\n"},
+        {"plugins/cmds/.mcp.json": '{"mcpServers": {"docs": {"type": "http", "url": "https://d.example/mcp"}}}\n'},
+        {
+            "plugins/cmds/.claude-plugin/plugin.json": '{"name": "cmds"}\n',
+            "plugins/cmds/hooks/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo x"}]}]}}\n',
+        },
+    ],
+    ids=["commands-only", "servers-only", "hooks-only"],
+)
+def test_a_plugin_of_only_commands_servers_or_hooks_is_added(
+    repo: Path, files: dict[str, str]
+) -> None:
+    build_file_tree(repo, files)
+    done = run("plugins", "add", "../../plugins/cmds", "--project")
+    assert done.code == 0, done.stdout + done.stderr
+    assert toml_loads((repo / "skilltool.toml").read_text())["sources"] == {
+        "cmds": {"path": "plugins/cmds"}
+    }
+
+
+def test_a_failed_first_add_leaves_no_manifest_and_no_folder(repo: Path) -> None:
+    (repo / "plugins/empty").mkdir(parents=True)
+    (repo / "plugins/empty/README.md").write_text("nothing\n")
+    before = _files(repo)
+    done = run("plugins", "add", "../../plugins/empty", "--project")
+    assert done.code == 1
+    assert "nothing to add" in done.stderr
+    assert not (repo / "skilltool.toml").exists()
+    assert not (repo / ".skilltool").exists()
+    assert _files(repo) == before

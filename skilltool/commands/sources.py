@@ -229,7 +229,9 @@ def plugins_add(
     """`plugins add`: bring a source in and record it in the lockfile, then install."""
     from skilltool import sources
 
-    home = _ready(opts, opts.where)
+    before = opts.where
+    made = _not_there(before)
+    home = _ready(opts, before)
     warnings: list[str] = []
     installed = None
     said: list[str] = []
@@ -258,8 +260,31 @@ def plugins_add(
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
+        _take_back(made)
         return _source_failure(opts, err)
+    except SkilltoolError:
+        _take_back(made)
+        raise
     return _sources_report(opts, home, [done], installed, warnings, after=said)
+
+
+def _not_there(home: paths.Scope) -> list[Path]:
+    """What the first `add` in a project makes (its manifest, skilltool's folder) that is
+    not there yet: taken back when the add fails, which then changes nothing."""
+    if not isinstance(home, paths.Project):
+        return []
+    return [p for p in (home.manifest, home.data_dir) if not os.path.lexists(p)]
+
+
+def _take_back(made: list[Path]) -> None:
+    import shutil
+
+    for path in made:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 def _ready(opts: Options, home: paths.Scope) -> paths.Scope:
