@@ -744,6 +744,10 @@ def read_entry(entry: SearchEntry, reader: Reader = parse) -> Found:
     if not probe.now.isdir(path):
         problem = Problem(path, "is a file, not a plugin, a skill or a directory of plugins")
         return Found("nothing found", [], [problem], [], False)
+    if entry.harness is not None:  # a team's own folder of a harness, in its format
+        from skilltool.harnesses import folder_plugin
+
+        return Found("harness folder", [folder_plugin(entry, reader)], [], [], True)
     kind = _kind(path)
     if kind == "marketplace":
         market, plugins, problems = read_marketplace(path, origin, reader, entry.only)

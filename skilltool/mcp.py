@@ -358,10 +358,22 @@ def config_file(
     config.plugin = plugin
     if config.manifest is not None and config.problem is None:
         config.problem = _folder_problem(harness, config, ledger)
-    if config.problem is None:  # what the file holds settles the ledger's records of it
+    if config.problem is None and not _ignored_here(harness, config):
+        # what the file holds settles the ledger's records of it
         digest_of = _digest_in(config) if config.text is not None else None
         ledger.settle(harness.name, place, digest_of)
     return config
+
+
+def _ignored_here(harness: Harness, config: ConfigFile) -> bool:
+    """A project's config file this checkout lacks because git ignores it (a team that keeps
+    `.mcp.json` out of git): its absence proves nothing of the committed records."""
+    home = harness.home
+    if config.text is not None or home.kind != "project" or os.path.lexists(config.path):
+        return False
+    from skilltool import gitignore
+
+    return bool(gitignore.ignored(home.path, [config.path]))
 
 
 def _folder_problem(

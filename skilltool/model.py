@@ -26,13 +26,16 @@ Layout = Literal[
     "marketplace",
     "skill collection",
     "single skill",
+    "harness folder",
     "missing",
     "unreadable",
     "nothing found",
 ]
 # what one plugin is: a plugin directory, an entry of a marketplace, a skill collection
 # (skill folders without a plugin around them) or one skill folder on its own
-PluginKind = Literal["plugin", "marketplace plugin", "skill collection", "single skill"]
+PluginKind = Literal[
+    "plugin", "marketplace plugin", "skill collection", "single skill", "harness folder"
+]
 
 
 # in what repr gives: a backslash written as itself (two), or a byte that is not UTF-8
@@ -80,6 +83,9 @@ class SearchEntry(NamedTuple):
     # these skills only, none of their agents, commands, servers or hooks
     skills: tuple[str, ...] = ()
     source: str | None = None  # an added source's name, as `plugins remove` takes it
+    # a harness's own project folder (`.claude`, `.gemini`, ...), read in that harness's own
+    # format: the harness's name ("agents" for the shared `.agents`)
+    harness: str | None = None
 
 
 class Skill(NamedTuple):
@@ -129,6 +135,11 @@ class Agent(NamedTuple):
     # every frontmatter key as read, for the harness that reads the agent's own format
     fields: Mapping[str, Any] = EMPTY
     repaired: bool = False  # the frontmatter is not valid YAML; read as Claude Code repairs it
+    # read from another harness's own folder (folders.py): the keys of that harness's format
+    # Claude Code's has no equivalent of (OpenCode's `temperature`), and whose they are
+    # (a plain {} when empty, as the catalogue cache keeps it: the render cache keys on repr)
+    native: Mapping[str, Any] = {}
+    native_of: str | None = None
 
     def model_for(self, harness: str) -> str | None:
         """The model a harness was told to use for this agent, if any."""
@@ -287,6 +298,8 @@ class Plugin(NamedTuple):
     # hooks), and the command hooks they declare (parse_hooks)
     hooks: tuple[Path, ...] = ()
     hook_commands: tuple[Hook, ...] = ()
+    # a harness's own project folder read as a source (folders.py): that harness's name
+    folder_of: str | None = None
 
     @property
     def active(self) -> bool:

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skilltool.harnesses import NAMES as HARNESS_NAMES
 from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill, quoted
+from skilltool.paths import HARNESS_NAMES
 from skilltool.record import NamedTuple
 
 # patterns are strings that `re` compiles on first use: a run that never needs one pays

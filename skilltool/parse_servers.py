@@ -81,6 +81,35 @@ def _declared(
     return _read_file(full, root, problems)
 
 
+def servers_of_file(
+    path: Path,
+    key: tuple[str, ...],
+    root: Path,
+    problems: list[Problem],
+    fmt: str = "jsonc",
+    convert: Any = None,
+) -> list[McpServer]:
+    """The servers under `key` of a harness's own config file (JSON with comments, or TOML:
+    `fmt` as entries/ reads it), each read as a server of `.mcp.json` is."""
+    from skilltool import entries
+    from skilltool.entries import EntryError
+
+    data = probe.now.read_regular(path)
+    text = data.decode("utf-8-sig", "replace") if data is not None else None
+    if text is None or data is None or len(data) > SIZE_LIMIT:
+        problems.append(Problem(path, "cannot be read as text under 1 MiB; fix the file"))
+        return []
+    try:
+        found = entries.read_entries(text, fmt, key)  # type: ignore[arg-type]
+    except EntryError as err:
+        problems.append(Problem(path, f"does not parse ({err}); fix it", line=err.line))
+        return []
+    servers = found or {}
+    if convert is not None:
+        servers = {name: convert(value) for name, value in servers.items()}
+    return _servers(servers, path, text, root, problems)
+
+
 def json_text(path: Path) -> str | None:
     data = probe.now.read_regular(path)
     if data is None or len(data) > SIZE_LIMIT:

@@ -14,9 +14,27 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from skilltool.model import SearchEntry
 from skilltool.record import NamedTuple
+
+# every harness skilltool writes for, and where its own folder is: under the home or under
+# the config home (XDG_CONFIG_HOME), its name there, and the variable that moves it; the
+# registry of harnesses (harnesses/__init__.py takes its names from here)
+HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
+    "opencode": ("config", "opencode", None),  # XDG_CONFIG_HOME moves it, as every config
+    "hermes": ("home", ".hermes", "HERMES_HOME"),
+    "codex": ("home", ".codex", "CODEX_HOME"),
+    "pi": ("home", ".pi/agent", "PI_CODING_AGENT_DIR"),
+    "claude": ("home", ".claude", "CLAUDE_CONFIG_DIR"),
+    "gemini": ("home", ".gemini", "GEMINI_CLI_HOME"),  # a home: its .gemini is the folder
+    "copilot": ("home", ".copilot", "COPILOT_HOME"),
+    "kilo": ("config", "kilo", None),
+    "qwen": ("home", ".qwen", "QWEN_HOME"),  # also read from ~/.qwen/.env or ~/.env
+    "vibe": ("home", ".vibe", "VIBE_HOME"),
+}
+HARNESS_NAMES = tuple(HARNESS_ROOTS)
 
 DEFAULT_NAMESPACE = "skilltool"
 OVERRIDE_VARIABLE = "SKILLTOOL_PLUGINS"
@@ -407,10 +425,11 @@ def source_entry(
     path: Path | None,
     plugins: tuple[str, ...] = (),
     skills: tuple[str, ...] = (),
+    harness: str | None = None,
 ) -> SearchEntry:
     """The search-path entry of an added source: its local path, or its current checkout."""
     where = path if path is not None else home.sources_dir / name / "current" / name
-    return SearchEntry(where, "added", plugins, skills, name)
+    return SearchEntry(where, "added", plugins, skills, name, harness)
 
 
 def _names(value: object) -> tuple[str, ...]:
@@ -438,7 +457,9 @@ def added_entries(home: Scope) -> list[SearchEntry]:
         path = table.get("path")
         only, skills = _names(table.get("plugins", [])), _names(table.get("skills", []))
         local = home.restored(path) if isinstance(path, str) else None
-        entries.append(source_entry(home, name, local, only, skills))
+        harness = table.get("harness") if local is not None else None
+        harness = harness if isinstance(harness, str) else None
+        entries.append(source_entry(home, name, local, only, skills, harness))
     return entries
 
 

@@ -395,9 +395,14 @@ def _link_actions(
 ) -> list[Action]:
     skills_dir = here.path
     actions: list[Action] = []
+    # the skills dir as it resolves: a team's `.claude/skills` may be a link to `.agents/skills`
+    real = os.path.realpath(skills_dir) if os.path.islink(skills_dir) else here.root
     for name in sorted(winners):
         found = winners[name].path
         want = absolute(os.fspath(found))
+        folder, base = os.path.split(want)
+        if base == name and folder in (here.root, real):
+            continue  # the skill is in this folder itself (a team's own `.agents/skills`)
         state, reason, dest = here.state(name, want)
         if remove and state == "missing":
             continue
@@ -696,6 +701,8 @@ def plan_renderings(
     read = evidence or Evidence(catalogue)
     actions: list[Action] = []
     for harness in harnesses:
+        if not remove and harness.present():
+            actions += native_losses(harness, agents)
         try:
             actions += _harness_actions(harness, agents, remove, force, read, renders)
         except OSError as err:  # a directory of the harness that cannot be read: skip it
@@ -710,6 +717,39 @@ def plan_renderings(
     return Plan(tuple(actions), tuple(problems))
 
 
+def native_losses(harness: Harness, agents: Sequence[Agent]) -> list[Action]:
+    """What an agent read from another harness's own folder holds that this harness has no
+    setting for (OpenCode's `temperature`, a Gemini model): one line per key, naming the
+    agents, so that nothing is dropped in silence."""
+    by_key: dict[str, list[Agent]] = {}
+    for agent in agents:
+        if agent.native_of is None or agent.native_of == harness.name:
+            continue
+        for key in agent.native:
+            by_key.setdefault(key, []).append(agent)
+    actions = []
+    for key, which in sorted(by_key.items()):
+        names = ", ".join(a.name for a in which)
+        noun = "agents" if len(which) > 1 else "agent"
+        why = (
+            f"{key} of {noun} {names}: {harness.title} has no such setting skilltool "
+            f"writes; kept for {which[0].native_of} only"
+        )
+        actions.append(
+            Action(
+                "file",
+                harness.name,
+                names,
+                which[0].path,
+                "unsupported",
+                "none",
+                which[0].path,
+                reason=why,
+            )
+        )
+    return actions
+
+
 class Evidence:
     """What this run can tell is gone (removal needs evidence): a source is gone only when it
     lived in a search-path folder this run listed whole (a folder that is missing, such as an
@@ -718,12 +758,15 @@ class Evidence:
     mounted) and a file or folder that cannot be read are evidence of nothing, unless the
     user says what came from them is gone (`prune`: `install --prune`)."""
 
-    def __init__(self, catalogue: Catalogue, prune: bool = False) -> None:
+    def __init__(
+        self, catalogue: Catalogue, prune: bool = False, repository: Path | None = None
+    ) -> None:
         self.catalogue = catalogue
         self.prune = prune
         self.read = tuple(_folder(str(path)) for path in sorted(catalogue.read))
         self._held: tuple[tuple[str, str], ...] | None = None
         self.kept: dict[str, str] = {}  # a place that held back a removal -> what it is
+        self.repository = repository  # a project's: what git ignores there proves nothing
 
     def unknown(self, source: str) -> str | None:
         """Why the absence of `source` proves nothing (a clause: "is not on ..."), or None
@@ -732,6 +775,12 @@ class Evidence:
             return None
         if not source.startswith(self.read):
             return "is not on a plugin folder read in this run"
+        if self.repository is not None and not os.path.lexists(source):
+            from skilltool import gitignore
+
+            rule = gitignore.ignored(self.repository, [Path(source)]).get(Path(source))
+            if rule is not None:  # not in this clone: no evidence that it is gone
+                return f"is ignored by {rule}, so a clone does not have it: it is not gone"
         if self.prune:
             return None
         for place, what in self.held():

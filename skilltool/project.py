@@ -140,6 +140,8 @@ def read(root: Path) -> Manifest:
             raise SkilltoolError(str(err)) from None
         if source.path is not None:
             source = source._replace(path=inside(root, str(source.path), where, name))
+        if source.harness in NAMES:  # a harness's own folder: never written for it
+            withheld.append((str(source.harness), name))
         found.append(source)
     named = {source.name for source in found}
     for source in claude_enabled(root):  # the manifest's own source of a name wins

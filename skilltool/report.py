@@ -19,7 +19,7 @@ from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths, quoted
 from skilltool.parse import UNPRINTABLE
-from skilltool.paths import Scope
+from skilltool.paths import Project, Scope
 from skilltool.plan import Action, absolute
 from skilltool.record import NamedTuple
 
@@ -319,6 +319,13 @@ def outcome_lines(
             and action.state == "current"
         ):
             continue
+        if (
+            verbosity == "normal"
+            and isinstance(home, Project)
+            and action.state == "absent"
+            and action.owner not in home.harnesses
+        ):
+            continue  # a harness the manifest does not name: the team's choice, counted below
         line = action_line(action, home, outcome.error)
         if action.state in SKIPPED:
             if line in said:

@@ -95,6 +95,8 @@ class Source(NamedTuple):
     # only these skills of its plugins not picked whole (`add --skill`); what else those
     # plugins hold is not carried
     skills: tuple[str, ...] = ()
+    # a harness's own project folder (`path = ".claude"`), read in that harness's format
+    harness: str | None = None
 
     @property
     def picks(self) -> bool:
@@ -124,12 +126,14 @@ def home_of(home: paths.Scope, name: str) -> Path:
 
 def entry(home: paths.Scope, source: Source) -> SearchEntry:
     """The search-path entry of a source: its path, or its current checkout."""
-    return paths.source_entry(home, source.name, source.path, source.plugins, source.skills)
+    return paths.source_entry(
+        home, source.name, source.path, source.plugins, source.skills, source.harness
+    )
 
 
 def entry_at(where: Path, source: Source) -> SearchEntry:
     """A source's plugins as found at `where` (a checkout of it), picked as it picks them."""
-    return SearchEntry(where, "added", source.plugins, source.skills)
+    return SearchEntry(where, "added", source.plugins, source.skills, source.name, source.harness)
 
 
 def checkout(home: paths.Scope, source: Source) -> Path | None:
@@ -167,6 +171,7 @@ class Request(NamedTuple):
     subdir: str = ""
     marketplace: str | None = None  # PLUGIN@MARKETPLACE: the marketplace's name
     plugin: str | None = None  # ... and the plugin's
+    harness: str | None = None  # a harness's own folder (`.claude`): read in its format
 
 
 def _clean_subdir(subdir: str, said: str) -> str:
@@ -222,6 +227,11 @@ def request(text: str, name: str | None = None) -> Request:
         if not os.path.isdir(path):
             what = "not a directory" if os.path.lexists(path) else "does not exist"
             raise NotAFolder(f"{said}: {what}; give a plugin, a marketplace or a git URL")
+        from skilltool.harnesses import folder_harness
+
+        harness = folder_harness(path.name)
+        if harness is not None:  # `.claude`: named after its harness unless --name says
+            return Request(name or harness, path=path, harness=harness)
         return Request(_default_name(path.name, said, name), path=path)
     if SHORTHAND.fullmatch(text):
         owner, repo, *rest = text.split("/", 2)
@@ -292,6 +302,15 @@ def source_from(name: str, table: object, where: str) -> Source:
         )
     if (path is None) == (url is None):
         raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
+    harness = table.get("harness")
+    if harness is not None:
+        from skilltool.harnesses import FOLDER_READERS
+
+        if path is None or harness not in FOLDER_READERS.values():
+            raise SourceError(
+                f"{where}: sources.{name}.harness: the harness whose own folder `path` is, "
+                f"one of {', '.join(FOLDER_READERS.values())}; fix it"
+            )
     oid = "a full commit or tree id"
     return Source(
         name,
@@ -306,6 +325,7 @@ def source_from(name: str, table: object, where: str) -> Source:
         "plugins" in table and not plugins,
         approved,
         tuple(skills),
+        harness,
     )
 
 
@@ -396,7 +416,7 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         table["path"] = home.stored(source.path)
     else:
         table["url"] = source.url
-    for key in ("ref", "subdir", "marketplace"):
+    for key in ("ref", "subdir", "marketplace", "harness"):
         value = getattr(source, key)
         if value:
             table[key] = value
@@ -726,7 +746,8 @@ def picked(source: Source, at: Path, pick: Pick | None) -> Source:
 
     if pick is None or source.picks or not os.path.isfile(at / parse.MARKETPLACE_FILE):
         return source
-    offered = [p for p in discover.discover([SearchEntry(at, "added")]).plugins if p.active]
+    whole = entry_at(at, source)._replace(only=(), skills=())
+    offered = [p for p in discover.discover([whole]).plugins if p.active]
     chosen = pick(source, at, offered)
     return source._replace(plugins=chosen, nothing=not chosen)
 
@@ -737,7 +758,7 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
 
     if source.nothing:
         return "a marketplace: none of its plugins picked, nothing installed"
-    catalogue = discover.discover([SearchEntry(at, "added")])
+    catalogue = discover.discover([entry_at(at, source)._replace(only=(), skills=())])
     found = {p.name: p for p in catalogue.plugins}
     remote = [e.name for _, e in catalogue.not_fetched()]
     said = source.shown()
@@ -756,8 +777,7 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
         chosen += discover.picked(catalogue.plugins, (), source.skills)
     # a plugin is what Claude Code takes for one: commands, servers or hooks alone too
     if not any(
-        p.skills or p.agents or p.slash_commands or p.mcp_servers or p.hook_commands
-        for p in chosen
+        p.skills or p.agents or p.slash_commands or p.mcp_servers or p.hook_commands for p in chosen
     ):
         if remote and not source.plugins:  # a marketplace of remote entries: add them by name
             return (
@@ -839,7 +859,14 @@ def add(
     if asked.marketplace is not None:
         return _add_from_marketplace(home, asked, ref, sources, dry_run, look, skills)
     wanted = Source(
-        asked.name, asked.url, asked.path, ref, asked.subdir, tuple(plugins), skills=skills
+        asked.name,
+        asked.url,
+        asked.path,
+        ref,
+        asked.subdir,
+        tuple(plugins),
+        skills=skills,
+        harness=asked.harness,
     )
     if asked.path is not None and ref is not None:
         raise SourceError(f"{text}: a local path has no ref; leave out --ref")
@@ -1397,8 +1424,11 @@ def reconcile(
     return [s for s in gone if s.path is not None]
 
 
-def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
-    """`plugins sync`: every source of the lockfile checked out at its recorded commit."""
+def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) -> list[Done]:
+    """`plugins sync`: every source of the lockfile checked out at its recorded commit.
+
+    `offline` (a project whose git sources' skills are committed copies, frozen): a source
+    that cannot be fetched is not a failure; what was committed of it is used as it is."""
     sources = read_lock(home)
     done: list[Done] = []
     todo: list[Source] = []
@@ -1421,7 +1451,22 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool) -> list[Done]:
     resolved = {s.name: s.commit for s in todo if s.commit} | newest(
         [s for s in todo if not s.commit]
     )
-    ready = at_once(lambda s: (s, fetched(home, s, str(resolved[s.name]))), todo)
+
+    def fetch(source: Source) -> tuple[Source, Ready | SourceError]:
+        try:
+            return source, fetched(home, source, str(resolved[source.name]))
+        except SourceError as err:
+            if not offline:
+                raise
+            return source, err
+
+    ready = []
+    for source, got in at_once(fetch, todo):
+        if isinstance(got, SourceError):
+            why = f"not fetched ({got}); what is committed of it is used as it is"
+            done.append(Done("offline", source, detail=why))
+        else:
+            ready.append((source, got))
     for source, synced in ready:  # every fetch done: from here on nothing can fail but the disk
         before = _at(home, source)
         flip(home_of(home, source.name), synced.checkout)

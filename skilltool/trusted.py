@@ -36,10 +36,11 @@ from skilltool.model import (
     named_paths,
 )
 
-FORMAT = f"skilltool-catalogue-5-{__version__}"
+FORMAT = f"skilltool-catalogue-6-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = (
     "discover",
+    "folders",
     "parse",
     "parse_hooks",
     "mcp",
@@ -64,15 +65,18 @@ def _schema() -> dict[type, tuple[Any, ...]]:
             (cls, tuple(kinds.split()))
             for cls, kinds in (
                 (Problem, "p s s? i? s"),
-                (SearchEntry, "p s S S s?"),
+                (SearchEntry, "p s S S s? s?"),
                 (Skill, "s p s m b"),
-                (Agent, "s p s s S S s? mm mi m b"),
+                (Agent, "s p s s S S s? mm mi m b m s?"),
                 (SlashCommand, "s p s s s? S s? mi m"),
                 (McpServer, "s p s s? S ms s? s? ms i?"),
                 (MarketplaceEntry, "s sm b m i?"),
                 (Marketplace, "s p p s? *MarketplaceEntry"),
                 (Hook, "s s s i? p i i i?"),
-                (Plugin, "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook"),
+                (
+                    Plugin,
+                    "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s?",
+                ),
             )
         )
     return SCHEMA
@@ -330,7 +334,7 @@ def discovery_key(entries: tuple[SearchEntry, ...]) -> str:
         except OSError:
             return ""  # a module not where it is looked for: nothing is trusted
         code.append(probe.stamp_of(st))
-    searched = [(str(e.path), e.origin, e.only, e.skills, e.source) for e in entries]
+    searched = [(str(e.path), e.origin, e.only, e.skills, e.source, e.harness) for e in entries]
     return repr((FORMAT, searched, code))
 
 

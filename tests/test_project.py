@@ -473,7 +473,9 @@ def test_check_on_a_fresh_clone_is_what_ci_runs(
     "files",
     [
         {"plugins/cmds/commands/ship.md": "---\ndescription: Ship it\n---\nShip $ARGUMENTS.\n"},
-        {"plugins/cmds/.mcp.json": '{"mcpServers": {"docs": {"type": "http", "url": "https://d.example/mcp"}}}\n'},
+        {
+            "plugins/cmds/.mcp.json": '{"mcpServers": {"docs": {"type": "http", "url": "https://d.example/mcp"}}}\n'
+        },
         {
             "plugins/cmds/.claude-plugin/plugin.json": '{"name": "cmds"}\n',
             "plugins/cmds/hooks/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo x"}]}]}}\n',

@@ -384,7 +384,10 @@ def test_a_tree_with_a_link_leaving_it_is_refused(home: Path, tmp_path: Path) ->
     ("make", "expected"),
     [
         (lambda r: "file:///nonexistent/nowhere.git", "cannot be reached"),
-        (lambda r: r.url, "no plugin with a skill, an agent, a command, an MCP server or a hook in it"),
+        (
+            lambda r: r.url,
+            "no plugin with a skill, an agent, a command, an MCP server or a hook in it",
+        ),
     ],
 )
 def test_failures_are_one_line_and_change_nothing(
@@ -1037,7 +1040,9 @@ def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
     added = run("plugins", "add", made.url)
     assert added.code == 1
     [said] = added.stderr.splitlines()
-    assert said.startswith(f"skilltool: {made.url}: no plugin with a skill, an agent, a command, an MCP server or a hook in it")
+    assert said.startswith(
+        f"skilltool: {made.url}: no plugin with a skill, an agent, a command, an MCP server or a hook in it"
+    )
     # install on the same tree: a warning per folder skipped, saying how to include it
     installed = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(made.work)})
     told = [line for line in installed.stderr.splitlines() if line.startswith("warning   ")]

@@ -13,14 +13,13 @@ from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
-from skilltool.model import Catalogue, Plugin, Skill
+from skilltool.model import Catalogue, Plugin, Problem, Skill
 from skilltool.report import Result
 
 if TYPE_CHECKING:
     from skilltool.cache import Caches
     from skilltool.harnesses import Harness
     from skilltool.ledger import Ledger
-    from skilltool.model import Problem
     from skilltool.sources import Source
 
 
@@ -422,23 +421,33 @@ def check(opts: Options) -> Result:
     match the lockfile, and a checkout of a locked source that is missing is fetched first
     into the project's own ignored folder (as `sync --frozen` does); nothing else is written."""
     home = opts.where
+    offline: list[str] = []
     if isinstance(home, paths.Project):
         from skilltool import project, sources
 
         try:
             sources.reconcile(home, project.read(home.path).sources, True, True)
             with locked(home.state_dir):
-                sources.sync(home, True, False)
+                done = sources.sync(home, True, False, offline=home.copies)
         except (sources.SourceError, OSError) as err:
             raise SkilltoolError(str(err)) from None
+        offline = [line for d in done if d.verb == "offline" for line in d.lines()]
     actions: list[plan.Action] = []
     looked = _change(opts._replace(dry_run=True, diff=False), False, actions)
     if looked.code != OK:
         return looked
     # a rendering or copy edited by hand is kept by install, but is not what it would write
     changing = [a for a in actions if a.writes or a.state == "edited"]
+    from skilltool.gitignore import CLONE
+
+    # a file of the project's that git ignores: a clone would lack it, so it is not committed
+    ignoring = any(CLONE in line for line in looked.problems)
+    if not changing and not ignoring:
+        current = (home.line(), *offline, "current   nothing would change")
+        return Result(OK, {"current": True}, current)
     if not changing:
-        return Result(OK, {"current": True}, (home.line(), "current   nothing would change"))
+        line = "check     a file git ignores (above): commit it (git add -f), or change the rule"
+        return Result(FAILED, {"current": False}, (home.line(), line), looked.problems)
     said = report.outcome_lines([Outcome(a, True) for a in changing], home, True, "normal")
     lines = [home.line(), *said, *report.new_file_lines(changing, home)]
     lines += report.diff_lines(changing, home)
@@ -527,7 +536,8 @@ def install_plan(
     `plan.Settled`, not an Action each."""
     skills_dir = home.skills_dir
     trust = caches.trust if trust_links else None
-    evidence = plan.Evidence(catalogue, opts.prune)
+    repository = home.path if isinstance(home, paths.Project) else None
+    evidence = plan.Evidence(catalogue, opts.prune, repository)
     copied: dict[str, Skill] = {}
     if isinstance(home, paths.Project):  # a git source's skills: copies (or links, if asked)
         from skilltool import copies  # the one import, for the loop below too
@@ -585,7 +595,37 @@ def install_plan(
         parts.append(_hooks_plan(seen, group, remove, opts.force, evidence, ledger))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
-    return _said_off(boundary.kept_inside(plan.merge(parts)), home, catalogue)
+    planned = boundary.kept_inside(plan.merge(parts))
+    if isinstance(home, paths.Project):  # what a teammate's clone will not have
+        planned = planned._replace(
+            problems=(*planned.problems, *_ignored(home, catalogue, planned))
+        )
+    return _said_off(planned, home, catalogue)
+
+
+def _ignored(home: paths.Project, catalogue: Catalogue, planned: plan.Plan) -> list[Problem]:
+    """A warning for each file of the project's own plugins, and (when what skilltool writes
+    is committed) each file it writes, that git ignores: a teammate's clone will not have
+    it, and would take a source it lacks for one that is gone."""
+    from skilltool import gitignore
+
+    looked: list[Path] = []
+    for plugin in catalogue.plugins:
+        if plugin.root.is_relative_to(home.sources_dir) or not plugin.root.is_relative_to(
+            home.path
+        ):
+            continue  # a git source's checkout: ignored on purpose, fetched by sync
+        looked += [a.path for a in plugin.agents] + [c.path for c in plugin.slash_commands]
+        looked += [s.path / "SKILL.md" for s in plugin.skills]
+        looked += [s.path for s in plugin.mcp_servers] + list(plugin.hooks)
+    if home.copies:
+        written = ("missing", "current", "stale", "edited")  # what is, or will be, skilltool's
+        looked += [a.target for a in planned.actions if a.state in written]
+    found = gitignore.ignored(home.path, looked)
+    return [
+        Problem(path, gitignore.said(str(path), rule), severity="warning")
+        for path, rule in found.items()
+    ]
 
 
 def _not_left_alone(

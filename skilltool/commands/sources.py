@@ -255,6 +255,7 @@ def plugins_add(
             )
             if isinstance(home, paths.Project) and not opts.dry_run:
                 project.record(home, done.source)
+                home = project.opened(home.path, home.namespace)  # with what it now names
             if not opts.dry_run:
                 asking.consent(opts, home, [done.source.name], said)
             if install_after and (not opts.dry_run or installed is None):
@@ -396,7 +397,9 @@ def plugins_sync(opts: Options, frozen: bool) -> Result:
                     project.keep_ignored(home)
                 asked = project.read(home.path).sources
                 went = sources.reconcile(home, asked, frozen, opts.dry_run)
-            done = sources.sync(home, frozen, opts.dry_run)
+            # a clone's committed copies and renderings need no network: used as they are
+            offline = frozen and isinstance(home, paths.Project) and home.copies
+            done = sources.sync(home, frozen, opts.dry_run, offline)
             done += [sources.Done("removed", s, detail="not in skilltool.toml") for s in went]
             left = sources.strays(home, sources.read_lock(home))
             clean = [s for s in left if not s.changed]

@@ -12,7 +12,7 @@ import abc
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from skilltool import markers
 from skilltool.model import (
@@ -23,17 +23,21 @@ from skilltool.model import (
     McpPlace,
     McpServer,
     Plugin,
+    Problem,
     Rendering,
+    SearchEntry,
     Skill,
     SlashCommand,
     field_references,
 )
-from skilltool.paths import Project, Scope, package_data
+from skilltool.paths import HARNESS_ROOTS, Project, Scope, package_data
 from skilltool.placeholders import Translation
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:
     import jinja2
+
+    from skilltool.folders import FolderItems, Ours
 
 
 # the model aliases Claude Code 2.1.332 resolves ('default' is sent as it is, and fails)
@@ -186,11 +190,29 @@ class Harness(abc.ABC):
     hook_events: ClassVar[Mapping[str, str] | None] = {}
     no_hooks: ClassVar[str] = "skilltool carries no hooks to it"
 
+    # a team's own project folder of this harness read as a source (folders.py): the keys of
+    # an agent's frontmatter its format shares with Claude Code's, kept as they are; the
+    # others are the harness's own (`Agent.native`), carried where a harness has them
+    shared_agent_keys: ClassVar[frozenset[str]] = frozenset()
+    # the keys of another harness's agent (`Agent.native`) this one writes: {key: its name}
+    takes_native: ClassVar[Mapping[str, str]] = {}
+
     def __init__(self, home: Scope) -> None:
         self.home = home
         self.skills_dir = home.skills_dir
         self._root: Path | None = None
         self._places: tuple[str, ...] | None = None
+
+    @classmethod
+    def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
+        """A team's own project folder of this harness, in its own format (`.claude`,
+        `.gemini`, ...): the skills, agents, commands, MCP servers and hooks it holds that
+        are not skilltool's. By default its `skills/` alone."""
+        from skilltool import folders
+
+        problems: list[Problem] = []
+        found = folders.skills(folder / "skills", ours, reader, problems)
+        return folders.FolderItems(skills=tuple(found), problems=tuple(problems))
 
     def root(self) -> Path:
         """The harness's own directory: rendering happens only when it exists."""
@@ -715,18 +737,7 @@ def environment() -> jinja2.Environment:
 # home, and the environment variable that moves it as the harness's binary reads it (each
 # proven in tests/conformance/test_moved_homes.py). Kept here, not in the modules, so that a
 # harness that is not set up costs no import of its module
-ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
-    "opencode": ("config", "opencode", None),  # XDG_CONFIG_HOME moves it, as every config
-    "hermes": ("home", ".hermes", "HERMES_HOME"),
-    "codex": ("home", ".codex", "CODEX_HOME"),
-    "pi": ("home", ".pi/agent", "PI_CODING_AGENT_DIR"),
-    "claude": ("home", ".claude", "CLAUDE_CONFIG_DIR"),
-    "gemini": ("home", ".gemini", "GEMINI_CLI_HOME"),  # a home: its .gemini is the folder
-    "copilot": ("home", ".copilot", "COPILOT_HOME"),
-    "kilo": ("config", "kilo", None),
-    "qwen": ("home", ".qwen", "QWEN_HOME"),  # also read from ~/.qwen/.env or ~/.env
-    "vibe": ("home", ".vibe", "VIBE_HOME"),
-}
+ROOTS = HARNESS_ROOTS  # the registry: one line a harness, in paths.py (where each one is)
 # the variables that name a home for the harness, under which its folder keeps its own name
 HOME_VARIABLES = frozenset({"GEMINI_CLI_HOME"})
 LOCATION_VARIABLES = tuple(v for _, _, v in ROOTS.values() if v)  # each harness's own
@@ -834,6 +845,52 @@ def not_set_up(home: Scope, root: Path, name: str) -> str:
     if PROJECT_ROOTS[name] is None:
         return NO_PROJECT[name]
     return f"not among the project's harnesses (add {name!r} to 'harnesses' in skilltool.toml)"
+
+
+# the project folders skilltool reads as a source in their harness's own format: the harness,
+# by its folder; `.agents` is the folder of no one harness (its skills are read by many)
+FOLDER_READERS: dict[str, str] = {
+    ".agents": "agents",
+    ".claude": "claude",
+    ".github": "copilot",
+    ".gemini": "gemini",
+    ".opencode": "opencode",
+    ".codex": "codex",
+}
+
+
+def folder_harness(folder: str) -> str | None:
+    """The harness whose own project folder this is (`.claude` -> "claude"), or None."""
+    return FOLDER_READERS.get(folder)
+
+
+def folder_plugin(entry: SearchEntry, reader: Any) -> Plugin:
+    """A harness's own project folder, read in its format, as the plugin of its source: what
+    the team wrote there, never what skilltool wrote (folders.Ours)."""
+    from skilltool.folders import Ours
+
+    assert entry.harness is not None
+    folder = entry.path
+    ours = Ours(folder.parent, folder)
+    if entry.harness == "agents":
+        items = Harness.read_folder(folder, ours, reader)
+    else:
+        items = load(entry.harness).read_folder(folder, ours, reader)
+    return Plugin(
+        entry.source or entry.harness,
+        folder,
+        entry.origin,
+        None,
+        items.skills,
+        items.agents,
+        items.problems,
+        kind="harness folder",
+        slash_commands=items.commands,
+        mcp_servers=items.servers,
+        hooks=items.hook_files,
+        hook_commands=items.hooks,
+        folder_of=entry.harness,
+    )
 
 
 def load(name: str) -> type[Harness]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltool import markers
 from skilltool.fs import ending_with
@@ -29,7 +29,10 @@ from skilltool.hook_format import (
     hooks_folder_files,
     hooks_folder_plugin,
 )
-from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Problem, Rendering
+
+if TYPE_CHECKING:
+    from skilltool.folders import FolderItems, Ours
 
 # the folder of the plugin skilltool generates in ~/.claude/skills for a plugin's MCP servers:
 # a '.' no skill name has, so it never takes the place of a skill's link
@@ -84,6 +87,25 @@ class Claude(Harness):
 
     def commands_dir(self) -> Path:
         return self.root() / "commands"
+
+    @classmethod
+    def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
+        """A team's `.claude/`: its skills, agents and commands (subfolders as `sub:name`) in
+        Claude Code's own format, the repository's `.mcp.json`, and the hooks of
+        `.claude/settings.json`."""
+        from skilltool import folders
+
+        problems: list[Problem] = []
+        skills = folders.skills(folder / "skills", ours, reader, problems)
+        agents = folders.agents(folders.markdown_files(folder / "agents", ours), reader, problems)
+        commands = folders.commands(folder / "commands", ours, problems)
+        mcp = ours.project / ".mcp.json"
+        servers = folders.config_servers(mcp, ("mcpServers",), ours, problems)
+        hooks, files = folders.json_hooks(folder / "settings.json", problems)
+        return folders.FolderItems(
+            tuple(skills), tuple(agents), tuple(commands), tuple(servers), tuple(hooks),
+            tuple(files), tuple(problems),
+        )  # fmt: skip
 
     # MCP servers: ~/.claude.json, Claude Code's user list, is also the app's state, which
     # every claude run rewrites; a plugin folder in ~/.claude/skills is loaded by Claude Code

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltool.fs import by_parts, ending_with
 from skilltool.harnesses import (
@@ -22,8 +22,11 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
+from skilltool.model import Agent, McpPlace, McpServer, Problem, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
+
+if TYPE_CHECKING:
+    from skilltool.folders import FolderItems, Ours
 
 
 def instructions(agent: Agent) -> str:
@@ -75,6 +78,27 @@ class Codex(Harness):
         " any folder below)"
     )
     no_commands = "Codex reads no user commands (~/.codex/prompts is no longer read)"
+
+    @classmethod
+    def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
+        """A team's `.codex/`: its agents (`agents/<name>.toml`: `developer_instructions` the
+        body), its skills, and the MCP servers of `.codex/config.toml`."""
+        from skilltool import folders
+
+        problems: list[Problem] = []
+        skills = folders.skills(folder / "skills", ours, reader, problems)
+        files = folders.markdown_files(folder / "agents", ours, (".toml",))
+        agents = folders.read_native(
+            files,
+            lambda p: folders.toml_agent(p, "codex", "developer_instructions", ("name",)),
+            problems,
+        )
+        servers = folders.config_servers(
+            folder / "config.toml", ("mcp_servers",), ours, problems, "toml"
+        )
+        return folders.FolderItems(
+            tuple(skills), tuple(agents), servers=tuple(servers), problems=tuple(problems)
+        )
 
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "config.toml", "toml", ("mcp_servers",))

@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltool.fs import ending_with
 from skilltool.harnesses import (
@@ -26,9 +26,12 @@ from skilltool.harnesses import (
     stdio_entry,
 )
 from skilltool.hook_format import claude_object, files_under, json_file, same_names
-from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
+from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Problem, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 from skilltool.paths import Scope
+
+if TYPE_CHECKING:
+    from skilltool.folders import FolderItems, Ours
 
 
 def copilot_skills(stdout: str, stderr: str) -> Listing:
@@ -62,6 +65,18 @@ class Copilot(Harness):
         {"explore", "task", "general-purpose", "code-review", "research", "security-review"}
     )
     builtin_version = "1.0.102"
+
+    @classmethod
+    def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
+        """A team's `.github/`: its agents (`agents/<name>.agent.md` or `<name>.md`, Claude
+        Code's format but for the file name) and its skills."""
+        from skilltool import folders
+
+        problems: list[Problem] = []
+        skills = folders.skills(folder / "skills", ours, reader, problems)
+        files = folders.markdown_files(folder / "agents", ours)
+        agents = folders.agents(files, reader, problems, _named_by_file)
+        return folders.FolderItems(tuple(skills), tuple(agents), problems=tuple(problems))
 
     # 1.0.102 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS
@@ -170,3 +185,10 @@ class Copilot(Harness):
             ],
             choose=True,
         )
+
+
+def _named_by_file(agent: Agent) -> Agent:
+    """`<name>.agent.md` is the agent `<name>` to Copilot CLI (a frontmatter name wins)."""
+    if "name" in agent.fields or not agent.name.endswith(".agent"):
+        return agent
+    return agent._replace(name=agent.name.removesuffix(".agent"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
@@ -35,8 +35,21 @@ from skilltool.hook_format import (
     hooks_folder_files,
     hooks_folder_plugin,
 )
-from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
+from skilltool.model import (
+    Agent,
+    Hook,
+    McpPlace,
+    McpServer,
+    Plugin,
+    Problem,
+    Rendering,
+    Skill,
+    SlashCommand,
+)
 from skilltool.placeholders import Translation
+
+if TYPE_CHECKING:
+    from skilltool.folders import FolderItems, Ours
 
 # Claude Code tool names -> Gemini CLI's
 TOOL_NAMES = {
@@ -203,6 +216,29 @@ class Gemini(Harness):
     def commands_dir(self) -> Path:
         return self.root() / "commands"
 
+    # a Gemini agent's own keys another harness writes: its temperature and turns, in Qwen
+    # Code's format (built from Gemini CLI's)
+    @classmethod
+    def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
+        """A team's `.gemini/`: its agents (Gemini's strict schema, its tool names made Claude
+        Code's), its TOML commands (subfolders as `ns:name`, `{{args}}` as `$ARGUMENTS`),
+        its skills, and the MCP servers of `.gemini/settings.json`."""
+        from skilltool import folders
+
+        problems: list[Problem] = []
+        skills = folders.skills(folder / "skills", ours, reader, problems)
+        files = folders.markdown_files(folder / "agents", ours)
+        agents = folders.read_native(
+            files, lambda p: folders.native_agent(p, "gemini", _from_gemini), problems
+        )
+        commands = _toml_commands(folder / "commands", folder / "commands", "", ours, problems)
+        servers = folders.config_servers(
+            folder / "settings.json", ("mcpServers",), ours, problems, convert=_server_from_gemini
+        )
+        return folders.FolderItems(
+            tuple(skills), tuple(agents), tuple(commands), tuple(servers), problems=tuple(problems)
+        )
+
     def translate_command(self, body: str) -> Translation:
         return translate_command(body)
 
@@ -305,3 +341,79 @@ class Gemini(Harness):
 
     def launch(self, agent: Agent) -> Launch:
         return self.launch_by_system_prompt(agent, "GEMINI_SYSTEM_MD")
+
+
+def _from_gemini(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A Gemini agent's frontmatter as Claude Code's (name, description, tools by Claude
+    Code's names), and its own keys (model, temperature, turns, its tools with no Claude
+    name)."""
+    from skilltool.folders import claude_tools
+
+    shared: dict[str, Any] = {k: data[k] for k in ("name", "description") if k in data}
+    # `kind` and `display_name` say how Gemini CLI lists the agent: nothing another lacks
+    skip = ("name", "description", "tools", "kind", "display_name")
+    native = {k: v for k, v in data.items() if k not in skip}
+    tools = data.get("tools")
+    if isinstance(tools, list):
+        known, unknown = claude_tools([t for t in tools if isinstance(t, str)], TOOL_NAMES)
+        if known:
+            shared["tools"] = known
+        if unknown:
+            native["tools"] = unknown
+    return shared, native
+
+
+def _server_from_gemini(value: Any) -> Any:
+    """A server of Gemini's settings.json in Claude Code's shape: `httpUrl` a streamable
+    HTTP server, `url` an SSE one; its own keys (timeout, trust, tool filters) left out."""
+    if not isinstance(value, dict):
+        return value
+    server = {k: v for k, v in value.items() if k in ("command", "args", "env", "cwd", "headers")}
+    if isinstance(value.get("httpUrl"), str):
+        server.update(type="http", url=value["httpUrl"])
+    elif isinstance(value.get("url"), str):
+        server.update(type="sse", url=value["url"])
+    return server
+
+
+def _toml_commands(
+    place: Path, top: Path, prefix: str, ours: Ours, problems: list[Problem]
+) -> list[SlashCommand]:
+    """Gemini's commands: `<name>.toml` (`prompt`, `description`), a subfolder's `ns:name`."""
+    from skilltool import folders, probe
+    from skilltool.paths import load_toml
+
+    found: list[SlashCommand] = []
+    for entry in folders.listing(place):
+        path = place / entry.name
+        if entry.name.startswith("."):
+            continue
+        if probe.now.isdir(path) and not probe.now.islink(path):
+            found += _toml_commands(path, top, f"{prefix}{entry.name}:", ours, problems)
+            continue
+        if not entry.name.endswith(".toml") or ours.file(path):
+            continue
+        try:
+            table = load_toml(probe.now.read_regular(path) or b"")
+        except ValueError as err:
+            problems.append(Problem(path, f"not valid TOML ({err}); fix it"))
+            continue
+        prompt, description = table.get("prompt"), table.get("description", "")
+        if not isinstance(prompt, str) or not isinstance(description, str):
+            problems.append(Problem(path, "needs a 'prompt' (and a 'description') string"))
+            continue
+        body = prompt.replace("{{args}}", "$ARGUMENTS")
+        if "!{" in body or "@{" in body:
+            problems.append(
+                Problem(
+                    path,
+                    "its prompt runs a shell command (!{...}) or reads a file (@{...}) as Gemini "
+                    "CLI expands it; the other harnesses are given the text as it is",
+                    "prompt",
+                    severity="warning",
+                )
+            )
+        name = prefix + entry.name.removesuffix(".toml")
+        fields = {"description": description} if description else {}
+        found.append(SlashCommand(name, path, description, body, fields=fields))
+    return found

@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
@@ -32,11 +32,15 @@ from skilltool.model import (
     McpPlace,
     McpServer,
     Plugin,
+    Problem,
     Rendering,
     Skill,
     env_references,
 )
 from skilltool.placeholders import Translation
+
+if TYPE_CHECKING:
+    from skilltool.folders import FolderItems, Ours
 
 PROVIDER_MODEL = r"[A-Za-z0-9._-]+/[A-Za-z0-9._:@/+-]+"  # compiled on first use
 
@@ -171,6 +175,35 @@ class OpenCode(OpenCodeFamily):
     def target(self, agent_name: str) -> Path:
         return self.root() / "agent" / f"{agent_name}.md"
 
+    @classmethod
+    def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
+        """A team's `.opencode/`: its agents (`agent/` or `agents/`: `mode`, `temperature`,
+        a `tools` map, the body the prompt), its commands, its skills, and the MCP servers
+        of its `opencode.json(c)`."""
+        from skilltool import folders
+
+        problems: list[Problem] = []
+        skills = [
+            s
+            for place in ("skill", "skills")
+            for s in folders.skills(folder / place, ours, reader, problems)
+        ]
+        files = [f for p in ("agent", "agents") for f in folders.markdown_files(folder / p, ours)]
+        agents = folders.read_native(
+            files, lambda p: folders.native_agent(p, "opencode", _from_opencode), problems
+        )
+        commands = [
+            c for p in ("command", "commands") for c in folders.commands(folder / p, ours, problems)
+        ]
+        servers = []
+        for config in cls.config_names:
+            servers += folders.config_servers(
+                folder / config, ("mcp",), ours, problems, convert=_server_from_opencode
+            )
+        return folders.FolderItems(
+            tuple(skills), tuple(agents), tuple(commands), tuple(servers), problems=tuple(problems)
+        )
+
     def render(self, agent: Agent) -> list[Rendering]:
         content = self.template("agent.md.j2", agent, model=self.model(agent))
         return [Rendering(self.target(agent.name), content)]
@@ -230,3 +263,60 @@ def opencode_entry(server: McpServer, title: str) -> McpValue | Verdict:
 def _env_form(text: str) -> str:
     # `${HOME}` stays literal in OpenCode 1.18.33 and Kilo 7.7.7; `{env:HOME}` is expanded
     return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", r"{env:\1}", text)
+
+
+# OpenCode's built-in tools by Claude Code's names
+CLAUDE_TOOLS = {
+    "Bash": "bash",
+    "Edit": "edit",
+    "Write": "write",
+    "Read": "read",
+    "Grep": "grep",
+    "Glob": "glob",
+    "LS": "list",
+    "WebFetch": "webfetch",
+    "TodoWrite": "todowrite",
+    "Task": "task",
+    "Skill": "skill",
+}
+
+
+def _from_opencode(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An OpenCode agent's frontmatter as Claude Code's (name, description; a `tools` map's
+    `false` tools as `disallowedTools`), and its own keys (mode, model, temperature, ...)."""
+    from skilltool.folders import claude_tools
+
+    shared: dict[str, Any] = {k: data[k] for k in ("name", "description", "color") if k in data}
+    # `mode` says where OpenCode offers the agent: nothing another harness lacks
+    native = {
+        k: v for k, v in data.items() if k not in ("name", "description", "color", "tools", "mode")
+    }
+    tools = data.get("tools")
+    if isinstance(tools, dict):
+        denied = [k for k, v in tools.items() if isinstance(k, str) and v is False]
+        known, unknown = claude_tools(denied, CLAUDE_TOOLS)
+        if known:
+            shared["disallowedTools"] = known
+        rest = {k: v for k, v in tools.items() if k in unknown or v is not False}
+        if rest:
+            native["tools"] = rest
+    return shared, native
+
+
+def _server_from_opencode(value: Any) -> Any:
+    """A server of OpenCode's `mcp` in Claude Code's shape: `local` a command (its first word)
+    with its arguments and `environment`, `remote` a URL with its headers."""
+    if not isinstance(value, dict):
+        return value
+    if value.get("type") == "local" and isinstance(value.get("command"), list):
+        command = [str(c) for c in value["command"]]
+        server: dict[str, Any] = {"command": command[0], "args": command[1:]} if command else {}
+        if isinstance(value.get("environment"), dict):
+            server["env"] = value["environment"]
+        return server
+    if value.get("type") == "remote" and isinstance(value.get("url"), str):
+        server = {"type": "http", "url": value["url"]}
+        if isinstance(value.get("headers"), dict):
+            server["headers"] = value["headers"]
+        return server
+    return value

@@ -118,8 +118,8 @@ def test_add_killed_at_every_rename_converges_and_purges(tmp_path: Path, tools: 
         home = _home(tmp_path, f"home-{k}")
         before = listing(home)
         killed = skilltool(home, "add", tools.url, "--yes", kill_at=k)
-        if killed.returncode == 0:  # a cache written or not: a rename or two fewer
-            assert k >= total - 1, (k, total)
+        if killed.returncode == 0:  # caches written or not (settled stamps): a few fewer
+            assert k >= total - 4, (k, total)
             break
         again = skilltool(home, "add", tools.url, "--yes")
         assert again.returncode == 0, (k, again.stdout, again.stderr)
