@@ -154,6 +154,43 @@ def read(root: Path) -> Manifest:
 
 
 CLAUDE_SETTINGS = Path(".claude") / "settings.json"
+# the marketplaces Claude Code knows without `extraKnownMarketplaces`: Anthropic's official one
+KNOWN_MARKETPLACES = {
+    "claude-plugins-official": {
+        "source": {"source": "github", "repo": "anthropics/claude-plugins-official"}
+    },
+}
+
+
+def _enabled(root: Path) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The plugins `.claude/settings.json` enables, by marketplace, and the marketplaces it
+    declares (with those Claude Code knows itself); none when it cannot be read."""
+    import json
+
+    from skilltool.parse import is_safe_name
+
+    try:
+        data = json.loads((root / CLAUDE_SETTINGS).read_bytes())
+    except (OSError, ValueError):
+        return {}, {}
+    enabled = data.get("enabledPlugins") if isinstance(data, dict) else None
+    markets = data.get("extraKnownMarketplaces") if isinstance(data, dict) else None
+    if not isinstance(enabled, dict):
+        return {}, {}
+    known: dict[str, Any] = {**KNOWN_MARKETPLACES, **(markets if isinstance(markets, dict) else {})}
+    wanted: dict[str, list[str]] = {}
+    for key, on in enabled.items():
+        plugin, _, market = str(key).partition("@")
+        if on is True and is_safe_name(plugin):
+            wanted.setdefault(market, []).append(plugin)
+    return wanted, known
+
+
+def unknown_marketplaces(root: Path) -> list[str]:
+    """Each `plugin@marketplace` that `.claude/settings.json` enables from a marketplace it
+    declares nowhere and Claude Code does not know (Claude Code cannot load it either)."""
+    wanted, known = _enabled(root)
+    return [f"{p}@{m}" for m, plugins in wanted.items() if m not in known for p in plugins]
 
 
 def claude_enabled(root: Path) -> list[Source]:
@@ -163,26 +200,14 @@ def claude_enabled(root: Path) -> list[Source]:
     skilltool brings them to every other harness, and never writes the file. A file or an
     entry it cannot use is passed over: it is Claude Code's file, read as Claude Code
     reads it, and `status` is where a person looks."""
-    import json
-
     from skilltool.parse import is_safe_name
     from skilltool.sources import Source, SourceError, remote_of
 
-    try:
-        data = json.loads((root / CLAUDE_SETTINGS).read_bytes())
-    except (OSError, ValueError):
-        return []
-    enabled = data.get("enabledPlugins") if isinstance(data, dict) else None
-    markets = data.get("extraKnownMarketplaces") if isinstance(data, dict) else None
-    if not isinstance(enabled, dict) or not isinstance(markets, dict):
-        return []
-    wanted: dict[str, list[str]] = {}
-    for key, on in enabled.items():
-        plugin, _, market = key.partition("@")
-        if on is True and market in markets and is_safe_name(plugin):
-            wanted.setdefault(market, []).append(plugin)
+    wanted, markets = _enabled(root)
     found = []
     for market, plugins in wanted.items():
+        if market not in markets:
+            continue  # said by `unknown_marketplaces`
         entry = markets[market]
         fields = entry.get("source") if isinstance(entry, dict) else None
         if not is_safe_name(market) or not isinstance(fields, dict):

@@ -320,3 +320,122 @@ def test_a_git_sources_committed_copies_need_no_network_in_a_clone(
         assert "what is committed of it is used as it is" in done.stdout, done.stdout
     assert tree(clone) == mine
     assert git("status", "--porcelain", cwd=clone) == ""
+
+
+def test_enabled_plugins_of_claudes_official_marketplace_need_no_declaration(
+    team: Path, tmp_path: Path
+) -> None:
+    """`enabledPlugins` naming `@claude-plugins-official` (which Claude Code knows without
+    `extraKnownMarketplaces`) is resolved from Anthropic's repository, here a local copy
+    that git's own `insteadOf` stands in for; one from a marketplace named nowhere is said."""
+    from tests.gitrepos import Repo, plugin_files
+
+    official = Repo(tmp_path, "claude-plugins-official")
+    files = plugin_files("commit-commands", ("commit",), prefix="plugins/commit-commands/")
+    files[".claude-plugin/marketplace.json"] = json.dumps(
+        {
+            "name": "claude-plugins-official",
+            "owner": {"name": "Anthropic"},
+            "plugins": [{"name": "commit-commands", "source": "./plugins/commit-commands"}],
+        }
+    )
+    official.commit(files)
+    official.push()
+    config = Path(os.environ["GIT_CONFIG_GLOBAL"])
+    config.write_text(
+        config.read_text() + f'[url "{official.url}"]\n\tinsteadOf = '
+        "https://github.com/anthropics/claude-plugins-official.git\n"
+    )
+    build_file_tree(
+        team,
+        {
+            ".claude/settings.json": json.dumps(
+                {
+                    "enabledPlugins": {
+                        "commit-commands@claude-plugins-official": True,
+                        "x@nowhere": True,
+                    }
+                }
+            ),
+            "plugins/team/skills/hello/SKILL.md": (
+                "---\nname: hello\ndescription: Say hello.\n---\nHello.\n"
+            ),
+        },
+    )
+    added = run("plugins", "add", "./plugins/team", "--project")
+    assert added.code == 0, added.stdout + added.stderr
+    synced = run("plugins", "sync")
+    assert synced.code == 0, synced.stdout + synced.stderr
+    lock = toml_loads((team / "skilltool.lock").read_text())["sources"]
+    assert lock["claude-plugins-official"]["url"] == (
+        "https://github.com/anthropics/claude-plugins-official.git"
+    )
+    assert (team / ".agents/skills/commit").is_dir()  # carried to the other harnesses
+    assert not (team / ".claude/skills/commit").exists()  # Claude Code loads it itself
+    said = synced.stdout + synced.stderr
+    assert "enabledPlugins.x@nowhere: the marketplace 'nowhere' is declared nowhere" in said
+
+
+def test_the_pre_commit_hook_runs_the_check_in_a_project(team: Path) -> None:
+    """What `.pre-commit-hooks.yaml` offers runs as pre-commit runs it: its `entry` in the
+    repository, with no file names; it passes when what is committed is current."""
+    import yaml
+
+    from tests.helpers import REPO
+
+    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "skilltool-check" and hook["pass_filenames"] is False
+    program, *args = hook["entry"].split()
+    assert program == "skilltool"
+    build_file_tree(team, CLAUDE_FIRST)
+    assert run("plugins", "add", "./.claude", "--project").code == 0
+    assert run(*args).code == 0
+    (team / ".claude/agents/reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews.\n---\nYou review again.\n"
+    )
+    failed = run(*args)
+    assert failed.code == 1 and "You review again." in failed.stdout
+
+
+@pytest.mark.parametrize(
+    ("files", "folder"),
+    [
+        (
+            {
+                ".claude/settings.json": json.dumps(
+                    {
+                        "hooks": {
+                            "SessionStart": [
+                                {"hooks": [{"type": "command", "command": "make setup"}]}
+                            ]
+                        }
+                    }
+                )
+            },
+            ".claude",
+        ),
+        (
+            {
+                ".codex/hooks.json": json.dumps(
+                    {
+                        "hooks": {
+                            "SessionStart": [
+                                {"hooks": [{"type": "command", "command": "make setup"}]}
+                            ]
+                        }
+                    }
+                )
+            },
+            ".codex",
+        ),
+    ],
+    ids=["claude-settings", "codex-hooks"],
+)
+def test_a_repository_of_hooks_only_is_added_and_its_hooks_are_named(
+    team: Path, files: dict[str, str], folder: str
+) -> None:
+    build_file_tree(team, files)
+    added = run("plugins", "add", f"./{folder}", "--project")
+    assert added.code == 0, added.stdout + added.stderr
+    assert "1 hook not carried" in added.stdout, added.stdout  # named, never dropped
+    assert run("plugins", "check").code == 0

@@ -597,10 +597,28 @@ def install_plan(
     parts.append(plan.Plan((), tuple(evidence.problems())))
     planned = boundary.kept_inside(plan.merge(parts))
     if isinstance(home, paths.Project):  # what a teammate's clone will not have
-        planned = planned._replace(
-            problems=(*planned.problems, *_ignored(home, catalogue, planned))
-        )
+        noted = [*_ignored(home, catalogue, planned), *_unknown_markets(home)]
+        planned = planned._replace(problems=(*planned.problems, *noted))
     return _said_off(planned, home, catalogue)
+
+
+def _unknown_markets(home: paths.Project) -> list[Problem]:
+    """A line for each plugin the repository's `.claude/settings.json` enables from a
+    marketplace it declares nowhere (Claude Code does not know it either)."""
+    from skilltool import project
+
+    where = home.path / project.CLAUDE_SETTINGS
+    return [
+        Problem(
+            where,
+            f"the marketplace {key.partition('@')[2]!r} is declared nowhere (not in "
+            "extraKnownMarketplaces, nor one Claude Code knows), so neither Claude Code nor "
+            "skilltool can load this plugin: declare it in extraKnownMarketplaces",
+            f"enabledPlugins.{key}",
+            severity="warning",
+        )
+        for key in project.unknown_marketplaces(home.path)
+    ]
 
 
 def _ignored(home: paths.Project, catalogue: Catalogue, planned: plan.Plan) -> list[Problem]:

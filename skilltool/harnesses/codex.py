@@ -82,7 +82,8 @@ class Codex(Harness):
     @classmethod
     def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
         """A team's `.codex/`: its agents (`agents/<name>.toml`: `developer_instructions` the
-        body), its skills, and the MCP servers of `.codex/config.toml`."""
+        body), its skills, the MCP servers of `.codex/config.toml`, and the hooks of
+        `.codex/hooks.json`."""
         from skilltool import folders
 
         problems: list[Problem] = []
@@ -96,9 +97,11 @@ class Codex(Harness):
         servers = folders.config_servers(
             folder / "config.toml", ("mcp_servers",), ours, problems, "toml"
         )
+        hooks, files = folders.json_hooks(folder / "hooks.json", problems)  # Claude Code's format
         return folders.FolderItems(
-            tuple(skills), tuple(agents), servers=tuple(servers), problems=tuple(problems)
-        )
+            tuple(skills), tuple(agents), (), tuple(servers), tuple(hooks), tuple(files),
+            tuple(problems),
+        )  # fmt: skip
 
     def mcp_place(self) -> McpPlace:
         return McpPlace(self.root() / "config.toml", "toml", ("mcp_servers",))
