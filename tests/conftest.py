@@ -19,6 +19,7 @@ from syrupy.location import PyTestLocation
 
 from skilltool.harnesses import LOCATION_VARIABLES
 from tests.helpers import REPO
+from tests.hostile.tally import COUNTS, LABELS
 
 # The property tests draw the same examples on every run, so a run passes or fails by the code
 # alone; SKILLTOOL_HYPOTHESIS=explore draws new ones (SKILLTOOL_ENTRY_EXAMPLES=N, more of them).
@@ -116,3 +117,25 @@ class TopLevelSnapshots(AmberSnapshotExtension):
 @pytest.fixture
 def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(TopLevelSnapshots)
+
+
+# the hostile suite's closing summary: the counts the issue asks for, in one block, summed
+# over the processes the tests ran in (pytest-xdist's workers send theirs when they end)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    sent = getattr(session.config, "workeroutput", None)
+    if sent is not None:  # a worker: its counts go to the process that prints the summary
+        sent["hostile_counts"] = dict(COUNTS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    COUNTS.update(getattr(node, "workeroutput", {}).get("hostile_counts", {}))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not COUNTS:
+        return
+    terminalreporter.section("hostile input and faults")
+    for key, label in LABELS.items():
+        if key in COUNTS:
+            terminalreporter.write_line(f"{COUNTS[key]:>10}  {label}")

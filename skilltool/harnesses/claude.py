@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -144,6 +143,8 @@ class Claude(Harness):
         return config.parent / ".claude-plugin" / "plugin.json"
 
     def mcp_manifest_content(self, plugin: Plugin) -> bytes:
+        import json
+
         # named as the plugin, so its tools are `mcp__plugin_<plugin>_<server>__*` as its
         # agents name them; the marker is the description, a key Claude Code knows
 

@@ -3,7 +3,6 @@ agent silently disappears."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,6 +34,8 @@ if TYPE_CHECKING:
 
 
 def copilot_skills(stdout: str, stderr: str) -> Listing:
+    import json
+
     try:
         found = json.loads(stdout)
     except ValueError:

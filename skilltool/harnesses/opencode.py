@@ -5,7 +5,6 @@ flood; `launch` makes it primary for that one run, where `default_agent` needs a
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -131,6 +130,8 @@ class OpenCodeFamily(Harness):
 def listed_skills(stdout: str, stderr: str) -> Listing:
     """`<binary> debug skill`: a JSON list of skills, each with the `location` it was read
     from (`<built-in>` for the harness's own)."""
+    import json
+
     try:
         found = json.loads(stdout)
     except ValueError:
@@ -144,6 +145,8 @@ def listed_skills(stdout: str, stderr: str) -> Listing:
 def configured_agents(stdout: str, stderr: str) -> Listing:
     """`<binary> debug config`: the resolved configuration, its `agent` table holding every
     agent of the user's and skilltool's files (the built-in ones are not in it)."""
+    import json
+
     try:
         found = json.loads(stdout)
         agents = found["agent"] if isinstance(found, dict) else None

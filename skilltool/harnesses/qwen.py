@@ -4,7 +4,6 @@ without a word."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -84,6 +83,8 @@ def refusal(agent: Agent) -> str | None:
 
 def qwen_request(request: str, stderr: str) -> Listing:
     """The skills and agents named in the first request Qwen Code sends a model."""
+    import json
+
     try:
         text = "\n".join(_strings(json.loads(request)))
     except ValueError:

@@ -24,6 +24,8 @@ LABELS = {
     "update crash trials": "update runs started for the update crash trials",
     "update crash killed": "of them killed with SIGKILL while running",
     "update crash mid-way": "of them killed with the home half changed",
+    "exact kills of add": "add runs killed at each of their renames, each then converging",
+    "exact kills of a project sync": "project sync --frozen runs killed at each rename",
     "concurrent runs": "install and uninstall runs made eight at a time on one home",
     "read-only runs": "runs against a read-only or full home",
 }
