@@ -1075,4 +1075,15 @@ def _main() -> NoReturn:
         sys.exit(1)
     if code == INTERRUPTED and not _INTERRUPTION_SAID[0]:
         sys.stderr.write("skilltool: interrupted\n")
+    _done()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _done() -> None:
+    """The run is over: a Ctrl-C now has nothing left to stop. Ignored, rather than left to
+    the default handler Python puts back while it exits, which would end the process as
+    killed by the signal instead of with the run's own exit code."""
+    import signal
+
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to set
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
