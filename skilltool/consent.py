@@ -190,12 +190,14 @@ def _without_held(plugin: Plugin, keys: set[str]) -> Plugin:
     if not keys:
         return plugin
     servers = tuple(s for s in plugin.mcp_servers if f"server:{s.name}" not in keys)
+    lsp = tuple(s for s in plugin.lsp_servers if f"lsp:{s.name}" not in keys)
     hooks = tuple(h for h in plugin.hook_commands if h.key not in keys)
     skills = [s for s in plugin.skills if not any(k.startswith(f"skill:{s.name}:") for k in keys)]
     agents = tuple(_stripped(a, f"agent:{a.name}:", keys) for a in plugin.agents)
     commands = tuple(_stripped(c, f"command:{c.name}:", keys) for c in plugin.slash_commands)
     return plugin._replace(
         mcp_servers=servers,
+        lsp_servers=lsp,
         hook_commands=hooks,
         skills=tuple(skills) if len(skills) != len(plugin.skills) else plugin.skills,
         agents=agents,
@@ -226,8 +228,9 @@ def held_problem(held: Held) -> Problem:
     if kind == "hook":
         said = f"hook `{item.shown}` runs a command {why}"
         left = "no harness is given it"
-    elif kind == "server":
-        said = f"MCP server {name!r} runs `{item.shown}`, {why}"
+    elif kind in ("server", "lsp"):
+        what = "MCP server" if kind == "server" else "language server"
+        said = f"{what} {name!r} runs `{item.shown}`, {why}"
         left = "no harness is given it"
     elif kind == "skill":
         said = f"skill {name!r}: {label(item.key).split(': ', 1)[1]} `{item.shown}`, {why}"

@@ -28,6 +28,7 @@ from skilltool.model import (
     Catalogue,
     Hook,
     Layout,
+    LspServer,
     Marketplace,
     MarketplaceEntry,
     McpServer,
@@ -92,6 +93,7 @@ def looks_like_plugin(path: Path) -> bool:
         or probe.now.isdir(join(path, "commands"))
         or probe.now.isfile(join(path, ".mcp.json"))
         or probe.now.isfile(join(path, "hooks", "hooks.json"))
+        or probe.now.isfile(join(path, ".lsp.json"))
         or any(probe.now.isfile(join(path, place)) for place in parse.MANIFEST_PLACES)
     )
 
@@ -299,6 +301,7 @@ def read_plugin(
         read = functools.partial(cached, read=parse_commands.read_command)
     commands = parse_commands.read_commands(files.commands, root, problems, read)
     hook_files, hooks = _read_hooks(root, data, manifest, entry, market, problems)
+    lsp = _read_lsp(root, manifest, data, entry, market, problems)
     return Plugin(
         name,
         root,
@@ -316,6 +319,7 @@ def read_plugin(
         slash_commands=tuple(commands),
         hooks=tuple(hook_files),
         hook_commands=tuple(hooks),
+        lsp_servers=lsp,
     )
 
 
@@ -352,6 +356,22 @@ def _read_servers(
 
     listing = market.manifest if market is not None else None
     servers, found = parse_servers.read_servers(root, manifest, data, entry, listing)
+    problems += found
+    return tuple(servers)
+
+
+def _read_lsp(
+    root: Path,
+    manifest: Path | None,
+    data: Mapping[str, Any] | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> tuple[LspServer, ...]:
+    from skilltool import parse_servers
+
+    listing = market.manifest if market is not None else None
+    servers, found = parse_servers.read_lsp_servers(root, manifest, data, entry, listing)
     problems += found
     return tuple(servers)
 

@@ -218,8 +218,9 @@ HOOKS_TABLE = ("hooks",)
 
 
 def label(table: tuple[str, ...]) -> str:
-    """What an entry of this table is, as a line says it: `mcp` or `hook`."""
-    return "hook" if table == HOOKS_TABLE else "mcp"
+    """What an entry of this table is, as a line says it: `mcp`, `hook` or `lsp`."""
+    names: dict[tuple[str, ...], str] = {HOOKS_TABLE: "hook", ("lsp",): "lsp"}
+    return names.get(table, "mcp")
 
 
 def plan_entries(
@@ -307,8 +308,8 @@ def _harness_entries(harness: Harness, run: Carried) -> list[Action]:
     usable: set[tuple[str, tuple[str, ...], str]] = set()  # the records that may be acted on
     for record in ledger.every(harness.name):  # an entry of ours in a file no longer the place
         place = McpPlace(record.file, cast("Format", record.format), record.table)
-        if place == harness.hook_place():
-            continue  # an entry of a hook (hooks.py)
+        if place in (harness.hook_place(), harness.lsp_place()):
+            continue  # an entry of a hook (hooks.py) or of a language server (lsp.py)
         if record.format not in FORMATS or not harness.mcp_file(place):
             why = f"names {record.file}, which is not where {harness.name} keeps them here"
             run.problems.append(_stray(ledger, record, why))
@@ -493,7 +494,7 @@ def take_out(
     its value is the one recorded, and, on install, only when its server is seen gone."""
     place, name = config.place, record.name
     what = label(record.table)
-    item = "hook" if what == "hook" else "server"
+    item = "hook" if what == "hook" else "language server" if what == "lsp" else "server"
     base = Action("entry", record.harness, name, record.file, "stale", "none", record.source)
     if config.problem is not None:
         state, why = config.problem

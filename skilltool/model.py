@@ -179,6 +179,22 @@ class McpServer(NamedTuple):
     line: int | None = None
 
 
+class LspServer(NamedTuple):
+    """One language server a plugin declares (`.lsp.json`, or `lspServers` in plugin.json or
+    a marketplace entry), keyed by its language, with `${CLAUDE_PLUGIN_ROOT}` expanded."""
+
+    name: str  # the key it is declared under (Claude Code's language id)
+    path: Path  # the file it was declared in
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = EMPTY
+    # each file extension it serves (".go") and the language id Claude Code gives it
+    extensions: Mapping[str, str] = EMPTY
+    line: int | None = None
+    # `initializationOptions` and `settings`, as the plugin gives them
+    options: Mapping[str, Any] = EMPTY
+
+
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
 ENV_REFERENCE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}"
 # `$NAME` without braces: Claude Code passes it on as written; some harnesses put in the
@@ -300,6 +316,7 @@ class Plugin(NamedTuple):
     hook_commands: tuple[Hook, ...] = ()
     # a harness's own project folder read as a source (folders.py): that harness's name
     folder_of: str | None = None
+    lsp_servers: tuple[LspServer, ...] = ()  # language servers (.lsp.json, lspServers)
 
     @property
     def active(self) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool import probe
-from skilltool.model import McpServer, McpTransport, Problem
+from skilltool.model import LspServer, McpServer, McpTransport, Problem
 
 if TYPE_CHECKING:
     from skilltool.model import MarketplaceEntry
@@ -272,3 +272,110 @@ def _string_map(value: Any, field: str, bad: Any) -> dict[str, str]:
         return value
     bad(field, 'must be an object of strings, e.g. {"KEY": "value"}')
     return {}
+
+
+# --------------------------------------------------------------------------- language servers
+
+LSP_FILE = ".lsp.json"
+# the keys of a language server skilltool reads: the rest are Claude Code's own (restart
+# policy, timeouts, transport), named once in a warning
+LSP_KEYS = frozenset(
+    {"command", "args", "env", "extensionToLanguage", "initializationOptions", "settings"}
+)
+
+
+def read_lsp_servers(
+    root: Path,
+    manifest: Path | None,
+    data: Mapping[str, Any] | None,
+    entry: MarketplaceEntry | None = None,
+    listing: Path | None = None,
+) -> tuple[list[LspServer], list[Problem]]:
+    """Every language server a plugin declares, as Claude Code loads them: `.lsp.json`, then
+    plugin.json's `lspServers` (servers, a path, or a list of either), then a marketplace
+    entry's (how the official marketplace's LSP plugins declare theirs); a later server of a
+    name already read is not used."""
+    problems: list[Problem] = []
+    servers: list[LspServer] = []
+    if probe.now.isfile(root / LSP_FILE):
+        servers += _lsp_file(root / LSP_FILE, root, problems)
+    declared: list[tuple[Path, Any]] = []
+    if data is not None and "lspServers" in data and manifest is not None:
+        declared.append((manifest, data["lspServers"]))
+    if entry is not None and "lspServers" in entry.fields and listing is not None:
+        declared.append((listing, entry.fields["lspServers"]))
+    for where, value in declared:
+        text = json_text(where) or ""
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, Mapping):
+                servers += _lsp_servers(item, where, text, root, problems)
+            elif isinstance(item, str):
+                full = Path(os.path.normpath(root / item))
+                if (full == root or root in full.parents) and probe.now.isfile(full):
+                    if full != root / LSP_FILE:
+                        servers += _lsp_file(full, root, problems)
+                    continue
+                why = f"{item!r} is not a file in {root}; fix the path"
+                problems.append(Problem(where, why, "lspServers", key_line(text, "lspServers")))
+            else:
+                why = 'must be an object of servers, a path, or a list of them, e.g. "./.lsp.json"'
+                problems.append(Problem(where, why, "lspServers", key_line(text, "lspServers")))
+    first: dict[str, LspServer] = {}
+    for server in servers:
+        first.setdefault(server.name, server)
+    return list(first.values()), problems
+
+
+def _lsp_file(path: Path, root: Path, problems: list[Problem]) -> list[LspServer]:
+    found = json_object(path, "go", problems)
+    if found is None:
+        return []
+    value, text = found
+    return _lsp_servers(value, path, text, root, problems)
+
+
+def _lsp_servers(
+    servers: Mapping[str, Any], path: Path, text: str, root: Path, problems: list[Problem]
+) -> list[LspServer]:
+    found = []
+    expand = _expander(root)
+    for name, value in servers.items():
+        line = key_line(text, str(name))
+        said = len(problems)
+
+        def bad(field: str, message: str, name: object = name, line: int | None = line) -> None:
+            problems.append(Problem(path, message, f"lspServers.{name}.{field}", line))
+
+        if re.fullmatch(SERVER_NAME, str(name)) is None or not isinstance(value, dict):
+            why = f"must be a server object under a name of {NAME_RULE}"
+            problems.append(Problem(path, why, f"lspServers.{name}", line))
+            continue
+        command = value.get("command")
+        if not isinstance(command, str) or not command:
+            bad("command", "missing: a language server needs the program to run")
+        args = _strings(value.get("args", []), "args", bad)
+        env = _string_map(value.get("env", {}), "env", bad)
+        extensions = _string_map(value.get("extensionToLanguage", {}), "extensionToLanguage", bad)
+        if not extensions:
+            bad("extensionToLanguage", 'missing: the files it serves, e.g. {".go": "go"}')
+        for key in sorted(set(value) - LSP_KEYS):
+            why = "Claude Code's own; not carried to other harnesses"
+            problems.append(Problem(path, why, f"lspServers.{name}.{key}", line, "warning"))
+        if len([p for p in problems[said:] if p.severity == "error"]) or not isinstance(
+            command, str
+        ):
+            continue
+        options = {k: value[k] for k in ("initializationOptions", "settings") if k in value}
+        found.append(
+            LspServer(
+                str(name),
+                path,
+                expand(command),
+                tuple(expand(a) for a in args),
+                {k: expand(v) for k, v in env.items()},
+                dict(extensions),
+                line,
+                options,
+            )
+        )
+    return found

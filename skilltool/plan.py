@@ -76,6 +76,7 @@ class Action(NamedTuple):
     # an entry of a shared config file (kind "entry"): the record the ledger keeps of it;
     # `content` is then the whole file after the edit (None: the file is removed)
     entry: EntryRecord | None = None
+    label: str = ""  # what such an entry is, when not an MCP server or a hook: "lsp"
 
     @property
     def writes(self) -> bool:

@@ -1176,7 +1176,7 @@ class StatusView(NamedTuple):
 def entry_label(action: Action) -> str:
     """What an entry of a config file runs: a hook's entry is named `<plugin>:<event>-…`
     (Mistral Vibe's hooks.toml), which no MCP server's name can be."""
-    return "hook" if ":" in action.name else "mcp"
+    return action.label or ("hook" if ":" in action.name else "mcp")
 
 
 def _hooks_of(plugin: Plugin, actions: Sequence[Action]) -> list[Action]:

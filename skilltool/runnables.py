@@ -1,7 +1,8 @@
 """What a plugin would have a harness run, wherever it is declared, as the user is shown it:
-an MCP server started as a command, a hook, and what an agent's, a skill's or a slash
-command's frontmatter declares (its hooks, its MCP servers, a permission mode that turns the
-harness's own prompts off), and a skill folder that is itself a Claude Code plugin.
+an MCP server started as a command, a language server, a hook, and what an agent's, a
+skill's or a slash command's frontmatter declares (its hooks, its MCP servers, a permission
+mode that turns the harness's own prompts off), and a skill folder that is itself a Claude
+Code plugin.
 
 Each is digested with the plugin's files that run (`running_files`): every file of the
 plugin's folder outside its `skills/`, `agents/`, `commands/` and `.claude-plugin/`
@@ -57,6 +58,8 @@ def label(key: str) -> str:
         return "hook"
     if kind == "server":
         return f"MCP server {rest!r}"
+    if kind == "lsp":
+        return f"language server {rest!r}"
     name, _, what = rest.partition(":")
     whose = f"{kind} {name!r}"
     if what == "plugin":
@@ -178,6 +181,11 @@ def declared(plugin: Plugin) -> list[Declared]:
     root = str(plugin.root)
     found = [d for s in plugin.mcp_servers if (d := _server(s, root)) is not None]
     found += [Declared(h.key, hook_shown(h, root), h.path) for h in plugin.hook_commands]
+    for lsp in plugin.lsp_servers:  # a language server is a command a harness starts
+        shown = server_shown(lsp.command, lsp.args, lsp.env, None, root)
+        found.append(
+            Declared(f"lsp:{lsp.name}", shown, lsp.path, registry_note(lsp.command, lsp.args))
+        )
     for agent in plugin.agents:
         prefix = f"agent:{agent.name}"
         found += _frontmatter_hooks(agent.fields.get("hooks"), agent.path, root, prefix)

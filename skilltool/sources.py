@@ -776,16 +776,14 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     if source.skills:  # and the plugins holding a skill picked, narrowed to it
         chosen += discover.picked(catalogue.plugins, (), source.skills)
     # a plugin is what Claude Code takes for one: commands, servers or hooks alone too
-    if not any(
-        p.skills or p.agents or p.slash_commands or p.mcp_servers or p.hook_commands for p in chosen
-    ):
+    if not any(_holds_something(p) for p in chosen):
         if remote and not source.plugins:  # a marketplace of remote entries: add them by name
             return (
                 f"a marketplace of {len(remote)} remote plugin(s): add one with PLUGIN@MARKETPLACE"
             )
         raise SourceError(
-            f"{said}: no plugin with a skill, an agent, a command, an MCP server or a hook "
-            "in it; nothing to add"
+            f"{said}: no plugin with a skill, an agent, a command, an MCP server, a language "
+            "server or a hook in it; nothing to add"
             + "".join(f"; {line}" for line in _skipped(source, catalogue, at))
         )
     for other, where in others:
@@ -801,6 +799,17 @@ def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, Searc
     if source.skills:
         words.append(f"skill(s) {', '.join(source.skills)} alone")
     return "; ".join(words)
+
+
+def _holds_something(plugin: Plugin) -> bool:
+    return bool(
+        plugin.skills
+        or plugin.agents
+        or plugin.slash_commands
+        or plugin.mcp_servers
+        or plugin.lsp_servers
+        or plugin.hook_commands
+    )
 
 
 def _first_of(names: list[str], shown: int = 6) -> str:

@@ -25,6 +25,7 @@ from skilltool.model import (
     Catalogue,
     Hook,
     LazySkills,
+    LspServer,
     Marketplace,
     MarketplaceEntry,
     McpServer,
@@ -73,9 +74,11 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (MarketplaceEntry, "s sm b m i?"),
                 (Marketplace, "s p p s? *MarketplaceEntry"),
                 (Hook, "s s s i? p i i i?"),
+                (LspServer, "s p s S ms ms i? m"),
                 (
                     Plugin,
-                    "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s?",
+                    "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s? "
+                    "*LspServer",
                 ),
             )
         )

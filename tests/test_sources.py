@@ -386,7 +386,7 @@ def test_a_tree_with_a_link_leaving_it_is_refused(home: Path, tmp_path: Path) ->
         (lambda r: "file:///nonexistent/nowhere.git", "cannot be reached"),
         (
             lambda r: r.url,
-            "no plugin with a skill, an agent, a command, an MCP server or a hook in it",
+            "no plugin with a skill, an agent, a command, an MCP server, a language server or a hook in it",
         ),
     ],
 )
@@ -1041,7 +1041,7 @@ def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
     assert added.code == 1
     [said] = added.stderr.splitlines()
     assert said.startswith(
-        f"skilltool: {made.url}: no plugin with a skill, an agent, a command, an MCP server or a hook in it"
+        f"skilltool: {made.url}: no plugin with a skill, an agent, a command, an MCP server, a language server or a hook in it"
     )
     # install on the same tree: a warning per folder skipped, saying how to include it
     installed = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(made.work)})

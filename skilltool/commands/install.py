@@ -592,6 +592,7 @@ def install_plan(
         parts.append(plan.plan_renderings(seen, group, remove, opts.force, renders, evidence))
         parts.append(slash.plan_commands(seen, group, remove, opts.force, renders, evidence))
         parts.append(_entries_plan(opts, seen, remove, group, ledger, evidence))
+        parts.append(_lsp_plan(seen, group, remove, opts.force, evidence, ledger))
         parts.append(_hooks_plan(seen, group, remove, opts.force, evidence, ledger))
     caches.save()  # nothing for --dry-run, which writes nothing, the caches included
     parts.append(plan.Plan((), tuple(evidence.problems())))
@@ -721,6 +722,25 @@ def _hooks_plan(
     from skilltool import hooks
 
     return hooks.plan_hooks(catalogue, group, remove, force, evidence, ledger)
+
+
+def _lsp_plan(
+    catalogue: Catalogue,
+    group: list[Harness],
+    remove: bool,
+    force: bool,
+    evidence: plan.Evidence,
+    ledger: Ledger,
+) -> plan.Plan:
+    """The language servers' entries (lsp.py), without importing it when no plugin has one
+    and the ledger records none, as in most homes."""
+    if not any(p.lsp_servers for p in catalogue.plugins) and not any(
+        r.table == ("lsp",) for h in group for r in ledger.every(h.name)
+    ):
+        return plan.Plan((), ())
+    from skilltool import lsp
+
+    return lsp.plan_lsp(catalogue, group, ledger, remove, force, evidence)
 
 
 def _hook_records(harness: Harness, ledger: Ledger) -> bool:

@@ -20,6 +20,7 @@ from skilltool.model import (
     EMPTY,
     Agent,
     Hook,
+    LspServer,
     McpPlace,
     McpServer,
     Plugin,
@@ -547,6 +548,20 @@ class Harness(abc.ABC):
         if self.hooks_in_folders:
             return sorted({p.parent for p in self.hook_files()})
         return self.hook_files()
+
+    # language servers (SPEC §14): where a harness reads them, as entries of its config file
+    # (lsp.py), and why a harness with no such place is given none
+    no_lsp: ClassVar[str] = (
+        "it reads no language server from a file skilltool writes (none proven in its binary)"
+    )
+
+    def lsp_place(self) -> McpPlace | None:
+        """The config file and table the harness reads language servers from, or None."""
+        return None
+
+    def lsp_value(self, server: LspServer) -> McpValue:
+        """The entry for one language server in this harness's format."""
+        raise NotImplementedError
 
     def hook_place(self) -> McpPlace | None:
         """The user's config file and table where the harness reads its hooks, for a harness

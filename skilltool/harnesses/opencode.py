@@ -28,6 +28,7 @@ from skilltool.hook_format import files_under, same_names
 from skilltool.model import (
     Agent,
     Hook,
+    LspServer,
     McpPlace,
     McpServer,
     Plugin,
@@ -54,6 +55,22 @@ class OpenCodeFamily(Harness):
 
     def commands_dir(self) -> Path:
         return self.root() / "command"  # it reads `commands/` too: a rival (command_rivals)
+
+    # `lsp` of its config (1.18.33, Kilo 7.7.7): it starts the server for a file of one of
+    # its `extensions` (tests/conformance/test_lsp.py)
+    def lsp_place(self) -> McpPlace:
+        return McpPlace(self.config_file(), "jsonc", ("lsp",))
+
+    def lsp_value(self, server: LspServer) -> McpValue:
+        value: McpValue = {
+            "command": [server.command, *server.args],
+            "extensions": sorted(server.extensions),
+        }
+        if server.env:
+            value["env"] = dict(server.env)
+        if "initializationOptions" in server.options:
+            value["initialization"] = server.options["initializationOptions"]
+        return value
 
     def command_note(self, name: str) -> str | None:
         return f"name it /{name.replace(':', '/')}" if ":" in name else None
