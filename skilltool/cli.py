@@ -497,6 +497,19 @@ def launch_command(
             "configuration, through 'skilltool acp' where a plain command would not do.",
         ),
     ] = None,
+    roots: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="agentd: a folder a session's working directory may lie under (repeatable; "
+            "the current project by default).",
+        ),
+    ] = None,
+    policy: Annotated[
+        str,
+        typer.Option("--policy", help="agentd: ask (the default) or allow_once."),
+    ] = "ask",
     home: HomeOpt = None,
     project: ProjectOpt = None,
     user: UserOpt = False,
@@ -512,8 +525,11 @@ def launch_command(
         raise typer.BadParameter(
             f"{host!r} is not a host skilltool knows; one of {', '.join(family.HOSTS)}"
         )
+    if policy not in ("ask", "allow_once"):
+        raise typer.BadParameter(f"{policy!r}: agentd's policy is ask or allow_once")
     opts = _options(home, skills_dir, json=json, namespace=namespace, project=project, user=user)
-    _run("launch", json, lambda: family.launch(agent, harness, opts, host))
+    agentd = family.AgentdSettings(tuple(roots or ()), policy)
+    _run("launch", json, lambda: family.launch(agent, harness, opts, host, agentd))
 
 
 YesOpt = Annotated[

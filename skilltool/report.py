@@ -1301,6 +1301,54 @@ def host_snippet(host: str, title: str, agent: str, argv: list[str], env: dict[s
     return tomlkit.dumps(document).rstrip("\n")
 
 
+def mix_string(text: str) -> str:
+    """A string of agentd's strict-data ("mix") syntax: double-quoted, escaped as JSON is."""
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def agentd_snippet(name: str, argv: list[str], roots: list[str], policy: str) -> str:
+    """The agent's entry of agentd's configuration, in its own syntax: a key of its `agents:`
+    map (letters, digits and '_'), an argv run with no shell and no environment, the folders
+    a session may run in, and whether it asks before a tool runs."""
+    key = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    items = ", ".join(mix_string(a) for a in argv)
+    folders = ", ".join(mix_string(r) for r in roots)
+    return "\n".join(
+        [
+            "# agentd: under `agents:` in its configuration ($MIXOS_AGENTD_CONF, else "
+            "/agent.conf.mix); agentd runs the argv as it is, with no environment",
+            f"{key}: {{argv: [{items}], roots: [{folders}], policy: {mix_string(policy)}}}",
+        ]
+    )
+
+
+def otto_snippet(entry: Mapping[str, Any]) -> str:
+    """An `[[agents]]` entry of otto's agents.toml (~/.config/otto/agents.toml)."""
+    import tomlkit
+
+    block = tomlkit.table()
+    for key in ("id", "name", "description", "command", "args", "skills", "agent"):
+        if key in entry:
+            block[key] = entry[key]
+    if entry.get("env"):
+        table = tomlkit.inline_table()
+        table.update(entry["env"])
+        block["env"] = table
+    for key in ("enter", "enter_new"):
+        if key in entry:
+            block[key] = entry[key]
+    document = tomlkit.document()
+    document.append("agents", tomlkit.aot())
+    document["agents"].append(block)
+    lines = [
+        "# otto: ~/.config/otto/agents.toml",
+        *tomlkit.dumps(document).rstrip("\n").split("\n"),
+    ]
+    return "\n".join([*lines, *(f"# {note}" for note in entry.get("notes", []))])
+
+
 def launch_lines(agent: str, harness: str, how: Launch) -> list[str]:
     """The command, its environment, and an agents.toml block for an ACP host."""
     import shlex

@@ -314,11 +314,20 @@ def test_launch_for_each_host_prints_its_entry_using_skilltool_acp_where_an_argv
     def entry(harness: str, host: str) -> Any:
         done = run("plugins", "launch", "plugin-author", "--harness", harness, "--for", host)
         assert done.code == 0, done.stderr
-        return toml_loads(done.stdout) if host in ("agentd", "otto") else json.loads(done.stdout)
+        if host == "agentd":  # its own syntax: the entry as agentd reads it
+            from tests.test_hosts import parse_mix
+
+            [found] = parse_mix(done.stdout).values()
+            return found
+        return toml_loads(done.stdout) if host == "otto" else json.loads(done.stdout)
 
     # OpenCode needs only its environment: the hosts that take one run it directly
     [otto] = entry("opencode", "otto")["agents"]
-    assert (otto["id"], otto["command"], otto["args"]) == ("plugin-author", "opencode", ["acp"])
+    assert (otto["id"], otto["command"], otto["args"]) == (
+        "plugin-author-opencode",
+        "opencode",
+        ["acp"],
+    )
     assert json.loads(otto["env"]["OPENCODE_CONFIG_CONTENT"])["default_agent"] == "plugin-author"
     zed = entry("opencode", "zed")["agent_servers"]["plugin-author (opencode)"]
     assert zed["type"] == "custom" and zed["command"] == "opencode" and zed["env"]

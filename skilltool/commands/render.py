@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from skilltool import discover, plan, report, slash
+from skilltool import discover, paths, plan, report, slash
 from skilltool.commands.common import Options, harnesses
 from skilltool.errors import OK, SkilltoolError
 from skilltool.model import Agent, Catalogue, quoted
+from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -98,7 +99,21 @@ def render_command(name: str, harness_name: str, opts: Options) -> Result:
     return Result(OK, data, warnings=tuple(warnings), raw=rendering.content)
 
 
-def launch(agent_name: str, harness_name: str, opts: Options, host: str | None = None) -> Result:
+class AgentdSettings(NamedTuple):
+    """What agentd's entry says beside the argv: the folders a session may run in, and
+    whether it asks before the agent uses a tool."""
+
+    roots: tuple[str, ...] = ()  # none given: the current project
+    policy: str = "ask"
+
+
+def launch(
+    agent_name: str,
+    harness_name: str,
+    opts: Options,
+    host: str | None = None,
+    agentd: AgentdSettings | None = None,
+) -> Result:
     warnings: list[str] = []
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     how = launch_of(agent, harness)
@@ -121,10 +136,95 @@ def launch(agent_name: str, harness_name: str, opts: Options, host: str | None =
     if host is None:
         lines = report.launch_lines(agent.name, harness.name, how)
         return Result(OK, data, tuple(lines), warnings=tuple(warnings))
+    if host == "otto":
+        entry = otto_entry(agent, harness, how, opts)
+        snippet = report.otto_snippet(entry)
+        data.update(host=host, argv=[entry["command"], *entry.get("args", [])], snippet=snippet)
+        data.update(host_env=dict(entry.get("env", {})), entry=entry)
+        return Result(OK, data, tuple(snippet.splitlines()), warnings=tuple(warnings))
     argv, env = host_command(agent.name, harness.name, how, host, opts)
+    if host == "agentd":
+        settings = agentd or AgentdSettings()
+        roots = [os.path.abspath(r) for r in settings.roots] or [str(_current_project(opts))]
+        snippet = report.agentd_snippet(
+            f"{agent.name}-{harness.name}", argv, roots, settings.policy
+        )
+        data.update(host=host, argv=argv, roots=roots, policy=settings.policy, snippet=snippet)
+        return Result(OK, data, tuple(snippet.splitlines()), warnings=tuple(warnings))
     snippet = report.host_snippet(host, f"{agent.name} ({harness.name})", agent.name, argv, env)
     data.update(host=host, argv=argv, host_env=env, snippet=snippet)
     return Result(OK, data, tuple(snippet.splitlines()), warnings=tuple(warnings))
+
+
+def _current_project(opts: Options) -> Path:
+    """The folder a session may run in, when none is named: the project the scope is, else
+    the git repository of the working directory, else the working directory."""
+    where = opts.where
+    if where.kind == "project":
+        return where.path
+    here = Path(os.getcwd())
+    return paths.repository_of(here) or here
+
+
+# the harnesses otto can start as the agent with their own command (and environment, with
+# `{file:}` expanded by otto), and the argv that takes a session over in a terminal
+OTTO_ENTER: dict[str, tuple[list[str], list[str] | None]] = {
+    "claude": (["claude", "--agent", "{agent}", "--resume", "{session}"],
+               ["claude", "--agent", "{agent}", "--session-id", "{session}"]),
+    "codex": (["codex", "--profile", "{agent}", "resume", "{session}"], None),
+}  # fmt: skip
+
+
+def otto_entry(agent: Agent, harness: Harness, how: Launch, opts: Options) -> dict[str, Any]:
+    """An `[[agents]]` entry of otto's agents.toml, by otto's own routes wherever they are
+    enough: Claude Code's adapter loading the plugin itself (`skills = "claude"` + `agent`)
+    when the plugin lies on otto's search path, a harness's own command with `{file:}` in
+    its environment, and `skilltool acp` only where the agent is chosen inside the session
+    or the prompt is a file skilltool keeps."""
+    entry: dict[str, Any] = {
+        "id": f"{agent.name}-{harness.name}",
+        "name": f"{agent.name} ({harness.name})",
+        "description": agent.description.split("\n", 1)[0][:200],
+    }
+    notes: list[str] = []
+    if harness.name == "claude" and _on_ottos_path(agent, opts):
+        entry.update(command="claude-agent-acp", skills="claude", agent=agent.name)
+    elif harness.name == "claude" or how.choose or how.prompt:
+        argv, _ = host_command(agent.name, harness.name, how, "agentd", opts)
+        entry.update(command=argv[0], args=argv[1:])
+        if harness.name == "claude":
+            notes.append(
+                "the plugin is not on otto's search path ($XDG_DATA_HOME/otto/plugins, "
+                "/usr/share/otto/plugins): with it there (skilltool with "
+                "SKILLTOOL_NAMESPACE=otto installs plugins there), otto starts Claude Code's "
+                'adapter with skills = "claude" and agent itself'
+            )
+    else:
+        entry.update(command=how.command[0], args=list(how.command[1:]))
+        if how.env:
+            entry["env"] = dict(how.env)
+    enter = OTTO_ENTER.get(harness.name)
+    if enter is not None:
+        over, new = enter
+        entry["enter"] = [w.replace("{agent}", agent.name) for w in over]
+        if new is not None:
+            entry["enter_new"] = [w.replace("{agent}", agent.name) for w in new]
+    if not entry.get("args"):
+        entry.pop("args", None)
+    entry["notes"] = notes
+    return entry
+
+
+def _on_ottos_path(agent: Agent, opts: Options) -> bool:
+    """Whether the agent's plugin lies where otto looks for plugins (otto's data folder,
+    then the system's): skilltool run with the `otto` namespace installs there."""
+    home = opts.user_home
+    places = [
+        home.data_home / "otto" / "plugins",
+        *(d / "otto" / "plugins" for d in paths.data_dirs()),
+    ]
+    real = Path(os.path.realpath(agent.path))
+    return any(real.is_relative_to(os.path.realpath(p)) for p in places)
 
 
 def launch_of(agent: Agent, harness: Harness) -> Launch:
