@@ -18,9 +18,9 @@ import functools
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from skilltool import parse, paths, probe
 from skilltool.model import (
@@ -28,10 +28,8 @@ from skilltool.model import (
     Catalogue,
     Hook,
     Layout,
-    LspServer,
     Marketplace,
     MarketplaceEntry,
-    McpServer,
     Origin,
     Plugin,
     PluginKind,
@@ -292,7 +290,10 @@ def read_plugin(
         )
         return Plugin(name, root, origin, manifest, problems=tuple(problems), kind=kind)
     files = _read_files(root, components(data, entry), where, problems, reader)
-    servers = _read_servers(root, manifest, data, entry, market, problems)
+    from skilltool import parse_servers
+
+    declared = (root, manifest, data, entry, market, problems)
+    servers = _read_servers(parse_servers.read_servers, *declared)
     from skilltool import parse_commands
 
     cached = getattr(reader, "read_command", None)  # the parse cache keeps commands too
@@ -301,7 +302,7 @@ def read_plugin(
         read = functools.partial(cached, read=parse_commands.read_command)
     commands = parse_commands.read_commands(files.commands, root, problems, read)
     hook_files, hooks = _read_hooks(root, data, manifest, entry, market, problems)
-    lsp = _read_lsp(root, manifest, data, entry, market, problems)
+    lsp = _read_servers(parse_servers.read_lsp_servers, *declared)
     return Plugin(
         name,
         root,
@@ -344,34 +345,21 @@ def _read_hooks(
     return files, hooks
 
 
+Server = TypeVar("Server")
+
+
 def _read_servers(
+    read: Callable[..., tuple[list[Server], list[Problem]]],
     root: Path,
     manifest: Path | None,
     data: Mapping[str, Any] | None,
     entry: MarketplaceEntry | None,
     market: Marketplace | None,
     problems: list[Problem],
-) -> tuple[McpServer, ...]:
-    from skilltool import parse_servers
-
+) -> tuple[Server, ...]:
+    """The plugin's servers that `read` reads (parse_servers: MCP or language servers)."""
     listing = market.manifest if market is not None else None
-    servers, found = parse_servers.read_servers(root, manifest, data, entry, listing)
-    problems += found
-    return tuple(servers)
-
-
-def _read_lsp(
-    root: Path,
-    manifest: Path | None,
-    data: Mapping[str, Any] | None,
-    entry: MarketplaceEntry | None,
-    market: Marketplace | None,
-    problems: list[Problem],
-) -> tuple[LspServer, ...]:
-    from skilltool import parse_servers
-
-    listing = market.manifest if market is not None else None
-    servers, found = parse_servers.read_lsp_servers(root, manifest, data, entry, listing)
+    servers, found = read(root, manifest, data, entry, listing)
     problems += found
     return tuple(servers)
 

@@ -129,20 +129,12 @@ def agents(
 ) -> list[Agent]:
     """Each file read as an agent in Claude Code's format (what a harness's format shares
     with it), then changed by `rename` (a harness that names its files otherwise)."""
-    found: list[Agent] = []
-    seen: set[str] = set()
-    for path in files:
+
+    def read(path: Path) -> tuple[Agent | None, list[Problem]]:
         agent, said = reader.read_agent(path)
-        problems += said
-        if agent is None:
-            continue
-        agent = rename(agent) if rename is not None else agent
-        if agent.name in seen:
-            problems.append(Problem(path, f"agent name {agent.name!r} is used twice; rename one"))
-            continue
-        seen.add(agent.name)
-        found.append(agent)
-    return found
+        return (rename(agent) if rename is not None and agent is not None else agent), said
+
+    return read_native(files, read, problems)
 
 
 def commands(place: Path, ours: Ours, problems: list[Problem]) -> list[SlashCommand]:
