@@ -321,7 +321,41 @@ def read_plugin(
         hooks=tuple(hook_files),
         hook_commands=tuple(hooks),
         lsp_servers=lsp,
+        claude_only=_claude_only(root, data, entry),
     )
+
+
+# the parts of a plugin that only Claude Code's own plugin loader takes (2.1.332: its
+# validator lists them under "Provides"), each by its plugin.json key and default place
+CLAUDE_ONLY = (
+    ("output styles", "outputStyles", "output-styles"),
+    ("themes", "themes", "themes"),
+    ("monitors", "monitors", "monitors"),
+    ("workflows", "workflows", "workflows"),
+    ("channels", "channels", None),
+    ("bin/", None, "bin"),
+    ("settings.json", "settings", "settings.json"),
+)
+
+
+def _claude_only(
+    root: Path, data: Mapping[str, Any] | None, entry: MarketplaceEntry | None
+) -> tuple[str, ...]:
+    """What the plugin holds that skilltool carries to no harness: declared in plugin.json
+    (or its `experimental` table), in a strict:false entry, or in its default place."""
+    declared: dict[str, Any] = {}
+    for fields in (data, entry.fields if entry is not None else None):
+        if isinstance(fields, Mapping):
+            declared.update(fields)
+            if isinstance(fields.get("experimental"), Mapping):
+                declared.update(fields["experimental"])
+    found = []
+    for said, key, place in CLAUDE_ONLY:
+        if (key is not None and declared.get(key)) or (
+            place is not None and probe.now.exists(os.path.join(root, place))
+        ):
+            found.append(said)
+    return tuple(found)
 
 
 def _read_hooks(

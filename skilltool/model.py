@@ -317,6 +317,8 @@ class Plugin(NamedTuple):
     # a harness's own project folder read as a source (folders.py): that harness's name
     folder_of: str | None = None
     lsp_servers: tuple[LspServer, ...] = ()  # language servers (.lsp.json, lspServers)
+    # what it holds that only Claude Code's own plugin loader takes (output styles, bin/, ...)
+    claude_only: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:

@@ -782,16 +782,46 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
         out.add('must be an object with a "name" string', "author", _json_line(text, "author"))
     failed = out.failed
     _component_problems(data, text, out)
+    _manifest_keys(data, text, out)
     if failed:
         return None, out.items
     return data, out.items
 
 
+# every key of plugin.json that Claude Code 2.1.332 knows (`claude plugin validate` names any
+# other "Unknown field ... Claude Code ignores it at load time"), and those of a marketplace
+# entry that it ignores in plugin.json
+MANIFEST_FIELDS = frozenset({
+    "$schema", "name", "version", "description", "author", "homepage", "repository", "license",
+    "keywords", "icon", "displayName", "commands", "agents", "skills", "hooks", "mcpServers",
+    "lspServers", "outputStyles", "themes", "workflows", "monitors", "channels", "settings",
+    "userConfig", "defaultEnabled", "experimental", "dependencies", "metadata", "engines",
+    "network",
+})  # fmt: skip
+ENTRY_FIELDS = frozenset({"source", "strict", "category", "tags"})
+
+
+def _manifest_keys(data: Mapping[str, Any], text: str, out: Problems) -> None:
+    """A warning for each key of plugin.json that Claude Code ignores, as its validator
+    says it."""
+    for key in data:
+        if key in MANIFEST_FIELDS:
+            continue
+        if key in ENTRY_FIELDS:
+            why = "belongs in the plugin's marketplace entry (marketplace.json); Claude Code "
+            why += "ignores it in plugin.json: move it there or remove it"
+        else:
+            why = "not a plugin.json field; Claude Code ignores it: remove it or fix its name"
+        out.add(why, key, _json_line(text, key), severity="warning")
+
+
 MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
 
 
-# remote plugin sources Claude Code fetches: kept in the catalogue, listed as not fetched
-REMOTE_SOURCES = ("github", "url", "git-subdir", "npm", "git", "pip")
+# remote plugin sources Claude Code knows (2.1.332 adds `archive`, a zip over HTTPS, and
+# `command`, a shell command that makes the plugin): kept in the catalogue, listed as not
+# fetched; `plugins add` fetches the git ones and refuses the others with a line
+REMOTE_SOURCES = ("github", "url", "git-subdir", "npm", "archive", "command", "git", "pip")
 
 
 def _item_lines(text: str, key: str) -> list[int]:

@@ -704,6 +704,7 @@ def plan_renderings(
     for harness in harnesses:
         if not remove and harness.present():
             actions += native_losses(harness, agents)
+            actions += plugin_only(harness, catalogue)
         try:
             actions += _harness_actions(harness, agents, remove, force, read, renders)
         except OSError as err:  # a directory of the harness that cannot be read: skip it
@@ -748,6 +749,21 @@ def native_losses(harness: Harness, agents: Sequence[Agent]) -> list[Action]:
                 reason=why,
             )
         )
+    return actions
+
+
+def plugin_only(harness: Harness, catalogue: Catalogue) -> list[Action]:
+    """A line for each plugin holding what only the harness's own plugin loader takes."""
+    actions = []
+    for plugin in catalogue.active:
+        why = harness.plugin_only_note(plugin)
+        if why is not None:
+            root = plugin.root
+            actions.append(
+                Action(
+                    "file", harness.name, plugin.name, root, "unsupported", "none", root, reason=why
+                )
+            )
     return actions
 
 

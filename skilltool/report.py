@@ -1027,6 +1027,10 @@ class StatusView(NamedTuple):
         if plugin.active:
             lines += slash.status_lines(plugin, self.commands, show)
             lines += hook_lines(plugin, self.hooks, show)
+        if plugin.claude_only:
+            parts = ", ".join(plugin.claude_only)
+            said = "only Claude Code's own loader takes them; not carried"
+            lines.append(f"  parts   {parts}: {said}")
         return lines
 
     def absent_lines(self) -> list[str]:
@@ -1142,6 +1146,7 @@ class StatusView(NamedTuple):
                     "mcp_servers": self._server_dicts(plugin),
                     **slash.status_dict(plugin, self.commands),
                     "hooks": hook_dict(plugin, self.hooks),
+                    "claude_only": list(plugin.claude_only),
                     "problems": [p.as_dict() for p in plugin.problems],
                 }
             )

@@ -1037,6 +1037,12 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
     if ref is not None and not isinstance(ref, str):
         raise SourceError(f"{where}: source.ref: must be a string")
     url = fields.get("repo") if kind == "github" else fields.get("url")
+    if kind == "command":
+        raise SourceError(
+            f"{where}: source: a source of kind 'command' runs a shell command to make the "
+            "plugin, and skilltool runs none to fetch one; add the plugin from its git "
+            "repository or a folder instead"
+        )
     if kind not in ("github", "url", "git-subdir"):
         raise SourceError(
             f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url "

@@ -165,3 +165,46 @@ def test_skill_link_escaping_the_plugin_is_refused(tmp_path: Path) -> None:
     [plugin] = catalogue.plugins
     assert plugin.skills == ()
     assert "leads outside the plugin" in plugin.problems[0].message
+
+
+def test_what_only_claude_codes_loader_takes_is_named_once_never_dropped_in_silence(
+    home: Path,
+) -> None:
+    """Output styles, bin/, a plugin's settings.json and the experimental parts are Claude
+    Code's own: no harness is given them, and `install` and `status` say so once, in Claude
+    Code's line, with what to do; a plugin without them gets no such line."""
+    (home / ".claude").mkdir()
+    (home / ".config/opencode").mkdir(parents=True)
+    user = home / ".local/share/skilltool/plugins"
+    styled = plugin_tree(user, "styled", skills=("tidy",))
+    build_file_tree(
+        styled,
+        {
+            "output-styles/terse.md": "---\nname: Terse\ndescription: Short.\n---\nBe terse.\n",
+            "bin/styled-tool": "#!/bin/sh\necho hi\n",
+            "settings.json": '{"agent": "helper"}\n',
+        },
+    )
+    manifest = styled / ".claude-plugin/plugin.json"
+    manifest.write_text(json.dumps({"name": "styled", "experimental": {"themes": "./t/"}}))
+    plugin_tree(user, "plain", skills=("neat",))
+    done = run("plugins", "install")
+    assert done.code == 0, done.stderr
+    said = [ln for ln in done.lines if "only from a plugin it loads itself" in ln]
+    assert said == [
+        "skipped   claude: plugin styled's output styles, themes, bin/, settings.json: Claude "
+        "Code takes them only from a plugin it loads itself, and skilltool carries them "
+        "nowhere; for them, start Claude Code with --plugin-dir "
+        "~/.local/share/skilltool/plugins/styled, or install the plugin with 'claude plugin "
+        "install'"
+    ]
+    assert not list((home / ".claude").rglob("terse.md"))  # carried nowhere, as said
+    assert not list((home / ".config/opencode").rglob("*styled*"))
+    detail = run("plugins", "status", "styled").lines
+    assert (
+        "  parts   output styles, themes, bin/, settings.json: only Claude Code's own "
+        "loader takes them; not carried" in detail
+    )
+    plugins = {p["name"]: p for p in _status()["plugins"]}
+    assert plugins["styled"]["claude_only"] == ["output styles", "themes", "bin/", "settings.json"]
+    assert plugins["plain"]["claude_only"] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -861,3 +862,21 @@ def test_the_parse_cache_gives_back_every_field_a_fresh_parse_gives(tmp_path: Pa
     (agent, _), (skill, _) = cached
     assert agent is not None and agent.repaired and agent.fields["created"] == "2026-01-31"
     assert skill is not None and skill.repaired and skill.declared == "Pdf Tools"
+
+
+# --- plugin.json: keys Claude Code ignores --------------------------------------------------
+
+
+def test_a_manifest_key_claude_code_ignores_is_a_warning_and_the_plugin_still_loads(
+    tmp_path: Path,
+) -> None:
+    text = json.dumps(
+        {"name": "p", "outputStyles": "./styles/", "frobnicate": 1, "category": "dev"}, indent=1
+    )
+    data, problems = _manifest(tmp_path, text)
+    assert data is not None and data["name"] == "p"
+    said = {p.field: (p.line, p.severity, p.message) for p in problems}
+    assert set(said) == {"frobnicate", "category"}  # outputStyles is Claude Code's own key
+    assert said["frobnicate"][:2] == (4, "warning")
+    assert "not a plugin.json field; Claude Code ignores it" in said["frobnicate"][2]
+    assert "belongs in the plugin's marketplace entry" in said["category"][2]

@@ -462,6 +462,7 @@ def marketplace(tmp_path: Path, remote: Repo) -> Repo:
         {"name": "beta-tools", "source": "./beta-tools"},
         {"name": "tools", "source": {"source": "url", "url": remote.url}},
         {"name": "from-npm", "source": {"source": "npm", "package": "@x/y"}},
+        {"name": "made", "source": {"source": "command", "command": "make-plugin"}},
     ]
     files[".claude-plugin/marketplace.json"] = json.dumps(
         {"name": "market", "owner": {"name": "T"}, "plugins": entries}
@@ -496,11 +497,14 @@ def test_marketplace_plugins_by_name_and_plugin_at_marketplace(home: Path, tmp_p
     missing = run("plugins", "add", "nope@market")
     assert missing.code == 1
     assert (
-        "no plugin 'nope' in marketplace 'market' (it lists: alpha-tools, beta-tools, tools, from-npm)"
-        in missing.stderr
+        "no plugin 'nope' in marketplace 'market' (it lists: alpha-tools, beta-tools, tools, "
+        "from-npm, made)" in missing.stderr
     )
     npm = run("plugins", "add", "from-npm@market")
     assert npm.code == 1 and "cannot be fetched by skilltool" in npm.stderr
+    made = run("plugins", "add", "made@market")
+    assert made.code == 1 and "runs a shell command to make the plugin" in made.stderr
+    assert "made" not in str(lock(home))
     # removing one plugin of a marketplace keeps the others
     assert run("plugins", "remove", "beta-tools").code == 0
     assert lock(home)["market"]["plugins"] == ["alpha-tools"]

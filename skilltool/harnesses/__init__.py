@@ -549,6 +549,11 @@ class Harness(abc.ABC):
             return sorted({p.parent for p in self.hook_files()})
         return self.hook_files()
 
+    def plugin_only_note(self, plugin: Plugin) -> str | None:
+        """What of the plugin only this harness's own plugin loader takes (`Plugin.claude_only`)
+        and skilltool does not carry, said once per plugin; None where there is nothing."""
+        return None
+
     # language servers (SPEC §14): where a harness reads them, as entries of its config file
     # (lsp.py), and why a harness with no such place is given none
     no_lsp: ClassVar[str] = (

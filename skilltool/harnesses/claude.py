@@ -163,6 +163,17 @@ class Claude(Harness):
     def own_skills_dir(self) -> Path:
         return self.root() / "skills"
 
+    def plugin_only_note(self, plugin: Plugin) -> str | None:
+        if not plugin.claude_only:
+            return None
+        parts = ", ".join(plugin.claude_only)
+        return (
+            f"plugin {plugin.name}'s {parts}: Claude Code takes them only from a plugin it loads "
+            "itself, and skilltool carries them nowhere; for them, start Claude Code with "
+            f"--plugin-dir {self.home.show(plugin.root)}, or install the plugin with "
+            "'claude plugin install'"
+        )
+
     # hooks: like the MCP servers, a plugin folder in ~/.claude/skills that Claude Code loads
     # itself, holding only the hooks (proven in tests/conformance/test_hooks_claude.py); every
     # event as it is

@@ -106,6 +106,44 @@ def test_agents_in_subfolders_and_hidden_ones_are_read_as_claude_code_reads_them
     proven("claude", "agents/ is read with its subfolders, hidden ones too: skilltool does so")
 
 
+# Claude Code's "provides" kinds that are its own parts, as skilltool names them
+CLAUDE_ONLY = {"outputStyles": "output styles", "themes": "themes", "workflows": "workflows",
+               "monitors": "monitors", "bin": "bin/"}  # fmt: skip
+
+
+def test_the_parts_only_claude_code_takes_are_those_skilltool_names(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Each part Claude Code's validator says it takes and no other harness has (output
+    styles, themes, workflows, monitors, bin/) is one skilltool names as carried nowhere; a
+    key Claude Code calls unknown is one skilltool warns of too."""
+    home = make_home(tmp_path)
+    plugin = build_file_tree(
+        tmp_path / "styled",
+        {
+            ".claude-plugin/plugin.json": json.dumps(
+                {"name": "styled", "version": "1.0.0", "frobnicate": 1}
+            ),
+            "output-styles/terse.md": "---\nname: Terse\ndescription: Short.\n---\nBe terse.\n",
+            "themes/dark.json": '{"name": "dark", "base": "dark", "overrides": {}}',
+            "bin/styled-tool": "#!/bin/sh\necho hi\n",
+            "skills/tidy/SKILL.md": skill_md("tidy"),
+        },
+    )
+    done = run(["claude", "plugin", "validate", "--json", str(plugin)], _env(home), home, TIMEOUT)
+    report: dict[str, Any] = json.loads(done.stdout)
+    theirs = {CLAUDE_ONLY[k] for k, ids in report["provides"].items() if k in CLAUDE_ONLY and ids}
+    [found] = _found(plugin).plugins
+    assert theirs == set(found.claude_only) == {"output styles", "themes", "bin/"}
+    unknown = {w["path"] for w in report["manifest"]["warnings"] if "Unknown field" in w["message"]}
+    assert unknown == {p.field for p in found.problems if "Claude Code ignores it" in p.message}
+    proven(
+        "claude",
+        "the parts only Claude Code takes (provides: outputStyles, themes, bin) are those "
+        "skilltool names as carried nowhere; its unknown plugin.json keys are skilltool's",
+    )
+
+
 def _marketplace_tree(root: Path) -> Path:
     entries = [
         {
