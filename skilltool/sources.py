@@ -1062,6 +1062,79 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
     return url, ref, _clean_subdir(subdir, where)
 
 
+# the marketplaces Claude Code knows by name without being told where they are (it adds
+# Anthropic's official one by itself): `plugins add P@NAME` adds one first when it is not added
+KNOWN_MARKETPLACES = {"claude-plugins-official": "anthropics/claude-plugins-official"}
+
+
+def add_known_marketplace(home: paths.Scope, text: str, dry_run: bool) -> Done | None:
+    """For `P@M` where M is a marketplace Claude Code knows by name and none of that name is
+    added: M added first, with none of its plugins picked (its listing fetched, nothing
+    else), as Claude Code adds it on first use. None when there is nothing to add."""
+    named = FROM_MARKETPLACE.fullmatch(text)
+    if named is None or named.group(2) not in KNOWN_MARKETPLACES:
+        return None
+    asked = request(text)
+    market = str(asked.marketplace)
+    try:
+        _marketplace_of(home, market, read_lock(home))
+        return None
+    except SourceError:
+        pass
+    repository = KNOWN_MARKETPLACES[market]
+    if dry_run:
+        raise SourceError(
+            f"{market}: Claude Code's own marketplace is not added here yet, and a dry run "
+            f"fetches nothing; see it with 'skilltool plugins add {repository} --name "
+            f"{market} --dry-run'"
+        )
+    done = add(home, repository, None, (), market, False, pick=lambda *_: ())
+    return done._replace(detail=f"Claude Code's own marketplace, added for {asked.plugin}")
+
+
+LISTING_FRESH = 24 * 3600  # seconds a fetched listing of a known marketplace is searched as is
+
+
+def known_listing(home: paths.Scope, market: str) -> Path:
+    """The tree of a marketplace Claude Code knows by name, not added here: its listing
+    alone (`.claude-plugin/marketplace.json` and what an entry of its own tree names in it
+    is not fetched), kept in the cache and fetched again once a day, for `plugins search`."""
+    import time
+
+    place = home.cache_dir / "marketplaces" / market
+    tree = place / CURRENT / market
+    try:
+        fresh = time.time() - os.stat(place).st_mtime < LISTING_FRESH
+    except OSError:
+        fresh = False
+    if fresh and os.path.isdir(tree):
+        return tree
+    url = request(KNOWN_MARKETPLACES[market]).url
+    staging = place.parent / f"{TEMP_PREFIX}{market}-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        fetch_new(Source(market, url, None, None, "", (), nothing=True), staging)
+        if os.path.isdir(place):
+            drop(place)
+        os.rename(staging, place)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return tree
+
+
+def take_back(home: paths.Scope, source: Source, lockfile: bytes | None) -> None:
+    """A source this run added, dropped again (a later step failed): the lockfile as it was
+    (`lockfile`: its bytes before, None when there was none), the source's checkout deleted."""
+    if lockfile is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(home.lockfile)
+    else:
+        write_lock(home, [s for s in read_lock(home) if s.name != source.name])
+    place = home_of(home, source.name)
+    if source.path is None and os.path.isdir(place):
+        drop(place)
+
+
 def _marketplace_of(home: paths.Scope, market: str, sources: list[Source]) -> tuple[Source, Any]:
     """The added source that is the marketplace of that name, and its marketplace.json read."""
     from skilltool import parse

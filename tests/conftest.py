@@ -18,6 +18,7 @@ from syrupy.extensions.amber import AmberSnapshotExtension
 from syrupy.location import PyTestLocation
 
 from skilltool.harnesses import LOCATION_VARIABLES
+from tests.gitrepos import NO_GITHUB
 from tests.helpers import REPO
 from tests.hostile.tally import COUNTS, LABELS
 
@@ -86,6 +87,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh HOME for every test; the real home's XDG and harness variables are cleared."""
     fake = tmp_path / "home"
     fake.mkdir()
+    config = tmp_path / "gitconfig"  # no test fetches from GitHub (isolate_git keeps it so)
+    config.write_text(NO_GITHUB)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("HOME", str(fake))
     for variable in (
         "XDG_DATA_HOME",

@@ -13,11 +13,21 @@ import pytest
 
 from tests.helpers import build_file_tree
 
+# what a test could reach on the network by skilltool's own doing (Claude Code's official
+# marketplace, which `plugins search` and `add P@claude-plugins-official` fetch): a folder
+# that does not exist, so no test ever leaves the machine; a test that wants it maps the
+# longer URL itself (git takes the longest `insteadOf` that matches)
+NO_GITHUB = (
+    '[url "file:///nonexistent/github/anthropics/"]\n\tinsteadOf = https://github.com/anthropics/\n'
+)
+
 
 def isolate_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Git config of the test's own (global and system), an identity, no prompts."""
     config = tmp_path / "gitconfig"
-    config.write_text('[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n')
+    config.write_text(
+        '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n' + NO_GITHUB
+    )
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(tmp_path / "gitconfig-system"))
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")

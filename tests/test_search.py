@@ -163,3 +163,45 @@ def test_a_source_not_checked_out_is_said_and_skipped(
     assert done.code == 0
     assert done.stderr.startswith("skipped   docs-too: not checked out here")
     assert done.lines[0].startswith("none      no marketplace is added")
+
+
+def test_claudes_official_marketplace_is_searched_without_adding_it(
+    home: Path, tmp_path: Path, _git: Path
+) -> None:
+    """The marketplace Claude Code knows by name is searched though not added (here a local
+    copy that git's `insteadOf` stands in for), from its listing alone, kept a day in the
+    cache: a second search finds it with the remote gone; no lockfile is written."""
+    official = Repo(tmp_path, "claude-plugins-official")
+    official.commit(
+        {
+            **plugin_files("pyright-lsp", (), prefix="plugins/pyright-lsp/"),
+            ".claude-plugin/marketplace.json": json.dumps(
+                {
+                    "name": "claude-plugins-official",
+                    "owner": {"name": "Anthropic"},
+                    "plugins": [
+                        {
+                            "name": "pyright-lsp",
+                            "source": "./plugins/pyright-lsp",
+                            "description": "Python language server",
+                        }
+                    ],
+                }
+            ),
+        }
+    )
+    official.push()
+    _git.write_text(
+        _git.read_text() + f'[url "{official.url}"]\n\tinsteadOf = '
+        "https://github.com/anthropics/claude-plugins-official.git\n"
+    )
+    done = run("plugins", "search", "python")
+    assert done.code == 0, done.stderr
+    assert done.lines[0] == (
+        "pyright-lsp@claude-plugins-official  Python language server  (not installed)"
+    )
+    assert not (home / ".local/share/skilltool/plugins.lock").exists()
+    _git.write_text(_git.read_text().replace(official.url, "file:///gone"))
+    again = json.loads(run("plugins", "search", "python", "--json").stdout)
+    assert [h["name"] for h in again["hits"]] == ["pyright-lsp"]
+    assert again["marketplaces"][0]["added"] is False

@@ -511,6 +511,44 @@ def test_marketplace_plugins_by_name_and_plugin_at_marketplace(home: Path, tmp_p
     assert "beta" not in links(home) and "alpha" in links(home)
 
 
+def test_a_plugin_of_claudes_official_marketplace_is_added_without_adding_it_first(
+    home: Path, tmp_path: Path
+) -> None:
+    """`add P@claude-plugins-official` adds Anthropic's marketplace first, as Claude Code
+    knows it by name (here a local copy that git's own `insteadOf` stands in for), with only
+    that plugin picked; one it does not list changes nothing, the marketplace included."""
+    official = Repo(tmp_path, "claude-plugins-official")
+    files = plugin_files("commit-commands", ("commit",), prefix="plugins/commit-commands/")
+    files.update(plugin_files("pr-tools", ("review",), prefix="plugins/pr-tools/"))
+    entries = [
+        {"name": "commit-commands", "source": "./plugins/commit-commands"},
+        {"name": "pr-tools", "source": "./plugins/pr-tools"},
+    ]
+    files[".claude-plugin/marketplace.json"] = json.dumps(
+        {"name": "claude-plugins-official", "owner": {"name": "Anthropic"}, "plugins": entries}
+    )
+    official.commit(files)
+    official.push()
+    config = Path(os.environ["GIT_CONFIG_GLOBAL"])
+    config.write_text(
+        config.read_text() + f'[url "{official.url}"]\n\tinsteadOf = '
+        "https://github.com/anthropics/claude-plugins-official.git\n"
+    )
+    before = home_state(home)
+    missing = run("plugins", "add", "nope@claude-plugins-official")
+    assert missing.code == 1 and "no plugin 'nope'" in missing.stderr
+    assert home_state(home) == before  # the marketplace it fetched is gone again
+    dry = run("plugins", "add", "commit-commands@claude-plugins-official", "--dry-run")
+    assert dry.code == 1 and "a dry run fetches nothing" in dry.stderr
+    done = run("plugins", "add", "commit-commands@claude-plugins-official")
+    assert done.code == 0, done.stderr
+    entry = lock(home)["claude-plugins-official"]
+    assert entry["url"] == "https://github.com/anthropics/claude-plugins-official.git"
+    assert entry["plugins"] == ["commit-commands"]
+    assert "commit" in links(home) and "review" not in links(home)
+    assert "Claude Code's own marketplace, added for commit-commands" in done.stdout
+
+
 def test_plugin_at_an_unknown_marketplace(home: Path) -> None:
     done = run("plugins", "add", "tools@nowhere")
     assert done.code == 1
@@ -1067,7 +1105,8 @@ def test_add_of_skills_all_in_hidden_folders_names_them_as_install_does(
     shorthand = run("plugins", "add", "acme/hidden")
     hint = "'skilltool plugins add acme/hidden/skills/.curated --name curated'"
     assert shorthand.code == 1 and shorthand.stderr.rstrip().endswith(hint), shorthand.stderr
-    assert run("plugins", "add", "acme/hidden/skills/.curated", "--name", "curated").code == 0
+    curated = run("plugins", "add", "acme/hidden/skills/.curated", "--name", "curated")
+    assert curated.code == 0, curated.stderr
     assert links(home)["pdf"] == f"{data(home)}/sources/curated/current/curated/pdf"
 
 

@@ -1,9 +1,11 @@
 """`plugins search`: the plugins the added marketplaces list whose name, description and
 keywords hold every word asked for, each with whether it is installed and how to add it.
 
-It reads only what is on disk: each added source whose tree holds a
+It reads what is on disk: each added source whose tree holds a
 `.claude-plugin/marketplace.json` (and, for an entry in the marketplace's own tree, that
 plugin's manifest). A remote entry is listed as the marketplace describes it, never fetched.
+A marketplace Claude Code knows by name (its official one) that is not added is searched
+too, from its listing alone, fetched into the cache once a day (`sources.known_listing`).
 """
 
 from __future__ import annotations
@@ -167,8 +169,25 @@ def search(words: list[str], opts: Options) -> Result:
             why = problems[0] if problems else f"{root / parse.MARKETPLACE_FILE}: unreadable"
             warnings.append(f"skipped   {source.name}: {why}")
             continue
-        markets.append({"name": market.name, "source": source.name, "path": str(root)})
+        markets.append(
+            {"name": market.name, "source": source.name, "path": str(root), "added": True}
+        )
         listed += listings(source, market, added)
+    for name in sources.KNOWN_MARKETPLACES:
+        if any(name in (m["name"], m["source"]) for m in markets):
+            continue
+        try:
+            root = sources.known_listing(home, name)
+            market, problems = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+        except (SourceError, OSError) as err:
+            warnings.append(f"skipped   {name}: Claude Code's own marketplace not fetched: {err}")
+            continue
+        if market is None:
+            warnings.append(f"skipped   {name}: {problems[0] if problems else 'unreadable'}")
+            continue
+        markets.append({"name": market.name, "source": name, "path": str(root), "added": False})
+        known = Source(name, None, root, None, "", (), nothing=True)
+        listed += listings(known, market, added)
     data: dict[str, Any] = {
         "home": str(home.path),
         "scope": home.kind,

@@ -235,6 +235,8 @@ def plugins_add(
     warnings: list[str] = []
     installed = None
     said: list[str] = []
+    first: Done | None = None
+    lockfile: bytes | None = None
 
     def look(added: sources.Source, root: Path) -> None:  # a dry run: the install it would do
         nonlocal installed
@@ -250,6 +252,10 @@ def plugins_add(
             if isinstance(home, paths.Project):
                 _inside(home, source)
             pick = asking.picker(opts, all_of_it, said)
+            lockfile = _bytes_of(home.lockfile)
+            first = sources.add_known_marketplace(home, source, opts.dry_run)
+            if first is not None and isinstance(home, paths.Project):
+                project.record(home, first.source)
             done = sources.add(
                 home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
             )
@@ -261,12 +267,32 @@ def plugins_add(
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
-        _take_back(made)
+        _undo(home, first, lockfile, made)
         return _source_failure(opts, err)
     except SkilltoolError:
-        _take_back(made)
+        _undo(home, first, lockfile, made)
         raise
-    return _sources_report(opts, home, [done], installed, warnings, after=said)
+    dones = [done] if first is None else [first, done]
+    return _sources_report(opts, home, dones, installed, warnings, after=said)
+
+
+def _undo(home: paths.Scope, first: Done | None, lockfile: bytes | None, made: list[Path]) -> None:
+    """A failed add changes nothing: the marketplace it added first is dropped again (the
+    lockfile as it was: `lockfile`), and what the first add in a project made is taken back."""
+    from skilltool import sources
+
+    if first is not None:
+        sources.take_back(home, first.source, lockfile)
+        if isinstance(home, paths.Project):
+            project.forget(home, first.source.name)
+    _take_back(made)
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _not_there(home: paths.Scope) -> list[Path]:
