@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +81,12 @@ def claude_object(
     hooks: Sequence[Hook],
     events: Mapping[str, str] | None = None,
     matcher: Any = None,
+    timeout: Callable[[int], int] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """The hooks in Claude Code's format (`{Event: [{matcher, hooks: [...]}]}`), each command
     with the plugin's folder written in; `events` renames the events (None: as they are),
-    `matcher` (a function of a hook) gives its group's matcher instead."""
+    `matcher` (a function of a hook) gives its group's matcher instead, `timeout` writes a
+    timeout in the harness's unit."""
     found: dict[str, list[dict[str, Any]]] = {}
     groups: dict[tuple[str, int], dict[str, Any]] = {}
     for hook in hooks:
@@ -102,7 +104,7 @@ def claude_object(
         assert written is not None, "a hook root_refusal refuses is never rendered"
         command: dict[str, Any] = {"type": "command", "command": written}
         if hook.timeout is not None:
-            command["timeout"] = hook.timeout
+            command["timeout"] = hook.timeout if timeout is None else timeout(hook.timeout)
         group["hooks"].append(command)
     return found
 

@@ -154,10 +154,11 @@ def test_hooks_are_carried_to_each_harness_that_runs_them_and_lines_say_the_rest
             "hooks": [{"type": "command", "command": f"{root}/check.sh", "timeout": 9}],
         }
     ]
-    # Gemini's event and tool names, its matcher anchored
+    # Gemini's event and tool names, its matcher anchored, its timeout in milliseconds
     gemini = json.loads((home / CARRIED["gemini"][1]).read_text())["hooks"]
     assert set(gemini) == {"BeforeTool", "AfterAgent", "Notification"}
     assert gemini["BeforeTool"][0]["matcher"] == "^(run_shell_command)$"
+    assert gemini["BeforeTool"][0]["hooks"][0]["timeout"] == 9000
     manifest = json.loads((home / CARRIED["gemini"][0]).read_text())
     assert (manifest["name"], manifest["version"]) == ("guard-hooks", "1.0.0")
     # the generated OpenCode plugin and pi extension hold the hooks and the plugin's folder

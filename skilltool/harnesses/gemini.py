@@ -80,6 +80,12 @@ HOOK_EVENTS = {
 }
 
 
+def milliseconds(seconds: int) -> int:
+    """A hook's timeout as Gemini CLI reads it: in milliseconds (Claude Code's, in seconds, would
+    end a hook after a few: seen in 0.61.0, 'Hook timed out after 30ms')."""
+    return seconds * 1000
+
+
 def gemini_matcher(hook: Hook) -> str | None:
     """A hook's matcher for Gemini CLI: on a tool event, Claude Code's tool names (`Bash`,
     `Edit|Write`) as a regex of Gemini's own, anchored since Gemini tests it anywhere in the
@@ -330,7 +336,7 @@ class Gemini(Harness):
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}
         source = self.home.stored(plugin.hooks[0])
-        carried = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher)
+        carried = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher, timeout=milliseconds)
         return hooks_folder(self.root() / "extensions", EXTENSION, fields, plugin, carried, source)
 
     def hook_files(self) -> list[Path]:
