@@ -298,22 +298,6 @@ def test_a_matcher_gemini_has_no_tool_for_is_said_and_the_rest_carried(home: Pat
     assert "PreCompress runs before every model request" in line
 
 
-def test_a_project_gets_no_hooks_yet_and_says_so(home: Path, tmp_path: Path) -> None:
-    (home / ".copilot").mkdir()
-    repo = tmp_path / "repo"
-    build_file_tree(repo, {
-        "plugins/team/.claude-plugin/plugin.json": '{"name": "team"}\n',
-        "plugins/team/hooks/hooks.json": json.dumps(HOOKS),
-        "plugins/team/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\nbody\n",
-    })  # fmt: skip
-    os.mkdir(repo / ".git")
-    done = run("plugins", "add", repo / "plugins/team", "--project", repo)
-    assert done.code == 0, done.stderr
-    assert not (repo / ".copilot").exists()
-    said = done.stdout + done.stderr
-    assert "skilltool carries hooks into a home, not yet into a project" in said
-
-
 # --------------------------------------------------------------------------- consent
 
 

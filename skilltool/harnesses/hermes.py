@@ -115,10 +115,13 @@ class Hermes(Harness):
         return [
             Rendering(
                 folder / "plugin.yaml",
-                self.hooks_script("hermes/plugin.yaml.j2", plugin, hooks, name=name),
+                self.hooks_script(
+                    "hermes/plugin.yaml.j2", plugin, hooks, folder / "plugin.yaml", name=name
+                ),
             ),
             Rendering(
-                folder / "__init__.py", self.hooks_script("hermes/hooks.py.j2", plugin, hooks)
+                folder / "__init__.py",
+                self.hooks_script("hermes/hooks.py.j2", plugin, hooks, folder / "__init__.py"),
             ),
         ]
 
