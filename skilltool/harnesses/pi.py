@@ -68,7 +68,7 @@ class Pi(Harness):
     proven_version = "1.6.0"  # scripts/install-harnesses
     title = "pi"
     project_reach = (
-        "reads .pi/ (commands, MCP servers) only when started in the project's top folder "
+        "reads .pi/ (commands, MCP servers, hooks) only when started in the project's top folder "
         "(.agents/skills from any folder below), and nothing of the project until you trust "
         "it"
     )

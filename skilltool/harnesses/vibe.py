@@ -76,7 +76,7 @@ class Vibe(Harness):
     name = "vibe"
     title = "Mistral Vibe"
     project_reach = (
-        "reads the project's agents and skills only when started in its top folder, and "
+        "reads the project's agents, skills and hooks only when started in its top folder, and "
         "nothing of it until you trust the folder"
     )
     # not yet checked in the binary: it has a Claude plugin loader of its own, unproven here
