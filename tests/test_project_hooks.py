@@ -260,3 +260,17 @@ def test_a_command_sets_the_plugins_folder_only_when_it_names_it() -> None:
     assert exported("${CLAUDE_PLUGIN_ROOT}/x", root) == (
         f'CLAUDE_PLUGIN_ROOT={root}; export CLAUDE_PLUGIN_ROOT; "${{CLAUDE_PLUGIN_ROOT}}"/x'
     )
+
+
+def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> None:
+    assert run("plugins", "add", "../plugins/team", "--project").code == 0
+    done = run("plugins", "validate")
+    assert done.code == 0, done.stdout + done.stderr
+    none = [x for x in done.lines if x.startswith("hooks: ")]
+    assert none == [
+        "hooks: Hermes runs none: Hermes reads no project folder (a project's plugins load only "
+        "with HERMES_ENABLE_PROJECT_PLUGINS=1, which skilltool does not set)",
+        "hooks: Codex runs none: Codex skips a hook of .codex/hooks.json without a word until "
+        "you trust it in its /hooks view, in each checkout, which skilltool leaves to you",
+    ]
+    assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it
