@@ -5,9 +5,12 @@ hooks file per plugin: `Harness.render_hooks`), under the rules of every rendere
 
 What is carried is only what the user may run: a fetched plugin's hooks reach here only once
 approved (consent.py). Each harness renames the events it has; a hook on an event it has not
-is said, one line per plugin and harness (the loss report), never dropped in silence. The
-plugin's folder is written into each command in place of `${CLAUDE_PLUGIN_ROOT}`, which no
-harness but Claude Code sets for a hook, and which Claude Code sets to the generated folder.
+is said, one line per plugin and harness (the loss report), never dropped in silence. In a
+home, the plugin's folder is written into each command in place of `${CLAUDE_PLUGIN_ROOT}`,
+which no harness but Claude Code sets for a hook, and which Claude Code sets to the generated
+folder. In a project, whose files must be the same bytes in every checkout, each command
+sets `CLAUDE_PLUGIN_ROOT` from a folder the harness names at run time, or the generated
+plugin finds it from its own place (`Harness.hook_command`).
 """
 
 from __future__ import annotations
@@ -51,11 +54,17 @@ def verdict(harness: Harness, plugin: Plugin, hook: Hook) -> Verdict | None:
 
     why = (
         harness.hooks_refusal()
-        or root_refusal(plugin, [hook])
+        or _root_refusal(harness, plugin, [hook])
         or harness.plugin_hooks_refusal(plugin)
         or harness.hook_loss(hook)
     )
     return None if why is None else Verdict(True, why)
+
+
+def _root_refusal(harness: Harness, plugin: Plugin, hooks: Sequence[Hook]) -> str | None:
+    """Why the plugin's folder cannot be named in these hooks' commands for the harness."""
+    project = harness.home.path if harness.home.kind == "project" else None
+    return root_refusal(plugin, hooks, project)
 
 
 def plan_hooks(
@@ -131,7 +140,7 @@ def _harness_actions(
         gone = {h: why for h in plugin.hook_commands if (why := harness.hook_loss(h)) is not None}
         carried = [h for h in plugin.hook_commands if h not in gone]
         refused = (
-            root_refusal(plugin, carried) or harness.plugin_hooks_refusal(plugin)
+            _root_refusal(harness, plugin, carried) or harness.plugin_hooks_refusal(plugin)
             if carried
             else None
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from skilltool.harnesses import Harness
     from skilltool.model import McpPlace
 
-FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml")
+FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml", "json-hooks")
 # the largest config file skilltool edits: its parsers take a few seconds at this size (TOML
 # and YAML about 10 s a MB, and more than linearly), and a config file is a few kB
 MAX_CONFIG_BYTES = 256 * 1024
@@ -86,7 +87,10 @@ class ConfigFile:
         self.place = place
         self.path = place.path
         self.format: Format = place.format
-        self.text: str | None = None  # None: no file there
+        # the file's text as planned so far, None when there is none; one cell for every
+        # view of the file in a run (`config_file`), so that one planner's edits are the
+        # text the next one edits
+        self.cell: list[str | None] = [None]
         self.problem: tuple[State, str] | None = None
         self.manifest: Path | None = None  # a file the harness needs beside it (mcp_manifest)
         self.plugin: Plugin | None = None  # the plugin whose servers it holds, when one does
@@ -123,6 +127,14 @@ class ConfigFile:
             why = f"does not parse ({at}{err.message}); nothing is changed in it"
             why += ": fix it, then run again"
             self.problem = ("unparsable", why)
+
+    @property
+    def text(self) -> str | None:
+        return self.cell[0]
+
+    @text.setter
+    def text(self, value: str | None) -> None:
+        self.cell[0] = value
 
     def current(self) -> dict[str, Any]:
         from skilltool import entries
@@ -363,7 +375,19 @@ def config_file(
         # what the file holds settles the ledger's records of it
         digest_of = _digest_in(config) if config.text is not None else None
         ledger.settle(harness.name, place, digest_of)
+    if config.problem is None:
+        # a file another table of which this run's plan has edited (a server's entry, then a
+        # language server's or a hook's in the same opencode.json or settings.json): its edits
+        # so far, or the actions planned on the file as read would undo each other
+        texts = _PLANNED.setdefault(ledger, {})
+        config.cell = texts.setdefault(place.path, config.cell)
     return config
+
+
+# each run's config files as its plan has edited them so far, by the run's ledger (one a run)
+_PLANNED: weakref.WeakKeyDictionary[Ledger, dict[Path, list[str | None]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _ignored_here(harness: Harness, config: ConfigFile) -> bool:

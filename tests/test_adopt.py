@@ -431,11 +431,29 @@ def test_the_pre_commit_hook_runs_the_check_in_a_project(team: Path) -> None:
     ],
     ids=["claude-settings", "codex-hooks"],
 )
-def test_a_repository_of_hooks_only_is_added_and_its_hooks_are_named(
+def test_a_repository_of_hooks_only_is_added_and_its_hooks_are_carried(
     team: Path, files: dict[str, str], folder: str
 ) -> None:
     build_file_tree(team, files)
+    before = tree(team)
     added = run("plugins", "add", f"./{folder}", "--project")
     assert added.code == 0, added.stdout + added.stderr
-    assert "1 hook not carried" in added.stdout, added.stdout  # named, never dropped
+    source = folder.removeprefix(".")
+    # carried to every other harness of the project that runs a project's hooks
+    script = (team / f".opencode/plugins/{source}.hooks.js").read_text()
+    assert "make setup" in script
+    gemini = json.loads((team / ".gemini/settings.json").read_text())["hooks"]
+    assert gemini["SessionStart"][0]["hooks"][0]["command"] == "make setup"
+    # never into the folder it came from, whose harness runs them itself
+    after = tree(team)
+    for path, content in before.items():
+        assert after[path] == content, path
+    if folder == ".claude":  # Copilot CLI runs .claude/settings.json's hooks itself
+        assert not (team / ".github/hooks/claude.json").exists()
+        assert "Copilot CLI runs the hooks of .claude/settings.json itself" in added.stdout
+        assert "1 hook not carried: Codex skips a hook" in added.stdout  # named, never dropped
+    else:
+        assert (team / ".claude/skills/codex.hooks/hooks/hooks.json").is_file()
+        assert (team / ".github/hooks/codex.json").is_file()
+        assert "Codex skips a hook" not in added.stdout  # its own folder: not written for it
     assert run("plugins", "check").code == 0

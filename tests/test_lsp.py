@@ -115,3 +115,22 @@ def test_a_fetched_language_server_waits_for_approval(
     assert run("plugins", "approve", "lsps", "--yes").code == 0
     config = json.loads((home / ".config/opencode/opencode.json").read_text())
     assert config["lsp"]["gopls"]["extensions"] == [".go"]
+
+
+def test_a_server_and_a_language_server_of_one_file_are_written_in_one_run(home: Path) -> None:
+    """Two planners edit OpenCode's one config file (`mcp`, `lsp`): each plans on the text
+    the other's edit left, so one install writes both and uninstall takes both out."""
+    (home / ".config/opencode").mkdir(parents=True)
+    build_file_tree(home / ".local/share/skilltool/plugins/go", {
+        ".claude-plugin/plugin.json": '{"name": "go"}\n',
+        ".mcp.json": json.dumps({"mcpServers": {"docs": {"command": "go-docs"}}}),
+        ".lsp.json": json.dumps({"gopls": GOPLS}),
+    })  # fmt: skip
+    done = run("plugins", "install")
+    assert done.code == 0, done.stdout + done.stderr
+    config = json.loads((home / ".config/opencode/opencode.json").read_text())
+    assert set(config["mcp"]) == {"docs"} and set(config["lsp"]) == {"gopls"}
+    assert run("plugins", "install").code == 0  # and again: nothing to change
+    gone = run("plugins", "uninstall")
+    assert gone.code == 0, gone.stdout + gone.stderr
+    assert not (home / ".config/opencode/opencode.json").exists()  # it held only ours

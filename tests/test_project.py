@@ -335,7 +335,8 @@ def test_status_says_where_a_harness_reads_and_whose_name_wins(repo: Path, home:
     assert (
         "note      gemini: reads the project only when started in its top folder, and nothing "
         "of it until you trust the folder; each project agent also waits for your "
-        "acknowledgement"
+        "acknowledgement, and it names each new hook of .gemini/settings.json in a warning as "
+        "it runs it"
     ) in status.lines
     assert not any(line.startswith("note      opencode") for line in status.lines)
     # Claude Code takes the home's skill but the project's agent (seen in its binary);

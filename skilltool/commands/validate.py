@@ -149,7 +149,7 @@ def _hook_verdicts(plugin: Plugin, found: list[Harness]) -> list[ItemVerdicts]:
     """Each hook: which harnesses run it, and why the others do not (the loss report)."""
     from skilltool import hooks
 
-    none = frozenset(h.name for h in found if h.hook_events is not None and not h.hook_events)
+    none = frozenset(h.name for h in found if h.hooks_refusal() is not None)
     items = []
     for hook in plugin.hook_commands:
         by = {h.name: (h.title, hooks.verdict(h, plugin, hook)) for h in found}
@@ -169,9 +169,9 @@ def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
         ]
     if any(p.hook_commands for p in catalogue.active):
         lines += [
-            f"hooks: {h.title} runs none: {h.no_hooks}"
+            f"hooks: {h.title} runs none: {why}"
             for h in found
-            if h.hook_events is not None and not h.hook_events
+            if (why := h.hooks_refusal()) is not None  # here: in a home, or in a project
         ]
     return lines
 

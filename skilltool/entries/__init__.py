@@ -28,7 +28,9 @@ Formats: `toml`; `toml-array`, a TOML array of tables whose elements are keyed b
 their `name` (`[[mcp_servers]]`, Mistral Vibe): one element is one entry; `json`,
 strict JSON as Gemini CLI reads it (comments are taken, a trailing comma is an
 error); `jsonc`, with comments and trailing commas
-(OpenCode); `yaml`, as PyYAML's `safe_load` reads it (Hermes). No edit ever writes
+(OpenCode); `yaml`, as PyYAML's `safe_load` reads it (Hermes); `json-hooks`, the hooks of
+a strict JSON settings file, each a named element of an event's array (Gemini CLI's and
+Qwen Code's project `settings.json`, table `("hooks",)`: json_hooks.py). No edit ever writes
 a comment or a trailing comma. A byte-order mark, CRLF line endings, the file's
 indentation and a missing final newline are kept.
 """
@@ -41,7 +43,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
-from skilltool.entries import jsonc, toml, toml_array, yaml_text
+from skilltool.entries import json_hooks, jsonc, toml, toml_array, yaml_text
 from skilltool.entries.base import BOM, EntryError, line_of
 from skilltool.model import Format as Format
 
@@ -87,7 +89,7 @@ def _canonical(value: Any) -> Any:
 
 def fresh_text(fmt: Format) -> str:
     """What a file of this format holding nothing looks like."""
-    return "{}\n" if fmt in ("json", "jsonc") else ""  # toml, toml-array, yaml: empty
+    return "{}\n" if fmt in ("json", "jsonc", "json-hooks") else ""  # toml, yaml: empty
 
 
 def _document(text: str, fmt: Format, table: tuple[str, ...] = ()) -> Any:
@@ -103,6 +105,8 @@ def _document(text: str, fmt: Format, table: tuple[str, ...] = ()) -> Any:
 def read_entries(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | None:
     """The plain values of the entries under `table`; None when it is absent."""
     body = _strip_bom(text)[1]
+    if fmt == "json-hooks":
+        return copy.deepcopy(_guarded(lambda: json_hooks.read(body)))
     return copy.deepcopy(_guarded(lambda: _read(body, fmt, table)))
 
 
@@ -127,6 +131,9 @@ def put_entry(
     """`text` with entry `name` of `table` set to `value`; None for a file that does not exist."""
     bom, body = _strip_bom(fresh_text(fmt) if text is None else text)
     plain = _plain(value)
+    if fmt == "json-hooks":  # entries that are elements of arrays: checked there
+        after, made = _guarded(lambda: json_hooks.put(body, name, plain))
+        return Put(bom + after, made)
 
     def edit() -> tuple[str, bool]:
         before = _document(body, fmt, table)
@@ -154,6 +161,8 @@ def remove_entry(
 ) -> str:
     """`text` without entry `name` of `table`; the table too, when `drop_table` and it is empty."""
     bom, body = _strip_bom(text)
+    if fmt == "json-hooks":
+        return bom + _guarded(lambda: json_hooks.remove(body, name, drop_table))
 
     def edit() -> str:
         before = _document(body, fmt, table)

@@ -58,6 +58,12 @@ class Obj(Node):
     members: list[Member] = field(default_factory=list)
 
 
+@dataclass
+class Arr(Node):
+    items: list[Node] = field(default_factory=list)
+    commas: list[int | None] = field(default_factory=list)  # after each item, or None
+
+
 class _Parser:
     def __init__(self, text: str, fmt: str) -> None:
         self.text = text
@@ -152,14 +158,17 @@ class _Parser:
                 node.end = self.tokens[self.index - 1][2]
                 return node
 
-    def array(self, start: int) -> Node:
-        node = Node(start, start, [])
+    def array(self, start: int) -> Arr:
+        node = Arr(start, start, [])
         if self.text[self.peek()[1] : self.peek()[2]] == "]":
             node.end = self.take()[2]
             return node
         while True:
-            node.value.append(self.value().value)
-            closed, _ = self.separator("]")
+            item = self.value()
+            node.items.append(item)
+            node.value.append(item.value)
+            closed, comma = self.separator("]")
+            node.commas.append(comma)
             if closed:
                 node.end = self.tokens[self.index - 1][2]
                 return node

@@ -190,6 +190,10 @@ class Harness(abc.ABC):
     # names it; empty: it is given no hooks, and `no_hooks` says why in one clause)
     hook_events: ClassVar[Mapping[str, str] | None] = {}
     no_hooks: ClassVar[str] = "skilltool carries no hooks to it"
+    # in a project: whether the binary runs the hooks skilltool writes into the project (proven
+    # in tests/conformance/test_project_hooks.py), and why not when it does not
+    project_hooks: ClassVar[bool] = False
+    no_project_hooks: ClassVar[str] = "no place in a project where it runs hooks is proven yet"
 
     # a team's own project folder of this harness read as a source (folders.py): the keys of
     # an agent's frontmatter its format shares with Claude Code's, kept as they are; the
@@ -510,8 +514,28 @@ class Harness(abc.ABC):
         """Why the harness is given no hooks here, or None."""
         if self.hook_events is not None and not self.hook_events:
             return self.no_hooks
-        if self.home.kind == "project":
-            return "skilltool carries hooks into a home, not yet into a project"
+        if self.home.kind == "project" and not self.project_hooks:
+            return self.no_project_hooks
+        return None
+
+    def hook_command(self, plugin: Plugin, command: str) -> str:
+        """A hook's command as the harness is given it: in a home, the plugin's folder written
+        in for `${CLAUDE_PLUGIN_ROOT}`; in a project, where that folder's path differs from
+        one checkout to the next, set at run time from what the harness knows of the project
+        (`plugin_reach`), or, where the generated plugin sets it itself, named as written."""
+        from skilltool.hook_format import expand, exported, quoted_references
+
+        if self.home.kind != "project":
+            written = expand(command, plugin.root)
+            assert written is not None, "a hook root_refusal refuses is never rendered"
+            return written
+        root = self.plugin_reach(plugin)
+        return quoted_references(command) if root is None else exported(command, root)
+
+    def plugin_reach(self, plugin: Plugin) -> str | None:
+        """In a project, the plugin's folder as a shell word a hook command reaches it by at
+        run time (`hook_format.reach`: a variable the harness sets and a path from there);
+        None where skilltool's generated plugin sets `CLAUDE_PLUGIN_ROOT` itself."""
         return None
 
     def hook_loss(self, hook: Hook) -> str | None:
@@ -582,12 +606,16 @@ class Harness(abc.ABC):
         return path.name.partition(".")[0]
 
     def hooks_script(
-        self, template: str, plugin: Plugin, hooks: Sequence[Hook], **extra: Any
+        self, template: str, plugin: Plugin, hooks: Sequence[Hook], at: Path, **extra: Any
     ) -> bytes:
-        """A generated plugin or extension that runs the hooks (`templates/<template>`):
-        Claude Code's hooks object in it, the events as Claude Code names them."""
-        from skilltool.hook_format import claude_object
+        """A generated plugin or extension that runs the hooks (`templates/<template>`), the
+        file `at`: Claude Code's hooks object in it, the events as Claude Code names them. In
+        a home it names the plugin's folder (`root`); in a project, the plugin's folder and
+        the project's (`project`) from its own folder, which it finds as it loads."""
+        from skilltool.hook_format import claude_object, relative
 
+        here = at.parent
+        project = self.home.kind == "project"
         text = (
             environment()
             .get_template(template)
@@ -595,8 +623,9 @@ class Harness(abc.ABC):
                 marker=markers.SLOT,
                 plugin=plugin,
                 harness=self,
-                hooks=claude_object(plugin, hooks),
-                root=str(plugin.root),
+                hooks=claude_object(plugin, hooks, command=lambda c: self.hook_command(plugin, c)),
+                root=relative(plugin.root, here) if project else str(plugin.root),
+                project=relative(self.home.path, here) if project else None,
                 **extra,
             )
         )

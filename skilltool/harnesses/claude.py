@@ -27,6 +27,8 @@ from skilltool.hook_format import (
     hooks_folder,
     hooks_folder_files,
     hooks_folder_plugin,
+    reach,
+    relative,
 )
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Problem, Rendering
 
@@ -76,7 +78,8 @@ class Claude(Harness):
     precedence: ClassVar[Mapping[str, str]] = {"skill": "home", "agent": "project"}
     project_reach = (
         "asks before it starts each server of .mcp.json in an interactive session ('claude "
-        "-p' starts them unasked)"
+        "-p' starts them unasked); runs the hooks of .claude/skills/ only when started in the "
+        "project's top folder, once you accepted its folder trust dialog there"
     )
     enforces_tools = True
     # the init event's `agents` in a clean home; names are case-sensitive ('explore' is not one)
@@ -179,11 +182,20 @@ class Claude(Harness):
     # event as it is
     hooks_in_folders = True
     hook_events: ClassVar[Mapping[str, str] | None] = None
+    # in a project, the same folder in its `.claude/skills/`: Claude Code loads it only when
+    # started in the project's top folder, once its folder trust dialog was accepted there
+    # (proven in tests/conformance/test_project_hooks.py); `.claude/settings.json`, where it
+    # also reads hooks, is the team's and never written
+    project_hooks = True
+
+    def plugin_reach(self, plugin: Plugin) -> str:
+        # the project's top folder, the only one it loads the folder in
+        return reach("CLAUDE_PROJECT_DIR", relative(plugin.root, self.home.path))
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         fields = {"name": f"{plugin.name}-hooks"}
         source = self.home.stored(plugin.hooks[0])
-        carried = claude_object(plugin, hooks)
+        carried = claude_object(plugin, hooks, command=lambda c: self.hook_command(plugin, c))
         return hooks_folder(self.own_skills_dir(), MANIFEST, fields, plugin, carried, source)
 
     def hook_files(self) -> list[Path]:

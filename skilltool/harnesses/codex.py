@@ -72,6 +72,16 @@ class Codex(Harness):
         "Codex skips a hook of ~/.codex/hooks.json without a word until you trust it in its "
         "/hooks view, which skilltool leaves to you"
     )
+    # in a project the same (proven in tests/conformance/test_project_hooks.py), and its trust
+    # is keyed by the file's absolute path: each checkout's own
+    no_project_hooks = (
+        "Codex skips a hook of .codex/hooks.json without a word until you trust it in its "
+        "/hooks view, in each checkout, which skilltool leaves to you"
+    )
+
+    def hooks_refusal(self) -> str | None:
+        return self.no_project_hooks if self.home.kind == "project" else self.no_hooks
+
     precedence: ClassVar[Mapping[str, str]] = {"skill": "both", "agent": "project"}
     project_reach = (
         "reads .codex/ (agents, MCP servers) only once you trust the project (its skills from"

@@ -24,7 +24,14 @@ from skilltool.harnesses import (
     skills_by_folder,
     stdio_entry,
 )
-from skilltool.hook_format import claude_object, files_under, json_file, same_names
+from skilltool.hook_format import (
+    claude_object,
+    files_under,
+    json_file,
+    reach,
+    relative,
+    same_names,
+)
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Problem, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 from skilltool.paths import Scope
@@ -55,7 +62,9 @@ class Copilot(Harness):
     name = "copilot"
     title = "Copilot CLI"
     precedence: ClassVar[Mapping[str, str]] = {"skill": "project", "agent": "home"}
-    project_reach = "starts a project's MCP servers only once you trust the folder"
+    project_reach = (
+        "starts a project's MCP servers and runs its hooks only once you trust the folder"
+    )
     no_commands = (
         "Copilot CLI has no user command folder (it loads commands only with --plugin-dir)"
     )
@@ -140,12 +149,24 @@ class Copilot(Harness):
         "PreCompact",
     )
 
+    # in a project, `.github/hooks/`: run from any folder below the git root once the folder
+    # is trusted (proven in tests/conformance/test_project_hooks.py)
+    project_hooks = True
+
+    def plugin_reach(self, plugin: Plugin) -> str:
+        # the folder of the hooks file, which Copilot CLI gives each hook as COPILOT_HOOK_DIR
+        return reach("COPILOT_HOOK_DIR", relative(plugin.root, self.root() / "hooks"))
+
+    def plugin_hooks_refusal(self, plugin: Plugin) -> str | None:
+        if plugin.folder_of == "claude":  # the team's `.claude/`: its settings.json's hooks
+            # seen: it runs them beside its own, so a copy would run each twice
+            return "Copilot CLI runs the hooks of .claude/settings.json itself"
+        return None
+
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         target = self.root() / "hooks" / f"{plugin.name}.json"
-        carried = json_file(
-            {"hooks": claude_object(plugin, hooks)}, self.home.stored(plugin.hooks[0])
-        )
-        return [Rendering(target, carried)]
+        carried = claude_object(plugin, hooks, command=lambda c: self.hook_command(plugin, c))
+        return [Rendering(target, json_file({"hooks": carried}, self.home.stored(plugin.hooks[0])))]
 
     def hook_files(self) -> list[Path]:
         return files_under(self.root() / "hooks", "*.json")

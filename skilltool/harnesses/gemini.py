@@ -34,6 +34,9 @@ from skilltool.hook_format import (
     hooks_folder,
     hooks_folder_files,
     hooks_folder_plugin,
+    reach,
+    relative,
+    settings_entries,
 )
 from skilltool.model import (
     Agent,
@@ -78,6 +81,12 @@ HOOK_EVENTS = {
     "SessionEnd": "SessionEnd",
     "Notification": "Notification",
 }
+
+
+def milliseconds(seconds: int) -> int:
+    """A hook's timeout as Gemini CLI reads it: in milliseconds (Claude Code's, in seconds, would
+    end a hook after a few: seen in 0.61.0, 'Hook timed out after 30ms')."""
+    return seconds * 1000
 
 
 def gemini_matcher(hook: Hook) -> str | None:
@@ -200,7 +209,8 @@ class Gemini(Harness):
     title = "Gemini CLI"
     project_reach = (
         "reads the project only when started in its top folder, and nothing of it until you "
-        "trust the folder; each project agent also waits for your acknowledgement"
+        "trust the folder; each project agent also waits for your acknowledgement, and it "
+        "names each new hook of .gemini/settings.json in a warning as it runs it"
     )
     enforces_tools = True
     tool_names = TOOL_NAMES
@@ -313,7 +323,35 @@ class Gemini(Harness):
             return f"its matcher {hook.matcher!r} names tools Gemini CLI has no name for"
         return lost
 
+    # in a project, entries of its `.gemini/settings.json` (`hooks`): read only when started in
+    # the project's top folder, once the folder is trusted (an extension of the project's own
+    # `.gemini/extensions/` is not loaded; proven in tests/conformance/test_project_hooks.py)
+    project_hooks = True
+
+    def hook_place(self) -> McpPlace | None:
+        if self.home.kind != "project":
+            return None
+        return McpPlace(self.root() / "settings.json", "json-hooks", ("hooks",))
+
+    def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
+        if self.home.kind != "project":
+            return []
+        return settings_entries(
+            plugin,
+            hooks,
+            HOOK_EVENTS,
+            gemini_matcher,
+            lambda c: self.hook_command(plugin, c),
+            milliseconds,
+        )
+
+    def plugin_reach(self, plugin: Plugin) -> str:
+        # the folder it was started in, the project's top folder: the only one it reads there
+        return reach("GEMINI_PROJECT_DIR", relative(plugin.root, self.home.path))
+
     def plugin_hooks_refusal(self, plugin: Plugin) -> str | None:
+        if self.home.kind == "project":
+            return None  # no extension: entries of the project's settings.json
         name = f"{plugin.name}-hooks"
         if re.fullmatch(r"[A-Za-z0-9-]+", name) is None:
             return f"Gemini CLI refuses the extension name {name!r} (letters, digits, '-')"
@@ -328,9 +366,11 @@ class Gemini(Harness):
         return None
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        if self.home.kind == "project":
+            return []  # its entries only (hook_entries)
         fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}
         source = self.home.stored(plugin.hooks[0])
-        carried = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher)
+        carried = claude_object(plugin, hooks, HOOK_EVENTS, gemini_matcher, timeout=milliseconds)
         return hooks_folder(self.root() / "extensions", EXTENSION, fields, plugin, carried, source)
 
     def hook_files(self) -> list[Path]:

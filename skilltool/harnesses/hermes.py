@@ -96,6 +96,10 @@ class Hermes(Harness):
     # Code's hooks from Hermes's plugin hooks; Hermes loads it once the user enables it
     # (proven in tests/conformance/test_hooks_hermes.py)
     hooks_in_folders = True
+    no_project_hooks = (
+        "Hermes reads no project folder (a project's plugins load only with "
+        "HERMES_ENABLE_PROJECT_PLUGINS=1, which skilltool does not set)"
+    )
     hook_events: ClassVar[Mapping[str, str] | None] = same_names(
         "PreToolUse",
         "PostToolUse",
@@ -115,10 +119,13 @@ class Hermes(Harness):
         return [
             Rendering(
                 folder / "plugin.yaml",
-                self.hooks_script("hermes/plugin.yaml.j2", plugin, hooks, name=name),
+                self.hooks_script(
+                    "hermes/plugin.yaml.j2", plugin, hooks, folder / "plugin.yaml", name=name
+                ),
             ),
             Rendering(
-                folder / "__init__.py", self.hooks_script("hermes/hooks.py.j2", plugin, hooks)
+                folder / "__init__.py",
+                self.hooks_script("hermes/hooks.py.j2", plugin, hooks, folder / "__init__.py"),
             ),
         ]
 

@@ -125,9 +125,13 @@ class OpenCodeFamily(Harness):
         "PreCompact",
     )
 
+    # a project's `.opencode/plugins/` (`.kilo/plugins/`), loaded from any folder below the
+    # git root with no question asked (proven in tests/conformance/test_project_hooks.py)
+    project_hooks = True
+
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         target = self.root() / "plugins" / f"{plugin.name}.hooks.js"
-        return [Rendering(target, self.hooks_script("opencode/hooks.js.j2", plugin, hooks))]
+        return [Rendering(target, self.hooks_script("opencode/hooks.js.j2", plugin, hooks, target))]
 
     def hook_files(self) -> list[Path]:
         return files_under(self.root() / "plugins", "*.hooks.js")

@@ -68,7 +68,7 @@ class Pi(Harness):
     proven_version = "1.6.0"  # scripts/install-harnesses
     title = "pi"
     project_reach = (
-        "reads .pi/ (commands, MCP servers) only when started in the project's top folder "
+        "reads .pi/ (commands, MCP servers, hooks) only when started in the project's top folder "
         "(.agents/skills from any folder below), and nothing of the project until you trust "
         "it"
     )
@@ -165,9 +165,13 @@ class Pi(Harness):
         "PreCompact",
     )
 
+    # a project's `.pi/extensions/`, loaded in its top folder once trusted (proven in
+    # tests/conformance/test_project_hooks.py)
+    project_hooks = True
+
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
         target = self.root() / "extensions" / f"{plugin.name}.hooks.ts"
-        return [Rendering(target, self.hooks_script("pi/hooks.ts.j2", plugin, hooks))]
+        return [Rendering(target, self.hooks_script("pi/hooks.ts.j2", plugin, hooks, target))]
 
     def hook_files(self) -> list[Path]:
         return files_under(self.root() / "extensions", "*.hooks.ts")

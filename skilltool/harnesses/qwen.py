@@ -29,7 +29,10 @@ from skilltool.hook_format import (
     hooks_folder,
     hooks_folder_files,
     hooks_folder_plugin,
+    reach,
+    relative,
     same_names,
+    settings_entries,
 )
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
@@ -199,7 +202,28 @@ class Qwen(Harness):
         "PermissionRequest",
     )
 
+    # in a project, entries of its `.qwen/settings.json` (`hooks`): read only when started in
+    # the project's top folder, with no question asked (an extension of the project's own
+    # `.qwen/extensions/` is not loaded; proven in tests/conformance/test_project_hooks.py)
+    project_hooks = True
+
+    def hook_place(self) -> McpPlace | None:
+        if self.home.kind != "project":
+            return None
+        return McpPlace(self.root() / "settings.json", "json-hooks", ("hooks",))
+
+    def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
+        if self.home.kind != "project":
+            return []
+        return settings_entries(plugin, hooks, command=lambda c: self.hook_command(plugin, c))
+
+    def plugin_reach(self, plugin: Plugin) -> str:
+        # the folder it was started in, the project's top folder: the only one it reads there
+        return reach("QWEN_PROJECT_DIR", relative(plugin.root, self.home.path))
+
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        if self.home.kind == "project":
+            return []  # its entries only (hook_entries)
         fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}
         source = self.home.stored(plugin.hooks[0])
         carried = claude_object(plugin, hooks)

@@ -76,7 +76,7 @@ class Vibe(Harness):
     name = "vibe"
     title = "Mistral Vibe"
     project_reach = (
-        "reads the project's agents and skills only when started in its top folder, and "
+        "reads the project's agents, skills and hooks only when started in its top folder, and "
         "nothing of it until you trust the folder"
     )
     # not yet checked in the binary: it has a Claude plugin loader of its own, unproven here
@@ -105,6 +105,7 @@ class Vibe(Harness):
     # tests/conformance/test_hooks_vibe.py), with answers of its own, so each Claude Code
     # command is an entry there that runs a translating wrapper skilltool writes per plugin
     hook_events: ClassVar[Mapping[str, str] | None] = HOOK_EVENTS
+    project_hooks = True  # `.vibe/hooks.toml`, read in the project's top folder once trusted
 
     def hook_place(self) -> McpPlace:
         return McpPlace(self.root() / "hooks.toml", "toml-array", ("hooks",))
@@ -113,13 +114,15 @@ class Vibe(Harness):
         return self.root() / "claude-hooks" / f"{plugin}.py"
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
-        script = self.hooks_script("vibe/hooks.py.j2", plugin, hooks)
-        return [Rendering(self._wrapper(plugin.name), script)]
+        target = self._wrapper(plugin.name)
+        return [Rendering(target, self.hooks_script("vibe/hooks.py.j2", plugin, hooks, target))]
 
     def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
         import shlex
 
-        wrapper = shlex.quote(str(self._wrapper(plugin.name)))
+        # in a project, from its top folder: the only one where Vibe reads `.vibe/hooks.toml`,
+        # and the folder it runs a hook in (proven in test_project_hooks.py)
+        wrapper = shlex.quote(self.home.stored(self._wrapper(plugin.name)))
         found: list[tuple[str, McpValue]] = []
         for event, groups in claude_object(plugin, hooks).items():
             for g, group in enumerate(groups):
