@@ -302,6 +302,7 @@ def read_plugin(
     commands = parse_commands.read_commands(files.commands, root, problems, read)
     hook_files, hooks = _read_hooks(root, data, manifest, entry, market, problems)
     lsp = _read_lsp(root, manifest, data, entry, market, problems)
+    options = _read_options(data, manifest, entry, market, problems)
     return Plugin(
         name,
         root,
@@ -320,7 +321,28 @@ def read_plugin(
         hooks=tuple(hook_files),
         hook_commands=tuple(hooks),
         lsp_servers=lsp,
+        user_config=options,
     )
+
+
+def _read_options(
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> dict[str, dict[str, Any]]:
+    """The plugin's `userConfig` (parse_options), read only when it declares one."""
+    declared = [(data, manifest)]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest))
+    if not any(isinstance(f, Mapping) and "userConfig" in f for f, _ in declared):
+        return {}
+    from skilltool import parse_options
+
+    options, found = parse_options.read_user_config(declared)
+    problems += found
+    return options
 
 
 def _read_hooks(

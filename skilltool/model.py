@@ -177,6 +177,9 @@ class McpServer(NamedTuple):
     url: str | None = None  # http, sse
     headers: Mapping[str, str] = EMPTY
     line: int | None = None
+    # the `${VAR}` written for a plugin option (`${user_config.KEY}`) whose value no file
+    # may hold (a sensitive one, or any in a project): VAR -> the option's key
+    variables: Mapping[str, str] = EMPTY
 
 
 class LspServer(NamedTuple):
@@ -193,6 +196,7 @@ class LspServer(NamedTuple):
     line: int | None = None
     # `initializationOptions` and `settings`, as the plugin gives them
     options: Mapping[str, Any] = EMPTY
+    variables: Mapping[str, str] = EMPTY  # as McpServer's
 
 
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
@@ -317,6 +321,8 @@ class Plugin(NamedTuple):
     # a harness's own project folder read as a source (folders.py): that harness's name
     folder_of: str | None = None
     lsp_servers: tuple[LspServer, ...] = ()  # language servers (.lsp.json, lspServers)
+    # `userConfig`: the values its user gives, option key -> its declaration as written
+    user_config: Mapping[str, Mapping[str, Any]] = EMPTY
 
     @property
     def active(self) -> bool:

@@ -37,13 +37,15 @@ from skilltool.model import (
     named_paths,
 )
 
-FORMAT = f"skilltool-catalogue-6-{__version__}"
+FORMAT = f"skilltool-catalogue-7-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = (
     "discover",
     "folders",
     "parse",
     "parse_hooks",
+    "parse_options",
+    "parse_servers",
     "mcp",
     "slash",
     "model",
@@ -70,15 +72,15 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (Skill, "s p s m b"),
                 (Agent, "s p s s S S s? mm mi m b m s?"),
                 (SlashCommand, "s p s s s? S s? mi m"),
-                (McpServer, "s p s s? S ms s? s? ms i?"),
+                (McpServer, "s p s s? S ms s? s? ms i? ms"),
                 (MarketplaceEntry, "s sm b m i?"),
                 (Marketplace, "s p p s? *MarketplaceEntry"),
                 (Hook, "s s s i? p i i i?"),
-                (LspServer, "s p s S ms ms i? m"),
+                (LspServer, "s p s S ms ms i? m ms"),
                 (
                     Plugin,
                     "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s? "
-                    "*LspServer",
+                    "*LspServer mm",
                 ),
             )
         )
