@@ -303,6 +303,10 @@ def read_plugin(
     hook_files, hooks = _read_hooks(root, data, manifest, entry, market, problems)
     lsp = _read_lsp(root, manifest, data, entry, market, problems)
     options = _read_options(data, manifest, entry, market, problems)
+    needs = _read_dependencies(data, manifest, entry, market, problems)
+    version = data.get("version") if data is not None else None
+    if not isinstance(version, str) and entry is not None:
+        version = entry.fields.get("version")
     return Plugin(
         name,
         root,
@@ -322,6 +326,8 @@ def read_plugin(
         hook_commands=tuple(hooks),
         lsp_servers=lsp,
         user_config=options,
+        dependencies=needs,
+        version=version if isinstance(version, str) else None,
     )
 
 
@@ -343,6 +349,26 @@ def _read_options(
     options, found = parse_options.read_user_config(declared)
     problems += found
     return options
+
+
+def _read_dependencies(
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> dict[str, dict[str, str]]:
+    """The plugins it needs (parse_options), read only when it names any."""
+    declared = [(data, manifest)]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest))
+    if not any(isinstance(f, Mapping) and "dependencies" in f for f, _ in declared):
+        return {}
+    from skilltool import parse_options
+
+    needs, found = parse_options.read_dependencies(declared)
+    problems += found
+    return needs
 
 
 def _read_hooks(

@@ -323,6 +323,9 @@ class Plugin(NamedTuple):
     lsp_servers: tuple[LspServer, ...] = ()  # language servers (.lsp.json, lspServers)
     # `userConfig`: the values its user gives, option key -> its declaration as written
     user_config: Mapping[str, Mapping[str, Any]] = EMPTY
+    # `dependencies`: each plugin it needs, `name` or `name@marketplace` -> {"version": range}
+    dependencies: Mapping[str, Mapping[str, str]] = EMPTY
+    version: str | None = None  # plugin.json's `version`, else the marketplace entry's
 
     @property
     def active(self) -> bool:
@@ -353,6 +356,9 @@ class Marketplace(NamedTuple):
     manifest: Path
     plugin_root: str | None  # metadata.pluginRoot: where relative sources start
     entries: tuple[MarketplaceEntry, ...]
+    # allowCrossMarketplaceDependenciesOn: the marketplaces a dependency of one of its plugins
+    # may come from (this one's list alone counts for what is added from it)
+    allows: tuple[str, ...] = ()
 
 
 class Catalogue(NamedTuple):

@@ -1,4 +1,5 @@
-"""A plugin's `userConfig`, the values its user gives (SPEC §14), read from plugin.json and
+"""A plugin's `userConfig`, the values its user gives, and its `dependencies`, the plugins it
+needs (SPEC §14), read from plugin.json and
 from a marketplace entry as Claude Code 2.1.332 reads them: its manifest schema, which
 `claude plugin validate` applies and `claude plugin install` refuses a plugin over. An
 option that breaks it is an error and is not read; a server or hook that names it is then
@@ -194,3 +195,67 @@ def text_of(value: object) -> str:
     if isinstance(value, list):
         return ",".join(text_of(v) for v in value)
     return str(value)
+
+
+# a plugin named by a dependency, and the marketplace it may name (Claude Code's pattern)
+DEPENDENCY_NAME = r"[A-Za-z0-9][-A-Za-z0-9._]*"
+# a string dependency: `name`, `name@marketplace`, either with `@^range` after it
+DEPENDENCY = rf"({DEPENDENCY_NAME})(?:@({DEPENDENCY_NAME}))?(?:@(\^[^@]*))?"
+
+
+def read_dependencies(
+    declared: list[tuple[Mapping[str, Any] | None, Path | None]],
+) -> tuple[dict[str, dict[str, str]], list[Problem]]:
+    """Each plugin the plugin needs, from `dependencies` of plugin.json then of a marketplace
+    entry: `name` or `name@marketplace` -> {"version": the range} (or {} for any version).
+    One Claude Code's schema refuses is an error, and is not read."""
+    from skilltool import semver
+    from skilltool.parse_servers import json_text, key_line
+
+    found: dict[str, dict[str, str]] = {}
+    problems: list[Problem] = []
+    for fields, where in declared:
+        if not isinstance(fields, Mapping) or "dependencies" not in fields or where is None:
+            continue
+        text = json_text(where) or ""
+        line = key_line(text, "dependencies")
+        items = fields["dependencies"]
+        if not isinstance(items, list):
+            why = 'must be a list of plugin names or {"name", "version"} objects'
+            problems.append(Problem(where, why, "dependencies", line))
+            continue
+        for index, item in enumerate(items):
+            field = f"dependencies[{index}]"
+            got = _dependency(item)
+            if isinstance(got, str):
+                problems.append(Problem(where, f"{got}; {REFUSED}", field, line))
+                continue
+            key, version = got
+            if version is not None and not semver.valid_range(version):
+                why = f"version: {version!r} is not a version range (e.g. ^2.0, ~2.1.0, >=1.4)"
+                problems.append(Problem(where, f"{why}; {REFUSED}", field, line))
+                continue
+            found.setdefault(key, {} if version is None else {"version": version})
+    return found, problems
+
+
+def _dependency(item: object) -> tuple[str, str | None] | str:
+    """A dependency -> (`name` or `name@marketplace`, its range or None), or why not one."""
+    if isinstance(item, str):
+        match = re.fullmatch(DEPENDENCY, item)
+        if match is None:
+            return f"{item!r} is not a plugin name, optionally with @marketplace"
+        name, market, version = match.groups()
+        return (f"{name}@{market}" if market else name), version
+    if not isinstance(item, Mapping):
+        return 'must be a plugin name or an object {"name": …, "version": …}'
+    name, market, version = item.get("name"), item.get("marketplace"), item.get("version")
+    if not isinstance(name, str) or re.fullmatch(DEPENDENCY_NAME, name) is None:
+        return "name: missing, or not a plugin name"
+    if market is not None and (
+        not isinstance(market, str) or re.fullmatch(DEPENDENCY_NAME, market) is None
+    ):
+        return "marketplace: not a marketplace name"
+    if version is not None and not isinstance(version, str):
+        return "version: must be a string, a version range"
+    return (f"{name}@{market}" if market else name), version

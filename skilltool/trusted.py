@@ -74,13 +74,13 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (SlashCommand, "s p s s s? S s? mi m"),
                 (McpServer, "s p s s? S ms s? s? ms i? ms"),
                 (MarketplaceEntry, "s sm b m i?"),
-                (Marketplace, "s p p s? *MarketplaceEntry"),
+                (Marketplace, "s p p s? *MarketplaceEntry S"),
                 (Hook, "s s s i? p i i i?"),
                 (LspServer, "s p s S ms ms i? m ms"),
                 (
                     Plugin,
                     "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s? "
-                    "*LspServer mm",
+                    "*LspServer mm mm s?",
                 ),
             )
         )

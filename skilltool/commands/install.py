@@ -554,6 +554,10 @@ def install_plan(
     # the plugins' options put into what they run (user_config.py), the user's own values
     catalogue, configured = _configured(home, catalogue)
     parts.append(plan.Plan((), tuple(configured)))
+    if any(p.dependencies for p in catalogue.active):  # what Claude Code would not load
+        from skilltool import dependencies
+
+        parts.append(plan.Plan((), tuple(dependencies.missing(catalogue))))
     if found is None:
         found = harnesses(home, opts.only)
     found, alone = _not_left_alone(home, found)

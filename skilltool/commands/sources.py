@@ -29,6 +29,7 @@ from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:
+    from skilltool import sources as sources_module
     from skilltool.settings import Kind
     from skilltool.sources import Done, Source
 
@@ -280,16 +281,21 @@ def plugins_add(
             if isinstance(home, paths.Project):
                 _inside(home, source)
             pick = asking.picker(opts, all_of_it, said)
+            locked = sources.read_lock(home)
             done = sources.add(
                 home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
             )
+            needed = [] if opts.dry_run else _needed(home, source, name, plugins, done, locked)
             if isinstance(home, paths.Project) and not opts.dry_run:
-                project.record(home, done.source)
+                for each in [done, *needed]:
+                    project.record(home, each.source)
                 home = project.opened(home.path, home.namespace)  # with what it now names
             code = OK
             if not opts.dry_run:
-                asking.consent(opts, home, [done.source.name], said)
-                code = _configured(opts, home, done.source, config, said)
+                named = list(dict.fromkeys([done.source.name, *(d.source.name for d in needed)]))
+                asking.consent(opts, home, named, said)
+                for each in [done, *needed]:
+                    code = max(code, _configured(opts, home, each.source, config, said))
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
@@ -298,7 +304,30 @@ def plugins_add(
     except SkilltoolError:
         _take_back(made)
         raise
-    return _sources_report(opts, home, [done], installed, warnings, code, after=said)
+    return _sources_report(opts, home, [done, *needed], installed, warnings, code, after=said)
+
+
+def _needed(
+    home: paths.Scope,
+    text: str,
+    name: str | None,
+    plugins: Sequence[str],
+    done: Done,
+    before: list[Source],
+) -> list[Done]:
+    """The plugins what was just added needs (dependencies.add_needed), added too; when one
+    cannot be, the lockfile is put back as it was `before` and the SourceError raised: the
+    add changes nothing."""
+    from skilltool import dependencies, sources
+
+    asked = sources.request(text, name)
+    named = [*plugins, *([asked.plugin] if asked.plugin else [])]
+    try:
+        dependencies.asked_for(home, named)
+        return dependencies.add_needed(home, done.source, dry_run=False)
+    except (sources.SourceError, OSError):
+        dependencies.restore(home, before)
+        raise
 
 
 def _not_there(home: paths.Scope) -> list[Path]:
@@ -390,27 +419,57 @@ def plugins_remove(opts: Options, name: str) -> Result:
     try:
         with _held(home, opts) as progress:
             gone = sources.removal(home, name, opts.force)
-            installed = _installed(
-                opts, home, warnings, [(gone.entry, gone.plugins)], None, progress
-            )
+            also = _unneeded(home, gone, warnings)
+            every = sources.removals(home, name, also, opts.force)
+            dropped = [(g.entry, g.plugins) for g in every]
+            installed = _installed(opts, home, warnings, dropped, None, progress)
             # after Ctrl-C the source stays: its links are provably ours while it is searched
             pruned = installed.stopped is None and all(o.done for o in installed.outcomes)
             if pruned and not opts.dry_run:
-                sources.forget(home, gone)
-                if isinstance(home, paths.Project):
-                    if gone.after is None:
-                        project.forget(home, gone.source.name)
-                    else:
-                        project.record(home, gone.after)
+                for each in every:
+                    sources.forget(home, each)
+                    if isinstance(home, paths.Project):
+                        if each.after is None:
+                            project.forget(home, each.source.name)
+                        else:
+                            project.record(home, each.after)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
-    verb = "removed" if pruned else "kept"
-    what = f"plugin {name}" if gone.after is not None else "its checkout and lockfile entry"
-    detail = what if pruned else "what came from it could not all be pruned; run again"
-    done = sources.Done(verb, gone.source, detail=detail)
+    said = []
+    for each in every:
+        verb = "removed" if pruned else "kept"
+        mine = [p for p in each.plugins if p not in also]
+        needed = [p for p in each.plugins if p in also]
+        if each.after is None:
+            what = "its checkout and lockfile entry"
+            needed = [p for p in also if p in (each.source.name, *each.source.plugins)]
+        else:
+            what = f"plugin {', '.join(mine)}" if mine else "plugin"
+            what = what if mine else f"plugin {', '.join(needed)}"
+        if needed:
+            what += f" ({', '.join(needed)}: needed by {name} alone)"
+        detail = what if pruned else "what came from it could not all be pruned; run again"
+        said.append(sources.Done(verb, each.source, detail=detail))
     code = OK if pruned else FAILED
     again = f"skilltool plugins remove {name}"
-    return _sources_report(opts, home, [done], installed, warnings, code, again=again)
+    return _sources_report(opts, home, said, installed, warnings, code, again=again)
+
+
+def _unneeded(home: paths.Scope, gone: sources_module.Removal, warnings: list[str]) -> list[str]:
+    """The plugins added as a dependency (`as-dependency` in the lockfile) that nothing needs
+    once those `gone` takes are removed."""
+    from skilltool import dependencies, sources
+
+    lock = sources.read_lock(home)
+    if not any(s.as_dependency for s in lock):
+        return []
+    catalogue = discover.find(home, warnings)
+    if gone.plugins:
+        going = list(gone.plugins)
+    else:
+        entry = sources.entry(home, gone.source)
+        going = [p.name for p in discover.discover([entry]).plugins]
+    return dependencies.unneeded(catalogue, lock, going)
 
 
 def plugins_sync(opts: Options, frozen: bool) -> Result:
