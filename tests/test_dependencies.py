@@ -209,3 +209,20 @@ def test_a_plugin_whose_dependency_is_not_there_is_said_and_a_bad_one_is_an_erro
     build_file_tree(mine, plugin("lonely", needs=["nowhere"]))
     status = run("plugins", "status")
     assert "plugin lonely needs nowhere, which is not installed" in status.stdout + status.stderr
+
+
+def test_a_project_records_its_dependencies_in_both_files(
+    market: Repo, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    git("init", "-q", repo)
+    monkeypatch.chdir(repo)
+    assert run("plugins", "add", market.url, "--project").code == 0
+    done = run("plugins", "add", "a@m", "--project")
+    assert done.code == 0, done.stdout + done.stderr
+    for name in ("skilltool.toml", "skilltool.lock"):
+        table = toml_loads((repo / name).read_text())["sources"]["m"]
+        assert table["plugins"] == ["a", "b", "c"], name
+        assert table["as-dependency"] == ["b", "c"], name
+    assert run("plugins", "remove", "a", "--project").code == 0  # b and c with it: all of m
+    assert "m" not in toml_loads((repo / "skilltool.toml").read_text()).get("sources", {})

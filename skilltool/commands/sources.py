@@ -287,8 +287,9 @@ def plugins_add(
             )
             needed = [] if opts.dry_run else _needed(home, source, name, plugins, done, locked)
             if isinstance(home, paths.Project) and not opts.dry_run:
+                now = {s.name: s for s in sources.read_lock(home)}  # with what it records
                 for each in [done, *needed]:
-                    project.record(home, each.source)
+                    project.record(home, now.get(each.source.name, each.source))
                 home = project.opened(home.path, home.namespace)  # with what it now names
             code = OK
             if not opts.dry_run:
