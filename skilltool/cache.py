@@ -47,7 +47,7 @@ CommandReader = Callable[[Path, str], tuple[SlashCommand | None, list[Problem]]]
 
 
 # bumped whenever what parse says about a file changes, so no stale verdict is served
-FORMAT = f"skilltool-parsed-3-{__version__}"
+FORMAT = f"skilltool-parsed-4-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
@@ -97,7 +97,7 @@ SKILL = shape(STRING, STRING, DICT, TYPES["b"])
 AGENT = shape(STRING, STRING, STRING, LIST, LIST, TYPES["s?"], DICT, DICT, DICT, TYPES["b"])
 COMMAND = shape(STRING, STRING, TYPES["s?"], LIST, TYPES["s?"], DICT, DICT)
 MANIFEST = shape(frozenset({dict, type(None)}), LIST)
-MARKETPLACE = shape(STRING, TYPES["s?"], LIST)
+MARKETPLACE = shape(STRING, TYPES["s?"], LIST, LIST)
 LISTED = shape(STRING, TYPES["sm"], TYPES["b"], DICT, TYPES["i?"])
 
 
@@ -164,9 +164,11 @@ def _marketplace_in(kept: Any, path: Path) -> tuple[Marketplace | None, list[Pro
     fields, rows = shaped(kept, PARSED)
     if fields is None:
         return None, _problems_in(rows)
-    name, plugin_root, entries = shaped(fields, MARKETPLACE)
+    name, plugin_root, entries, allows = shaped(fields, MARKETPLACE)
     listed = tuple(MarketplaceEntry(*shaped(e, LISTED)) for e in entries)
-    return Marketplace(name, path.parent.parent, path, plugin_root, listed), _problems_in(rows)
+    allowed = tuple(strings(allows))
+    market = Marketplace(name, path.parent.parent, path, plugin_root, listed, allowed)
+    return market, _problems_in(rows)
 
 
 Found = TypeVar("Found")
@@ -299,7 +301,7 @@ class ParseCache:
             fields = None
             if market is not None:
                 entries = [(e.name, e.source, e.strict, e.fields, e.line) for e in market.entries]
-                fields = (market.name, market.plugin_root, entries)
+                fields = (market.name, market.plugin_root, entries, list(market.allows))
             row = (stamp, (fields, _problems_out(problems)))
             try:
                 marshal.dumps(row)

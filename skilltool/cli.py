@@ -536,6 +536,15 @@ YesOpt = Annotated[
     bool,
     typer.Option("--yes", help="Approve what a fetched plugin has harnesses run, as shown."),
 ]
+ConfigOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--config",
+        metavar="KEY=VALUE",
+        help="A value for a plugin's option (userConfig), kept in your settings (repeatable).",
+        show_default=False,
+    ),
+]
 RefOpt = Annotated[str | None, typer.Option("--ref", help="A branch, a tag or a full commit id.")]
 PluginOpt = Annotated[
     list[str] | None,
@@ -572,6 +581,7 @@ def add_command(
     no_install: Annotated[
         bool, typer.Option("--no-install", help="Record the source; do not install.")
     ] = False,
+    config: ConfigOpt = None,
     home: HomeOpt = None,
     project: ProjectOpt = None,
     user: UserOpt = False,
@@ -606,7 +616,7 @@ def add_command(
         "add",
         json,
         lambda: family.plugins_add(
-            opts, source, ref, plugins, name, not no_install, all_of_it, skills
+            opts, source, ref, plugins, name, not no_install, all_of_it, skills, config or []
         ),
     )
 
@@ -730,6 +740,7 @@ def sync_command(
 def approve_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="A source added from a URL.")],
     yes: YesOpt = False,
+    config: ConfigOpt = None,
     home: HomeOpt = None,
     project: ProjectOpt = None,
     user: UserOpt = False,
@@ -754,7 +765,44 @@ def approve_command(
         yes=yes,
         strict=strict,
     )
-    _run("approve", json, lambda: family.plugins_approve(opts, name))
+    _run("approve", json, lambda: family.plugins_approve(opts, name, config or []))
+
+
+def configure_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A plugin with options.")],
+    values: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[KEY=VALUE]...",
+            help="Values for its options (none, on a terminal: each is asked for).",
+            show_default=False,
+        ),
+    ] = None,
+    unset: Annotated[
+        list[str] | None,
+        typer.Option("--unset", metavar="KEY", help="Forget the value of an option (repeatable)."),
+    ] = None,
+    home: HomeOpt = None,
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    skills_dir: DirOpt = None,
+    dry_run: DryRunOpt = False,
+    json: JsonOpt = False,
+    namespace: NamespaceOpt = None,
+    strict: StrictOpt = False,
+    version: VersionOpt = False,
+) -> None:
+    """Give a plugin's options (userConfig) their values, kept in your settings, then install."""
+    from skilltool.commands import sources as family
+
+    opts = _options(
+        home, skills_dir, dry_run, json, namespace, project=project, user=user, strict=strict
+    )
+    _run(
+        "configure",
+        json,
+        lambda: family.plugins_configure(opts, name, values or [], unset or []),
+    )
 
 
 HarnessesOpt = Annotated[
@@ -1003,6 +1051,7 @@ TABLE: tuple[tuple[typer.Typer, str, Callable[..., None]], ...] = (
     (plugins_app, "remove", remove_command),
     (plugins_app, "sync", sync_command),
     (plugins_app, "approve", approve_command),
+    (plugins_app, "configure", configure_command),
     (plugins_app, "disable", disable_command),
     (plugins_app, "enable", enable_command),
     (plugins_app, "new", new_command),

@@ -303,6 +303,11 @@ def read_plugin(
     commands = parse_commands.read_commands(files.commands, root, problems, read)
     hook_files, hooks = _read_hooks(root, data, manifest, entry, market, problems)
     lsp = _read_servers(parse_servers.read_lsp_servers, *declared)
+    options = _read_options(data, manifest, entry, market, problems)
+    needs = _read_dependencies(data, manifest, entry, market, problems)
+    version = data.get("version") if data is not None else None
+    if not isinstance(version, str) and entry is not None:
+        version = entry.fields.get("version")
     return Plugin(
         name,
         root,
@@ -322,6 +327,9 @@ def read_plugin(
         hook_commands=tuple(hooks),
         lsp_servers=lsp,
         claude_only=_claude_only(root, data, entry),
+        user_config=options,
+        dependencies=needs,
+        version=version if isinstance(version, str) else None,
     )
 
 
@@ -356,6 +364,46 @@ def _claude_only(
         ):
             found.append(said)
     return tuple(found)
+
+
+def _read_options(
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> dict[str, dict[str, Any]]:
+    """The plugin's `userConfig` (parse_options), read only when it declares one."""
+    declared = [(data, manifest)]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest))
+    if not any(isinstance(f, Mapping) and "userConfig" in f for f, _ in declared):
+        return {}
+    from skilltool import parse_options
+
+    options, found = parse_options.read_user_config(declared)
+    problems += found
+    return options
+
+
+def _read_dependencies(
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> dict[str, dict[str, str]]:
+    """The plugins it needs (parse_options), read only when it names any."""
+    declared = [(data, manifest)]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest))
+    if not any(isinstance(f, Mapping) and "dependencies" in f for f, _ in declared):
+        return {}
+    from skilltool import parse_options
+
+    needs, found = parse_options.read_dependencies(declared)
+    problems += found
+    return needs
 
 
 def _read_hooks(

@@ -177,6 +177,9 @@ class McpServer(NamedTuple):
     url: str | None = None  # http, sse
     headers: Mapping[str, str] = EMPTY
     line: int | None = None
+    # the `${VAR}` written for a plugin option (`${user_config.KEY}`) whose value no file
+    # may hold (a sensitive one, or any in a project): VAR -> the option's key
+    variables: Mapping[str, str] = EMPTY
 
 
 class LspServer(NamedTuple):
@@ -193,6 +196,7 @@ class LspServer(NamedTuple):
     line: int | None = None
     # `initializationOptions` and `settings`, as the plugin gives them
     options: Mapping[str, Any] = EMPTY
+    variables: Mapping[str, str] = EMPTY  # as McpServer's
 
 
 # an environment reference left in a value: `${VAR}` or `${VAR:-default}`
@@ -319,6 +323,11 @@ class Plugin(NamedTuple):
     lsp_servers: tuple[LspServer, ...] = ()  # language servers (.lsp.json, lspServers)
     # what it holds that only Claude Code's own plugin loader takes (output styles, bin/, ...)
     claude_only: tuple[str, ...] = ()
+    # `userConfig`: the values its user gives, option key -> its declaration as written
+    user_config: Mapping[str, Mapping[str, Any]] = EMPTY
+    # `dependencies`: each plugin it needs, `name` or `name@marketplace` -> {"version": range}
+    dependencies: Mapping[str, Mapping[str, str]] = EMPTY
+    version: str | None = None  # plugin.json's `version`, else the marketplace entry's
 
     @property
     def active(self) -> bool:
@@ -349,6 +358,9 @@ class Marketplace(NamedTuple):
     manifest: Path
     plugin_root: str | None  # metadata.pluginRoot: where relative sources start
     entries: tuple[MarketplaceEntry, ...]
+    # allowCrossMarketplaceDependenciesOn: the marketplaces a dependency of one of its plugins
+    # may come from (this one's list alone counts for what is added from it)
+    allows: tuple[str, ...] = ()
 
 
 class Catalogue(NamedTuple):

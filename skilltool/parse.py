@@ -935,6 +935,14 @@ def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
             _json_line(text, "metadata"),
         )
         plugin_root = None
+    allows = data.get("allowCrossMarketplaceDependenciesOn", [])
+    if not isinstance(allows, list) or not all(isinstance(a, str) for a in allows):
+        out.add(
+            'must be a list of marketplace names, e.g. ["other-marketplace"]',
+            "allowCrossMarketplaceDependenciesOn",
+            _json_line(text, "allowCrossMarketplaceDependenciesOn"),
+        )
+        allows = []
     lines = _item_lines(text, "plugins")
     entries = []
     for index, item in enumerate(data["plugins"]):
@@ -942,4 +950,4 @@ def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
         entry = _marketplace_entry(item, f"plugins[{index}]", line, plugin_root, out)
         if entry is not None:
             entries.append(entry)
-    return Marketplace(name, root, path, plugin_root, tuple(entries)), out.items
+    return Marketplace(name, root, path, plugin_root, tuple(entries), tuple(allows)), out.items

@@ -11,6 +11,9 @@
     [disabled.agents]               # one agent, by its name
     code-reviewer = ["pi"]
 
+    [config.github-tools]           # the values given for a plugin's options (userConfig)
+    org = "acme"
+
 `plugins disable` and `plugins enable` edit it through tomlkit, so the user's comments and
 order stay; the user may edit it too. Only a home has one: a project's manifest already
 names its plugins and harnesses.
@@ -38,6 +41,8 @@ class Settings(NamedTuple):
     leave_alone: frozenset[str] = frozenset()
     # kind -> name -> the harnesses it is turned off in (EVERY: all of them)
     disabled: Mapping[Kind, Mapping[str, frozenset[str]]] = {}
+    # plugin -> option key -> the value given for it (never a sensitive one's: parse_options)
+    config: Mapping[str, Mapping[str, Any]] = {}
 
     def off(self, kind: Kind, name: str, harness: str) -> bool:
         """Whether the user turned this plugin, skill or agent off in `harness`."""
@@ -101,7 +106,45 @@ def _read(where: Path, mtime: int, size: int) -> Settings:
                     '["*"] for all of them; fix the file'
                 )
             disabled.setdefault(kind, {})[name] = frozenset(harnesses)
-    return Settings(frozenset(alone), disabled)
+    return Settings(frozenset(alone), disabled, _config(where, data.get("config", {})))
+
+
+def _config(where: Path, table: object) -> dict[str, dict[str, Any]]:
+    """The `[config.<plugin>]` tables: each option's value a string, a number, true or false,
+    or a list of strings (whether the plugin's option takes it is said where it is used)."""
+    if not isinstance(table, dict):
+        raise SkilltoolError(f"{where}: config: must be a table of plugins; fix the file")
+    found: dict[str, dict[str, Any]] = {}
+    for plugin, values in table.items():
+        if not isinstance(values, dict):
+            raise SkilltoolError(
+                f'{where}: config.{plugin}: must be a table of options, e.g. mode = "fast"; '
+                "fix the file"
+            )
+        for key, value in values.items():
+            plain = isinstance(value, str | int | float | bool) or (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            )
+            if not plain:
+                raise SkilltoolError(
+                    f"{where}: config.{plugin}.{key}: must be a string, a number, true or "
+                    "false, or a list of strings; fix the file"
+                )
+        found[plugin] = {str(k): _plain(v) for k, v in values.items()}
+    return found
+
+
+def _plain(value: Any) -> Any:
+    """A value of tomlkit's own types as the Python value it stands for."""
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return str(value)
 
 
 def _names(value: object) -> bool:
@@ -155,6 +198,38 @@ def _document(where: Path) -> dict[str, Any]:
         raise SkilltoolError(f"{where}: not valid TOML ({err}); fix the file") from None
 
 
+def configure(
+    home: paths.Scope, plugin: str, values: Mapping[str, Any], unset: Iterable[str] = ()
+) -> None:
+    """Keep these values of a plugin's options (and forget those `unset`) in the settings
+    file, the rest of it as written."""
+    import tomlkit
+
+    where = place(home)
+    text = _text(where)
+    read(home)  # a file that does not read is said, and left as it is
+    document = tomlkit.parse(text)
+    config = document.setdefault("config", tomlkit.table(is_super_table=True))
+    table = config.setdefault(plugin, tomlkit.table())
+    for key, value in values.items():
+        table[key] = value
+    for key in unset:
+        if key in table:
+            del table[key]
+    if not table:
+        del config[plugin]
+    if not config:
+        del document["config"]
+    _write(where, tomlkit.dumps(document))
+
+
+def _write(where: Path, text: str) -> None:
+    # a link (a dotfiles repository's) stays a link: the file it leads to is written
+    target = Path(os.path.realpath(where))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_file(target, text.encode("utf-8"), 0o644, replace=True)
+
+
 def change(
     home: paths.Scope,
     kind: Kind,
@@ -187,8 +262,5 @@ def change(
         table[name] = sorted(now)
     elif name in table:
         del table[name]
-    # a link (a dotfiles repository's) stays a link: the file it leads to is written
-    target = Path(os.path.realpath(where))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_file(target, tomlkit.dumps(document).encode("utf-8"), 0o644, replace=True)
+    _write(where, tomlkit.dumps(document))
     return frozenset(now)

@@ -97,6 +97,9 @@ class Source(NamedTuple):
     skills: tuple[str, ...] = ()
     # a harness's own project folder (`path = ".claude"`), read in that harness's format
     harness: str | None = None
+    # the plugins of it added because another needs them (`dependencies`), not asked for:
+    # removed with the last plugin that needs them
+    as_dependency: tuple[str, ...] = ()
 
     @property
     def picks(self) -> bool:
@@ -289,6 +292,11 @@ def source_from(name: str, table: object, where: str) -> Source:
     skills = table.get("skills", [])
     if not isinstance(skills, list) or not all(is_safe_name(s) for s in skills):
         raise SourceError(f"{where}: sources.{name}.skills: must be a list of skill names")
+    needed = table.get("as-dependency", [])
+    if not isinstance(needed, list) or not all(is_safe_name(s) for s in needed):
+        raise SourceError(
+            f"{where}: sources.{name}.as-dependency: must be a list of plugin names; fix it"
+        )
     approved = _approvals(table.get("approved", {}), f"{where}: sources.{name}.approved")
     path, url = (
         text("path"),
@@ -326,6 +334,7 @@ def source_from(name: str, table: object, where: str) -> Source:
         approved,
         tuple(skills),
         harness,
+        tuple(needed),
     )
 
 
@@ -424,6 +433,8 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         table["plugins"] = list(source.plugins)
     if source.skills:
         table["skills"] = list(source.skills)
+    if source.as_dependency:
+        table["as-dependency"] = list(source.as_dependency)
     for key in ("commit", "tree"):
         value = getattr(source, key)
         if value:
@@ -1408,7 +1419,9 @@ def removal(home: paths.Scope, name: str, force: bool) -> Removal:
         )
     rest = () if found else tuple(p for p in holder.plugins if p != name)
     if rest:  # one plugin of a marketplace source: the source stays, narrowed
-        return Removal(holder, holder._replace(plugins=rest), entry(home, holder), (name,))
+        left = tuple(p for p in holder.as_dependency if p in rest)
+        after = holder._replace(plugins=rest, as_dependency=left)
+        return Removal(holder, after, entry(home, holder), (name,))
     changed = kept_for_changes(home, holder)
     if changed and not force:
         raise SourceError(
@@ -1416,6 +1429,38 @@ def removal(home: paths.Scope, name: str, force: bool) -> Removal:
             f"({', '.join(changed[:3])}); nothing was removed: --force removes it anyway"
         )
     return Removal(holder, None, entry(home, holder), ())
+
+
+def removals(home: paths.Scope, name: str, also: Sequence[str], force: bool) -> list[Removal]:
+    """What removing NAME and the plugins `also` (the dependencies nothing else needs once it
+    is gone) means: one Removal a source, the plugins of one source taken together."""
+    first = removal(home, name, force)
+    if not also:
+        return [first]
+    every = read_lock(home)
+    whole = {first.source.name} if first.after is None else set()
+    dropped: dict[str, set[str]] = {}
+    if first.after is not None:
+        dropped[first.source.name] = set(first.plugins)
+    for plugin in also:
+        found = next((s for s in every if s.name == plugin and s.plugins in ((), (plugin,))), None)
+        holder = found or next((s for s in every if plugin in s.plugins), None)
+        if holder is None or holder.name in whole:
+            continue
+        dropped.setdefault(holder.name, set()).add(plugin)
+    found_all = []
+    for source in every:
+        taken = dropped.get(source.name, set())
+        rest = tuple(p for p in source.plugins if p not in taken)
+        if source.name in whole or (taken and not rest):
+            if source.name != first.source.name and kept_for_changes(home, source) and not force:
+                continue  # a dependency with local changes stays, as a source removed would
+            found_all.append(Removal(source, None, entry(home, source), ()))
+        elif taken:
+            left = tuple(p for p in source.as_dependency if p in rest)
+            after = source._replace(plugins=rest, as_dependency=left)
+            found_all.append(Removal(source, after, entry(home, source), tuple(sorted(taken))))
+    return found_all
 
 
 def forget(home: paths.Scope, gone: Removal) -> None:

@@ -44,6 +44,8 @@ DISCOVERY_MODULES = (
     "folders",
     "parse",
     "parse_hooks",
+    "parse_options",
+    "parse_servers",
     "mcp",
     "slash",
     "model",
@@ -70,15 +72,15 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (Skill, "s p s m b"),
                 (Agent, "s p s s S S s? mm mi m b m s?"),
                 (SlashCommand, "s p s s s? S s? mi m"),
-                (McpServer, "s p s s? S ms s? s? ms i?"),
+                (McpServer, "s p s s? S ms s? s? ms i? ms"),
                 (MarketplaceEntry, "s sm b m i?"),
-                (Marketplace, "s p p s? *MarketplaceEntry"),
+                (Marketplace, "s p p s? *MarketplaceEntry S"),
                 (Hook, "s s s i? p i i i?"),
-                (LspServer, "s p s S ms ms i? m"),
+                (LspServer, "s p s S ms ms i? m ms"),
                 (
                     Plugin,
                     "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s? "
-                    "*LspServer S",
+                    "*LspServer S mm mm s?",
                 ),
             )
         )

@@ -297,7 +297,8 @@ def test_every_command_is_on_the_app_other_code_imports() -> None:
     assert list(group.commands) == ["doctor", "acp", "package", "plugins"]
     assert list(group.commands["plugins"].commands) == [
         "status", "list", "install", "uninstall", "check", "validate", "render",
-        "launch", "add", "update", "remove", "sync", "approve", "disable", "enable", "new", "search",
+        "launch", "add", "update", "remove", "sync", "approve", "configure", "disable", "enable",
+        "new", "search",
     ]  # fmt: skip
     assert callable(validate_command)
 

@@ -551,6 +551,13 @@ def install_plan(
     by_place, unreadable = _fetched(home)
     catalogue, held = _approved_only(by_place, catalogue)
     parts.append(plan.Plan((), (*unreadable, *held)))
+    # the plugins' options put into what they run (user_config.py), the user's own values
+    catalogue, configured = _configured(home, catalogue)
+    parts.append(plan.Plan((), tuple(configured)))
+    if any(p.dependencies for p in catalogue.active):  # what Claude Code would not load
+        from skilltool import dependencies
+
+        parts.append(plan.Plan((), tuple(dependencies.missing(catalogue))))
     if found is None:
         found = harnesses(home, opts.only)
     found, alone = _not_left_alone(home, found)
@@ -770,6 +777,20 @@ def _approved_only(
     from skilltool import consent
 
     return consent.approved_only(by_place, catalogue)
+
+
+def _configured(home: paths.Scope, catalogue: Catalogue) -> tuple[Catalogue, list[Problem]]:
+    """The catalogue with the plugins' options put in (user_config.configured), without
+    importing it when no plugin declares or names one, as in most homes."""
+    if not any(p.user_config for p in catalogue.active) and not any(
+        "${user_config." in repr((p.mcp_servers, p.lsp_servers, p.hook_commands))
+        for p in catalogue.active
+        if p.mcp_servers or p.lsp_servers or p.hook_commands
+    ):
+        return catalogue, []
+    from skilltool import user_config
+
+    return user_config.configured(home, catalogue)
 
 
 def _has(catalogue: Catalogue, skill: Skill) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from skilltool import discover, interrupt, paths, plan, project, report
 from skilltool.apply import Outcome
-from skilltool.commands import asking
+from skilltool.commands import asking, configure
 from skilltool.commands.common import Options
 from skilltool.commands.install import (
     carried_out,
@@ -24,13 +24,14 @@ from skilltool.commands.install import (
 )
 from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked, sweep
-from skilltool.model import Catalogue, Plugin, Problem, SearchEntry
+from skilltool.model import Catalogue, Plugin, Problem, SearchEntry, quoted
 from skilltool.record import NamedTuple
 from skilltool.report import Result
 
 if TYPE_CHECKING:
+    from skilltool import sources as sources_module
     from skilltool.settings import Kind
-    from skilltool.sources import Done
+    from skilltool.sources import Done, Source
 
 
 @contextlib.contextmanager
@@ -191,14 +192,17 @@ def _source_failure(opts: Options, err: Exception) -> Result:
     return Result(FAILED, data, (message,))
 
 
-def plugins_approve(opts: Options, name: str) -> Result:
+def plugins_approve(opts: Options, name: str, config: Sequence[str] = ()) -> Result:
     """`plugins approve`: what an added source would have a harness run, shown, approved
-    (on a terminal, or with --yes), then an install that carries it."""
+    (on a terminal, or with --yes), and the values of its plugins' options given (`--config`,
+    or asked for on a terminal), then an install that carries it."""
     from skilltool import sources
 
     home = opts.where
+    configure.pairs_of(config)  # a word that is not KEY=VALUE stops the run before anything
     warnings: list[str] = []
     said: list[str] = []
+    code = OK
     try:
         with _held(home, opts):
             known = {s.name: s for s in sources.read_lock(home)}
@@ -208,12 +212,33 @@ def plugins_approve(opts: Options, name: str) -> Result:
                     "lists them"
                 )
             asking.consent(opts, home, [name], said)
+            code = _configured(opts, home, known[name], config, said)
             installed = None if opts.dry_run else _installed(opts, home, warnings)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
     if not said:
         said.append(f"nothing   {name}: runs no command that waits for approval")
-    return _sources_report(opts, home, [], installed, warnings, lines=tuple(said))
+    return _sources_report(opts, home, [], installed, warnings, code, lines=tuple(said))
+
+
+def _configured(
+    opts: Options, home: paths.Scope, source: Source, config: Sequence[str], said: list[str]
+) -> int:
+    """The values given for the options of a source's plugins kept (configure.after_add); a
+    value that cannot be kept is an error line and the exit code FAILED, the rest goes on."""
+    from skilltool import sources
+
+    if source.nothing or (home.kind == "project" and not config):
+        return OK
+    plugins = [p for p in discover.discover([sources.entry(home, source)]).plugins if p.active]
+    if not config and not any(p.user_config for p in plugins):
+        return OK
+    try:
+        configure.after_add(opts, home, plugins, config, said)
+    except UsageError as err:
+        said.append(f"error     {err}")
+        return FAILED
+    return OK
 
 
 def plugins_add(
@@ -225,10 +250,16 @@ def plugins_add(
     install_after: bool,
     all_of_it: bool = False,
     skills: Sequence[str] = (),
+    config: Sequence[str] = (),
 ) -> Result:
     """`plugins add`: bring a source in and record it in the lockfile, then install."""
     from skilltool import sources
 
+    if configure.pairs_of(config) and opts.where.kind == "project":
+        raise UsageError(
+            "a project keeps no value of a plugin's options: each teammate sets the variables "
+            "'skilltool plugins status' names; leave out --config"
+        )
     before = opts.where
     made = _not_there(before)
     home = _ready(opts, before)
@@ -256,14 +287,22 @@ def plugins_add(
             first = sources.add_known_marketplace(home, source, opts.dry_run)
             if first is not None and isinstance(home, paths.Project):
                 project.record(home, first.source)
+            locked = sources.read_lock(home)
             done = sources.add(
                 home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
             )
+            needed = [] if opts.dry_run else _needed(home, source, name, plugins, done, locked)
             if isinstance(home, paths.Project) and not opts.dry_run:
-                project.record(home, done.source)
+                now = {s.name: s for s in sources.read_lock(home)}  # with what it records
+                for each in [done, *needed]:
+                    project.record(home, now.get(each.source.name, each.source))
                 home = project.opened(home.path, home.namespace)  # with what it now names
+            code = OK
             if not opts.dry_run:
-                asking.consent(opts, home, [done.source.name], said)
+                named = list(dict.fromkeys([done.source.name, *(d.source.name for d in needed)]))
+                asking.consent(opts, home, named, said)
+                for each in [done, *needed]:
+                    code = max(code, _configured(opts, home, each.source, config, said))
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
@@ -272,8 +311,31 @@ def plugins_add(
     except SkilltoolError:
         _undo(home, first, lockfile, made)
         raise
-    dones = [done] if first is None else [first, done]
-    return _sources_report(opts, home, dones, installed, warnings, after=said)
+    dones = [done, *needed] if first is None else [first, done, *needed]
+    return _sources_report(opts, home, dones, installed, warnings, code, after=said)
+
+
+def _needed(
+    home: paths.Scope,
+    text: str,
+    name: str | None,
+    plugins: Sequence[str],
+    done: Done,
+    before: list[Source],
+) -> list[Done]:
+    """The plugins what was just added needs (dependencies.add_needed), added too; when one
+    cannot be, the lockfile is put back as it was `before` and the SourceError raised: the
+    add changes nothing."""
+    from skilltool import dependencies, sources
+
+    asked = sources.request(text, name)
+    named = [*plugins, *([asked.plugin] if asked.plugin else [])]
+    try:
+        dependencies.asked_for(home, named)
+        return dependencies.add_needed(home, done.source, dry_run=False)
+    except (sources.SourceError, OSError):
+        dependencies.restore(home, before)
+        raise
 
 
 def _undo(home: paths.Scope, first: Done | None, lockfile: bytes | None, made: list[Path]) -> None:
@@ -384,27 +446,57 @@ def plugins_remove(opts: Options, name: str) -> Result:
     try:
         with _held(home, opts) as progress:
             gone = sources.removal(home, name, opts.force)
-            installed = _installed(
-                opts, home, warnings, [(gone.entry, gone.plugins)], None, progress
-            )
+            also = _unneeded(home, gone, warnings)
+            every = sources.removals(home, name, also, opts.force)
+            dropped = [(g.entry, g.plugins) for g in every]
+            installed = _installed(opts, home, warnings, dropped, None, progress)
             # after Ctrl-C the source stays: its links are provably ours while it is searched
             pruned = installed.stopped is None and all(o.done for o in installed.outcomes)
             if pruned and not opts.dry_run:
-                sources.forget(home, gone)
-                if isinstance(home, paths.Project):
-                    if gone.after is None:
-                        project.forget(home, gone.source.name)
-                    else:
-                        project.record(home, gone.after)
+                for each in every:
+                    sources.forget(home, each)
+                    if isinstance(home, paths.Project):
+                        if each.after is None:
+                            project.forget(home, each.source.name)
+                        else:
+                            project.record(home, each.after)
     except (sources.SourceError, OSError) as err:
         return _source_failure(opts, err)
-    verb = "removed" if pruned else "kept"
-    what = f"plugin {name}" if gone.after is not None else "its checkout and lockfile entry"
-    detail = what if pruned else "what came from it could not all be pruned; run again"
-    done = sources.Done(verb, gone.source, detail=detail)
+    said = []
+    for each in every:
+        verb = "removed" if pruned else "kept"
+        mine = [p for p in each.plugins if p not in also]
+        needed = [p for p in each.plugins if p in also]
+        if each.after is None:
+            what = "its checkout and lockfile entry"
+            needed = [p for p in also if p in (each.source.name, *each.source.plugins)]
+        else:
+            what = f"plugin {', '.join(mine)}" if mine else "plugin"
+            what = what if mine else f"plugin {', '.join(needed)}"
+        if needed:
+            what += f" ({', '.join(needed)}: needed by {name} alone)"
+        detail = what if pruned else "what came from it could not all be pruned; run again"
+        said.append(sources.Done(verb, each.source, detail=detail))
     code = OK if pruned else FAILED
     again = f"skilltool plugins remove {name}"
-    return _sources_report(opts, home, [done], installed, warnings, code, again=again)
+    return _sources_report(opts, home, said, installed, warnings, code, again=again)
+
+
+def _unneeded(home: paths.Scope, gone: sources_module.Removal, warnings: list[str]) -> list[str]:
+    """The plugins added as a dependency (`as-dependency` in the lockfile) that nothing needs
+    once those `gone` takes are removed."""
+    from skilltool import dependencies, sources
+
+    lock = sources.read_lock(home)
+    if not any(s.as_dependency for s in lock):
+        return []
+    catalogue = discover.find(home, warnings)
+    if gone.plugins:
+        going = list(gone.plugins)
+    else:
+        entry = sources.entry(home, gone.source)
+        going = [p.name for p in discover.discover([entry]).plugins]
+    return dependencies.unneeded(catalogue, lock, going)
 
 
 def plugins_sync(opts: Options, frozen: bool) -> Result:
@@ -545,3 +637,42 @@ def _shared_skills(
         "as every harness without a folder of its own does: disable it everywhere to take "
         "them away"
     ]
+
+
+def plugins_configure(
+    opts: Options, name: str, words: Sequence[str], unset: Sequence[str]
+) -> Result:
+    """`plugins configure NAME [KEY=VALUE...]`: the values given kept (on a terminal, with
+    none given, each option asked for), then an install that puts them in; `--unset KEY`
+    forgets one. With nothing given and no terminal, the options and what they stand at."""
+    from skilltool import settings
+
+    home = opts.where
+    configure.no_project(home)
+    warnings: list[str] = []
+    catalogue = discover.find(home, warnings)
+    plugin = next((p for p in catalogue.active if p.name == name), None)
+    if plugin is None:
+        raise UsageError(
+            f"no plugin {quoted(name)} on the search path: 'skilltool plugins list' lists them"
+        )
+    if not plugin.user_config:
+        raise UsageError(f"plugin {name} declares no options (no userConfig): nothing to set")
+    given = configure.pairs_of(words)
+    for key in unset:
+        if key not in plugin.user_config:
+            raise UsageError(f"--unset {key}: plugin {name} declares no such option")
+    configure.checked(plugin, given, home)
+    said: list[str] = []
+    if not given and not unset and not configure.terminal(opts):
+        lines = configure.option_lines(plugin, settings.read(home).config.get(name, {}))
+        return _sources_report(opts, home, [], None, warnings, lines=tuple(lines))
+    with _held(home, opts):
+        configure.keep(opts, home, plugin, given, said)
+        if unset and not opts.dry_run:
+            settings.configure(home, name, {}, unset)
+        said += [f"unset     {name}: {key}" for key in unset]
+        installed = None if opts.dry_run else _installed(opts, home, warnings)
+    if not said:
+        said.append(f"unchanged {name}: every value as it was")
+    return _sources_report(opts, home, [], installed, warnings, lines=tuple(said))

@@ -413,6 +413,15 @@ class Harness(abc.ABC):
         if not left:
             return None
         shown = ", ".join(dict.fromkeys(f"{ref} in {field}" for field, ref in left))
+        options = [server.variables.get(ref[2:-1]) for _, ref in left]
+        if all(options):  # each one skilltool wrote for a plugin option, in place of its value
+            keys = ", ".join(dict.fromkeys(str(key) for key in options))
+            return Verdict(
+                True,
+                f"its option(s) {keys} can reach it only as {shown}, which {self.title} would "
+                f"pass on as written ({self.env_proof}); held here (no file skilltool writes "
+                "may hold the value)",
+            )
         return Verdict(
             True,
             f"its values hold {shown}, which {self.title} would pass on as written "

@@ -62,12 +62,13 @@ class OpenCodeFamily(Harness):
         return McpPlace(self.config_file(), "jsonc", ("lsp",))
 
     def lsp_value(self, server: LspServer) -> McpValue:
+        # `${VAR}` as `{env:VAR}`, which OpenCode puts in wherever its config holds it
         value: McpValue = {
-            "command": [server.command, *server.args],
+            "command": [_env_form(server.command), *map(_env_form, server.args)],
             "extensions": sorted(server.extensions),
         }
         if server.env:
-            value["env"] = dict(server.env)
+            value["env"] = {k: _env_form(v) for k, v in server.env.items()}
         if "initializationOptions" in server.options:
             value["initialization"] = server.options["initializationOptions"]
         return value

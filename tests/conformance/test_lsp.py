@@ -101,3 +101,47 @@ def test_a_carried_language_server_starts_for_a_file_of_its_language(
         "a plugin's `.lsp.json` server, carried into `lsp` of its config, is started for a "
         "file of its extension (`debug lsp diagnostics`: initialize, didOpen)",
     )
+
+
+@pytest.mark.parametrize(("harness", "folder"), [("opencode", "opencode"), ("kilo", "kilo")])
+def test_a_language_servers_sensitive_option_reaches_it_from_the_variable(
+    tmp_path: Path, harness: str, folder: str, proven: Proven
+) -> None:
+    """`${user_config.log}` of a sensitive option is written `{env:ZZ_LSP_LOG}`: the server
+    the harness starts gets the variable's value as its argument (its log's path)."""
+    need(harness)
+    home = make_home(tmp_path)
+    (home / ".config" / folder).mkdir(parents=True)
+    stub, log = tmp_path / "lsp_stub.py", tmp_path / "lsp.log"
+    stub.write_text(STUB)
+    option = {"type": "file", "title": "Log", "description": "where", "sensitive": True}
+    server = {"command": sys.executable, "args": [str(stub), "${user_config.log}"],
+              "extensionToLanguage": {".zz": "zz"}}  # fmt: skip
+    build_file_tree(
+        home / ".local/share/skilltool/plugins/zz-lsp",
+        {
+            ".claude-plugin/plugin.json": json.dumps(
+                {"name": "zz-lsp", "userConfig": {"log": option}, "lspServers": {"zz": server}}
+            ),
+        },
+    )
+    env = harness_env(home, {"PYTHONPATH": str(REPO), "XDG_DATA_DIRS": str(tmp_path / "none")})
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", "install"],
+        env=env, cwd=home, capture_output=True, text=True, timeout=TIMEOUT,
+    )  # fmt: skip
+    assert "lsp zz" in done.stdout, done.stdout + done.stderr
+    assert "set ZZ_LSP_LOG in the environment" in done.stderr
+    project = tmp_path / "project"
+    build_file_tree(project, {"main.zz": "hello\n"})
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    argv = [harness, "debug", "lsp", "diagnostics", str(project / "main.zz")]
+    listed = run(argv, harness_env(home, {"ZZ_LSP_LOG": str(log)}), project, timeout=TIMEOUT)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    methods = log.read_text().split() if log.exists() else []
+    assert methods[:1] == ["initialize"], (methods, listed.stdout, listed.stderr)
+    proven(
+        harness,
+        "a language server's sensitive plugin option, written {env:ZZ_LSP_LOG}, reaches it "
+        "from the variable",
+    )

@@ -302,12 +302,12 @@ USER_SETTINGS = '{\n  "model": "sonnet"\n}\n'
 
 
 def recorder(plugin: Path, seen: Path) -> Path:
-    """A stdio server script in the plugin that writes its argv, `T_*` environment and
+    """A stdio server script in the plugin that writes its argv, `T_*` and `DEMO_*` environment and
     working directory to `seen` (one JSON line a start), then answers as MCP_STUB does."""
     script = plugin / "bin/recorder"
     record = (
         f"with open({str(seen)!r}, 'a') as out:\n"
-        "    env = {k: v for k, v in os.environ.items() if k.startswith('T_')}\n"
+        "    env = {k: v for k, v in os.environ.items() if k.startswith(('T_', 'DEMO_'))}\n"
         "    seen = {'argv': sys.argv[1:], 'env': env, 'cwd': os.getcwd()}\n"
         "    out.write(json.dumps(seen) + '\\n')\n"
     )
@@ -457,12 +457,19 @@ def config_of(harness: str) -> str:
 
 
 def start_servers(
-    harness: str, home: Path, tmp_path: Path, stub: OpenAIStub, names: Iterable[str] = ()
+    harness: str,
+    home: Path,
+    tmp_path: Path,
+    stub: OpenAIStub,
+    names: Iterable[str] = (),
+    extra: dict[str, str] | None = None,
 ) -> None:
     """Have the harness start every server of its config: its listing where that starts
     them (Gemini in a trusted folder, Qwen, pi), else a one-prompt run against the stub
-    (Hermes: `hermes mcp test` of each of `names`, by default those of REFERENCES, REMOTE)."""
+    (Hermes: `hermes mcp test` of each of `names`, by default those of REFERENCES, REMOTE),
+    with `extra` in its environment."""
     env = {**EXTRA_ENV.get(harness, {}), "T_X": "from-env", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    env.update(extra or {})
     cwd, argv = home, list(CASES[harness].listing) if harness in CASES else []
     if harness == "vibe":  # no cached tool list: every server starts with the run
         shutil.rmtree(home / ".vibe/logs/mcp-descriptors", ignore_errors=True)
