@@ -206,7 +206,7 @@ def test_a_foreign_agent_file_is_left_alone(tmp_path: Path, proven: Proven) -> N
     )
 
 
-def test_both_skills_folders_are_read_and_agent_names_it_skips(
+def test_both_skills_folders_are_read_and_what_it_does_to_an_agent(
     tmp_path: Path, proven: Proven
 ) -> None:
     home = make_home(tmp_path)
@@ -218,7 +218,7 @@ def test_both_skills_folders_are_read_and_agent_names_it_skips(
     agents = home / ".kimi-code/agents"
     agents.mkdir()
     for name in ("kebab-ok", "my.agent", "My-Agent", "my_agent", "empty-body"):
-        body = "" if name == "empty-body" else "Body.\n"
+        body = "" if name == "empty-body" else "Body in ${cwd}, not ${HOME}.\n"
         (agents / f"{name}.md").write_text(f"---\nname: {name}\ndescription: D.\n---\n{body}")
     _, request = prompted(home, tmp_path / "project")
     listed = skills_listed(request)
@@ -226,9 +226,12 @@ def test_both_skills_folders_are_read_and_agent_names_it_skips(
         assert listed[name] == f"{home}/{folder}/{name}/SKILL.md", listed
     offered = set(agent_types(request)) - {"coder", "explore", "plan"}
     assert offered == {"kebab-ok"}, json.dumps(sorted(offered))
+    _, request = prompted(home, tmp_path / "project", "--agent", "kebab-ok")
+    assert system_of(request) == f"Body in {tmp_path / 'project'}, not ${{HOME}}."
     proven(
         "kimi",
         "skills folders: both ~/.agents/skills and ~/.kimi-code/skills are listed to the model; "
         "an agent named my.agent, My-Agent or my_agent, or with an empty body, is skipped "
-        "(as skilltool's refusal says)",
+        "(as skilltool's refusal says); Kimi fills in its own ${cwd} of a body (the working "
+        "folder), and leaves ${HOME} as written",
     )
