@@ -135,6 +135,12 @@ class Kimi(Harness):
         "not from a folder of the user's"
     )
     env_proof = "Kimi Code 2.1.0 expands none"
+    # hooks: Kimi runs them only from `[[hooks]]` tables of config.toml, whose strict schema
+    # takes no key an entry could be recorded by (docs/hooks-harnesses.md)
+    no_hooks = (
+        "Kimi Code 2.1.0 runs hooks only from [[hooks]] tables of its config.toml, which have "
+        "no name skilltool could own an entry by"
+    )
 
     def mcp_place(self) -> McpPlace:
         # JSON.parse: no comment, no trailing comma; a bad entry loses the file's servers
