@@ -57,6 +57,7 @@ FIRST = {
     "kilo": ".config/kilo/agents/helper.md",
     "qwen": ".qwen/agents/helper.md",
     "vibe": ".vibe/agents/helper.toml",
+    "kimi": ".kimi-code/agents/helper.md",
 }
 
 

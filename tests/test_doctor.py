@@ -21,6 +21,7 @@ from skilltool.harnesses.codex import Codex, codex_skills
 from skilltool.harnesses.copilot import copilot_agents, copilot_skills
 from skilltool.harnesses.gemini import gemini_skills
 from skilltool.harnesses.hermes import hermes_profiles, hermes_skills
+from skilltool.harnesses.kimi import doctor_home, kimi_request
 from skilltool.harnesses.opencode import configured_agents, listed_skills
 from skilltool.harnesses.pi import pi_skills
 from skilltool.harnesses.qwen import qwen_request
@@ -247,7 +248,7 @@ def test_the_version_doctor_says_proven_is_the_one_the_conformance_suite_install
     packages = {
         "opencode": "opencode-ai", "codex": "@openai/codex", "claude": "@anthropic-ai/claude-code",
         "gemini": "@google/gemini-cli", "copilot": "@github/copilot", "kilo": "@kilocode/cli",
-        "qwen": "@qwen-code/qwen-code",
+        "qwen": "@qwen-code/qwen-code", "kimi": "@moonshot-ai/kimi-code",
     }  # fmt: skip
     for name in NAMES:
         proven = load(name)(Home(Path("/nowhere"))).proven()
@@ -313,6 +314,33 @@ def test_vibes_copy_of_its_settings_gets_the_loopback_model_and_keeps_the_rest(
     assert text.startswith("# mine\n") and 'name = "mistral"' in text
     assert 'active_model = "skilltool-doctor"' in text
     assert 'api_base = "http://127.0.0.1:4321/v1"' in text
+
+
+def test_kimis_first_request_names_its_skills_by_folder_and_its_agents() -> None:
+    system = (
+        "# Skills\nDISREGARD any earlier skill listings. Current available skills:\n### User\n"
+        f"- Notes Name: Takes notes.\n  Path: {HOME}/.agents/skills/notes/SKILL.md\n"
+        "### Built-in\n- update-config: Edits.\n  Path: builtin://update-config\n"
+    )
+    agent = "Launch a subagent.\n\nAvailable agent types (pass via subagent_type):\n"
+    agent += "- plan: Plans.\n  Tools: Read\n- helper: Helps: a lot.\n  Tools: Read, Grep\n"
+    request = {
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "Agent", "description": agent}}],
+    }
+    found = kimi_request(json.dumps(request), "")
+    assert found.skills == {"notes": (f"{HOME}/.agents/skills/notes",)}
+    assert found.agents == {"helper": ()}  # its own (plan, coder, explore) are not ours
+    assert kimi_request("", "LLM provider error: 400").errors
+
+
+def test_kimis_copy_of_its_folder_runs_no_hook_and_starts_no_server(tmp_path: Path) -> None:
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {"mine": {"command": "x"}}}')
+    config = tmp_path / "config.toml"
+    config.write_text('# mine\ndefault_model = "k2"\n\n[[hooks]]\nevent = "Stop"\ncommand = "x"\n')
+    doctor_home(tmp_path, "http://127.0.0.1:4321")
+    assert not (tmp_path / "mcp.json").exists()
+    assert config.read_text() == '# mine\ndefault_model = "k2"\n\n'
 
 
 def test_a_skill_listed_by_its_frontmatter_name_is_found_by_its_folder(tmp_path: Path) -> None:

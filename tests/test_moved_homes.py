@@ -27,6 +27,7 @@ MOVES = {
     "pi": ("PI_CODING_AGENT_DIR", "alt/pi", "alt/pi", "skilltool/plugin-author.md"),
     "qwen": ("QWEN_HOME", "alt/qwen", "alt/qwen", "agents/plugin-author.md"),
     "vibe": ("VIBE_HOME", "alt/vibe", "alt/vibe", "agents/plugin-author.toml"),
+    "kimi": ("KIMI_CODE_HOME", "alt/kimi", "alt/kimi", "agents/plugin-author.md"),
 }
 DEFAULTS = {
     "claude": ".claude",
@@ -37,6 +38,7 @@ DEFAULTS = {
     "pi": ".pi/agent",
     "qwen": ".qwen",
     "vibe": ".vibe",
+    "kimi": ".kimi-code",
 }
 
 

@@ -272,5 +272,7 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "with HERMES_ENABLE_PROJECT_PLUGINS=1, which skilltool does not set)",
         "hooks: Codex runs none: Codex skips a hook of .codex/hooks.json without a word until "
         "you trust it in its /hooks view, in each checkout, which skilltool leaves to you",
+        "hooks: Kimi Code runs none: Kimi Code 2.1.0 runs hooks only from [[hooks]] tables of "
+        "its config.toml, which have no name skilltool could own an entry by",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

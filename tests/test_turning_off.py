@@ -49,7 +49,7 @@ def test_a_plugin_off_in_one_harness_is_removed_there_and_only_there(
     assert [p["off"] for p in data["plugins"] if p["name"] == "tools"] == ["off in codex"]
     # a no-op install after it: what is off stays off, with nothing said again
     assert re.fullmatch(
-        r"\d+ unchanged: 8 harnesses absent", run("plugins", "install", env=tools).lines[-1]
+        r"\d+ unchanged: 9 harnesses absent", run("plugins", "install", env=tools).lines[-1]
     )
     again = run("plugins", "enable", "tools", "--harness", "codex", env=tools)
     assert again.lines[0] == "enabled   plugin tools in codex (now on in every harness)"

@@ -101,8 +101,8 @@ def test_errors_exit_1_and_each_is_one_line_with_path_line_and_field(tmp_path: P
     verdicts = _verdict_lines(result.stdout)
     assert verdicts == {
         str(root / "skills/Bad-Name/SKILL.md"): (
-            "OpenCode, Hermes, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI and "
-            "Qwen Code load it; pi warns that its name breaks the Agent Skills rules; "
+            "OpenCode, Hermes, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, "
+            "Qwen Code and Kimi Code load it; pi warns that its name breaks the Agent Skills rules; "
             "Mistral Vibe skips it: name breaks the Agent Skills rules"
         )
     }

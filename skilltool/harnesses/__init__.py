@@ -815,6 +815,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "kilo": ".kilo",
     "qwen": ".qwen",
     "vibe": ".vibe",
+    "kimi": ".kimi-code",
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",

@@ -26,7 +26,8 @@ from tests.conformance.support import Proven, need
 pytestmark = pytest.mark.conformance
 
 HARNESSES = (
-    "opencode", "kilo", "codex", "pi", "claude", "copilot", "gemini", "qwen", "vibe", "hermes"
+    "opencode", "kilo", "codex", "pi", "claude", "copilot", "gemini", "qwen", "vibe", "hermes",
+    "kimi",
 )  # fmt: skip
 NO_PERMISSION_BYPASS = {"claudeCode": {"options": {"allowDangerouslySkipPermissions": False}}}
 
@@ -220,6 +221,34 @@ def test_vibe_and_hermes_start_as_the_agent(installed: Installed, proven: Proven
         "hermes",
         f"`skilltool acp {name} --harness hermes` as a plain argv: `hermes -p {name} acp`, "
         "the model request holds the body; cancel and close pass",
+    )
+
+
+def test_kimi_answers_with_the_agent_offered_as_its_subagent(
+    installed: Installed, proven: Proven
+) -> None:
+    """Kimi Code 2.1.0 has no agent option over ACP: `skilltool acp` replaces itself with
+    `kimi acp`, whose session is Kimi's own agent with the plugin's among its subagents."""
+    need("kimi")
+    from tests.conformance.test_kimi import agent_types
+
+    name = installed.case.name
+    cwd = work(installed, "kimi")
+    with OpenAIStub(reply="acp done") as stub:
+        host = {  # the model a user configures
+            "KIMI_MODEL_NAME": "stub-model",
+            "KIMI_MODEL_API_KEY": "dummy",
+            "KIMI_MODEL_PROVIDER_TYPE": "openai",
+            "KIMI_MODEL_BASE_URL": stub.base_url,
+        }
+        with started(installed, "kimi", host, cwd) as acp:
+            converse(acp, cwd)
+        request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+    assert agent_types(request)[name] == installed.case.description
+    proven(
+        "kimi",
+        f"`skilltool acp {name} --harness kimi` as a plain argv: `kimi acp` answers, its Agent "
+        f"tool offering {name} (no agent option over ACP); cancel and close pass",
     )
 
 

@@ -131,8 +131,21 @@ def vibe_builtins(home: Path) -> set[str]:
     return set(done.stdout.split())
 
 
-# agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`)
-UNLISTED = {"kilo": {"build", "scout"}}
+def kimi_builtins(home: Path) -> set[str]:
+    """The agent types of the Agent tool Kimi Code offers the model."""
+    from tests.conformance.test_kimi import agent_types, kimi_env
+
+    (home / "work").mkdir()
+    with OpenAIStub(reply="ok") as stub:
+        done = run(["kimi", "-p", "hi"], kimi_env(home, stub), home / "work", timeout=TIMEOUT)
+        assert done.returncode == 0, done.stderr
+        request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+    return set(agent_types(request))
+
+
+# agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`; Kimi Code
+# 2.1.0: `agent`, the one its sessions start as, which it does not offer as a subagent)
+UNLISTED = {"kilo": {"build", "scout"}, "kimi": {"agent"}}
 
 READERS = {
     "opencode": (opencode_builtins, "`opencode agent list`"),
@@ -143,6 +156,7 @@ READERS = {
     "kilo": (kilo_builtins, "`kilo agent list`"),
     "qwen": (qwen_builtins, "the agent types of its `agent` tool (stub model request)"),
     "vibe": (vibe_builtins, "BUILTIN_AGENTS of its agent loader"),
+    "kimi": (kimi_builtins, "the agent types of its Agent tool (stub model request)"),
 }
 
 

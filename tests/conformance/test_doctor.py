@@ -1,5 +1,5 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
-for all ten harnesses, it asks each through its own listing (for Qwen Code and Mistral Vibe,
+for every harness, it asks each through its own listing (for Qwen Code, Mistral Vibe and Kimi Code,
 their first request to a model on loopback) and finds everything loads, leaving the home
 byte for byte as it was; with a skill of the user's own of the same name in a harness's own
 folder, it names that one as the skill the harness loads, where the binary does.
@@ -25,7 +25,10 @@ from tests.helpers import agent_md, build_file_tree, skill_md
 
 pytestmark = pytest.mark.conformance
 
-ASKED = ("opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes", "qwen", "vibe")
+ASKED = (
+    "opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes", "qwen", "vibe",
+    "kimi",
+)  # fmt: skip
 FOLDERS = {
     "opencode": ".config/opencode",
     "kilo": ".config/kilo",
@@ -37,15 +40,17 @@ FOLDERS = {
     "hermes": ".hermes",
     "qwen": ".qwen",
     "vibe": ".vibe",
+    "kimi": ".kimi-code",
 }
 # where each harness reads the user's own skills (its own folder), when a name is in both
-# that and ~/.agents/skills (found by doctor, below): Copilot CLI loads the user's, OpenCode
-# one or the other from run to run (seen both), Codex and Gemini CLI still list ours
-OWN_SKILLS = {"copilot": ".copilot/skills"}
+# that and ~/.agents/skills (found by doctor, below): Copilot CLI and Kimi Code load the
+# user's, OpenCode one or the other from run to run (seen both), Codex and Gemini CLI still
+# list ours
+OWN_SKILLS = {"copilot": ".copilot/skills", "kimi": ".kimi-code/skills"}
 EITHER = {"opencode": ".config/opencode/skills"}
 BOTH = {"codex": ".codex/skills", "gemini": ".gemini/skills"}
 # the harnesses doctor asks for their agents; those that skip a skill named `Caps Name`
-LIST_AGENTS = ("opencode", "kilo", "claude", "gemini", "copilot", "hermes", "qwen")
+LIST_AGENTS = ("opencode", "kilo", "claude", "gemini", "copilot", "hermes", "qwen", "kimi")
 SKIP_CAPS = ("qwen", "vibe")
 TITLES = {"qwen": "Qwen Code", "vibe": "Mistral Vibe"}
 
@@ -143,7 +148,7 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
             name,
             f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
-            f"({seconds:.1f} s for the ten, in parallel)",
+            f"({seconds:.1f} s for all, in parallel)",
         )
 
 

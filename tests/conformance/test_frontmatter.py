@@ -2,7 +2,7 @@
 shape exactly when skilltool reads it (with the description skilltool reads), the renderings
 of those sloppy agents load in the strict harnesses, and `validate`'s per-harness verdicts on
 the skill variants match what Claude Code, Codex, Copilot CLI, Gemini CLI, Kilo Code CLI, Qwen
-Code and Mistral Vibe list.
+Code, Mistral Vibe and Kimi Code list.
 
 One plugin with every shape, one home with every harness but Hermes, one install."""
 
@@ -63,7 +63,9 @@ CLAUDE_BUILT_IN = {"claude", "Explore", "general-purpose", "Plan", "statusline-s
 # skills a harness lists but keeps from the model by their own fields: not compared
 NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
-HARNESSES = ("opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe")
+HARNESSES = (
+    "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -356,4 +358,34 @@ def test_vibe_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Pr
         "`vibe -p hi` (stub): the skill variants in <available-skills> match validate's verdicts "
         "(dropped: a name that breaks the Agent Skills rules, no name, invalid YAML, a "
         "1,500-character description)",
+    )
+
+
+def test_kimi_loads_the_renderings_and_its_skills_match_the_verdicts(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("kimi")
+    from tests.conformance.test_kimi import agent_types, kimi_env
+
+    project = tmp_path / "project"
+    project.mkdir()
+    with OpenAIStub(reply="done") as stub:
+        done = run(["kimi", "-p", "hi"], kimi_env(world.home, stub), project, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+    [system] = [m["content"] for m in request.json["messages"] if m["role"] == "system"]
+    listed = system.split("Current available skills:", 1)[1].split("### Built-in", 1)[0]
+    folders = set(re.findall(r"^  Path: [^\n]*/skills/([^/\n]+)/SKILL\.md$", listed, re.M))
+    assert compared(folders) == world.loads("kimi"), listed
+    rendered = {p.stem for p in (world.home / ".kimi-code/agents").glob("*.md")}
+    skipped = {a for a, v in world.verdicts.items() if v["kind"] == "agent"
+               and not v["harnesses"]["kimi"]["loads"]}  # fmt: skip
+    assert rendered == set(world.agents) - skipped and {"my.agent", "CapsAgent"} <= skipped
+    assert set(agent_types(request)) - {"coder", "explore", "plan"} == rendered
+    proven(
+        "kimi",
+        "`kimi -p hi` (stub): the skill variants in its listing match validate's verdicts "
+        "(dropped: invalid YAML, no name); its Agent tool offers every rendering of the "
+        "Claude-style agents, and skilltool wrote none for the names it would skip (my.agent, "
+        "CapsAgent)",
     )

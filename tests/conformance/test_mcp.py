@@ -436,6 +436,7 @@ EXPANDS = {
     "pi": {"env-ref", "env-other", "web-head", "web-bearer"},
     "codex": {"env-ref", "web-head"},
     "vibe": set(),
+    "kimi": set(),
 }
 EXPECTED = {  # what each started server gets: an argument, or T_* variables it holds
     "arg-ref": ["from-env"],
@@ -453,7 +454,18 @@ SENT = {  # what the stub receives from each remote server
 
 
 def config_of(harness: str) -> str:
-    return ".vibe/config.toml" if harness == "vibe" else CASES[harness].config
+    own = {"vibe": ".vibe/config.toml", "kimi": ".kimi-code/mcp.json"}
+    return own[harness] if harness in own else CASES[harness].config
+
+
+def kimi_model(stub: OpenAIStub) -> dict[str, str]:
+    """The stub as Kimi Code's model, by its environment alone."""
+    return {
+        "KIMI_MODEL_NAME": "stub-model",
+        "KIMI_MODEL_API_KEY": "dummy",
+        "KIMI_MODEL_PROVIDER_TYPE": "openai",
+        "KIMI_MODEL_BASE_URL": stub.base_url,
+    }
 
 
 def start_servers(
@@ -475,6 +487,10 @@ def start_servers(
         shutil.rmtree(home / ".vibe/logs/mcp-descriptors", ignore_errors=True)
         env["STUB_API_KEY"] = "dummy"
         cwd, argv = tmp_path / "work", ["vibe", "-p", "hi"]
+        cwd.mkdir()
+    if harness == "kimi":  # it starts every server of mcp.json before its first request
+        env.update(kimi_model(stub))
+        cwd, argv = tmp_path / "work", ["kimi", "-p", "hi"]
         cwd.mkdir()
     if harness == "copilot":
         env.update(COPILOT_PROVIDER_BASE_URL=stub.base_url, COPILOT_PROVIDER_API_KEY="dummy",
@@ -604,6 +620,7 @@ BARE_FIELDS = {
     "vibe": set(),
     "opencode": set(),
     "kilo": set(),
+    "kimi": set(),
 }
 
 
@@ -748,4 +765,67 @@ def test_vibe_starts_the_plugins_server_beside_the_users(tmp_path: Path, proven:
         "`vibe -p` starts the plugin's stdio server (with its cwd) and reaches its HTTP one "
         "from a [[mcp_servers]] element skilltool added after the user's own; uninstall gives "
         "config.toml back byte for byte",
+    )
+
+
+# --------------------------------------------------------------------------- Kimi Code
+
+KIMI_USER = {"mcpServers": {"mine": {"command": "RECORDER", "args": ["mine"]}}}
+
+
+def kimi_started(home: Path, tmp_path: Path, seen: Path, stub: OpenAIStub) -> list[str]:
+    """The servers a `kimi -p` run against the stub starts, by the recorder's first argument;
+    each stdio server's tools reach the model as `mcp__<server>__<tool>`."""
+    seen.unlink(missing_ok=True)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    done = run(["kimi", "-p", "hi"], harness_env(home, kimi_model(stub)), work, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = seen.read_text().splitlines() if seen.exists() else []
+    return sorted(json.loads(line)["argv"][0] for line in lines)
+
+
+def test_kimi_starts_the_plugins_server_beside_the_users(tmp_path: Path, proven: Proven) -> None:
+    """An entry is one key of `mcpServers` in ~/.kimi-code/mcp.json: added beside the user's
+    own, started by `kimi -p`, removed exactly (the file back byte for byte)."""
+    need("kimi")
+    home = make_home(tmp_path)
+    plugin = make_plugin(tmp_path)
+    seen = tmp_path / "seen.jsonl"
+    script = recorder(plugin, seen)
+    with OpenAIStub(reply="done") as stub:
+        server = {"command": "${CLAUDE_PLUGIN_ROOT}/bin/recorder", "args": [SERVER, "x"],
+                  "cwd": str(tmp_path)}  # fmt: skip
+        remote = {"type": "http", "url": stub.origin + "/mcp/kimi", "headers": {"X-T": "1"}}
+        (plugin / ".mcp.json").write_text(
+            json.dumps({"mcpServers": {SERVER: server, "web-http": remote}})
+        )
+        user = json.dumps(KIMI_USER, indent=2).replace("RECORDER", str(script)) + "\n"
+        config = build_file_tree(home, {".kimi-code/mcp.json": user}) / ".kimi-code/mcp.json"
+        assert kimi_started(home, tmp_path, seen, stub) == ["mine"]
+        original = config.read_bytes()
+
+        done = skilltool(home, tmp_path, "install", "--only", "kimi")
+        assert f"added     kimi     mcp {SERVER} in ~/.kimi-code/mcp.json" in done.stdout, (
+            done.stdout + done.stderr
+        )
+        assert kimi_started(home, tmp_path, seen, stub) == ["mine", SERVER]
+        ours = next(json.loads(line) for line in seen.read_text().splitlines() if SERVER in line)
+        assert ours["argv"] == [SERVER, "x"] and ours["cwd"] == str(tmp_path)
+        sent = [r for r in stub.snapshot() if r.path == "/mcp/kimi"]
+        assert sent and sent[0].method == "POST", [r.path for r in stub.snapshot()]
+        assert {k.lower(): v for k, v in sent[0].headers.items()}["x-t"] == "1"
+
+        again = skilltool(home, tmp_path, "install", "--only", "kimi")
+        assert again.stdout.strip().splitlines()[-1] == "2 unchanged", again.stdout
+        gone = skilltool(home, tmp_path, "uninstall", "--only", "kimi")
+        assert gone.returncode == 0, gone.stdout + gone.stderr
+        assert config.read_bytes() == original
+        assert kimi_started(home, tmp_path, seen, stub) == ["mine"]
+    assert config.read_bytes() == original, "Kimi Code changed its file on a run"
+    proven(
+        "kimi",
+        "`kimi -p` starts the plugin's stdio server (with its cwd) and reaches its HTTP one "
+        "(with its headers) from entries skilltool added to ~/.kimi-code/mcp.json beside the "
+        "user's own; uninstall gives the file back byte for byte",
     )

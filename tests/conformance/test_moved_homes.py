@@ -5,7 +5,8 @@ never at the default place, and the real binary, started with the same variable,
 One row per harness, each in a throwaway home with a plugin of one agent and one skill. The
 variables are the ones each binary reads (skilltool's `ROOTS`): CLAUDE_CONFIG_DIR, CODEX_HOME,
 COPILOT_HOME, GEMINI_CLI_HOME (a home: its .gemini is the folder), HERMES_HOME,
-PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, and XDG_CONFIG_HOME for OpenCode and Kilo."""
+PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, KIMI_CODE_HOME, and XDG_CONFIG_HOME for OpenCode and
+Kilo."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ from tests.conformance.test_hermes import (
     hermes_env,
 )
 from tests.conformance.test_kilo import kilo
+from tests.conformance.test_kimi import agent_types, kimi_env, skills_listed
+from tests.conformance.test_kimi import system_of as kimi_system
 from tests.conformance.test_opencode import AGENT_LINE
 from tests.conformance.test_pi import addendum, get_commands, pi_env
 from tests.conformance.test_qwen import QWEN, agent_tool, qwen_env
@@ -415,4 +418,33 @@ def test_vibe_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, prove
         "$VIBE_HOME/prompts/moved-agent.md (no ~/.vibe); `vibe -p hi --agent moved-agent` (stub, "
         "config.toml in $VIBE_HOME) sends the prompt file in place of Vibe's own prompt and "
         "lists moved-skill (linked only into ~/.agents/skills) to the model",
+    )
+
+
+def test_kimi_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, proven: Proven) -> None:
+    need("kimi")
+    folder = tmp_path / "moved/kimi"
+    moved = moved_home(tmp_path, "KIMI_CODE_HOME", folder)
+    folder.mkdir(parents=True)
+    install(moved, ".kimi-code")
+    assert (folder / "agents" / f"{AGENT}.md").is_file()
+    project = tmp_path / "project"
+    project.mkdir()
+    with OpenAIStub(reply="kimi done") as stub:
+        env = {**kimi_env(moved.home, stub), "KIMI_CODE_HOME": str(folder)}
+        done = run(["kimi", "-p", "hi"], env, project, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        main = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+        done = run(["kimi", "-p", "hi", "--agent", AGENT], env, project, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [_, as_agent] = stub.model_requests()
+    assert agent_types(main)[AGENT] == DESCRIPTION
+    assert skills_listed(main)[SKILL] == str(moved.skill())  # only in ~/.agents/skills
+    assert kimi_system(as_agent) == BODY.strip()
+    assert not (moved.home / ".kimi-code").exists()
+    proven(
+        "kimi",
+        "KIMI_CODE_HOME moved: install writes $KIMI_CODE_HOME/agents/moved-agent.md (no "
+        "~/.kimi-code); `kimi -p hi` (stub) offers moved-agent in its Agent tool and lists "
+        "moved-skill (linked only into ~/.agents/skills); `--agent moved-agent` sends its body",
     )

@@ -220,6 +220,7 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
         "kilo": ("kilo", ["acp"], {"KILO_CONFIG_CONTENT": '{"default_agent":"plugin-author"}'}),
         "qwen": ("qwen", ["--acp"], None),
         "vibe": ("vibe-acp", [], {"VIBE_DEFAULT_AGENT": "plugin-author"}),
+        "kimi": ("kimi", ["acp"], None),
     }[harness]  # fmt: skip
     assert (entry["command"], entry["args"], entry.get("env")) == expected
 
