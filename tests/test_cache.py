@@ -57,6 +57,7 @@ FIRST = {
     "kilo": ".config/kilo/agents/helper.md",
     "qwen": ".qwen/agents/helper.md",
     "vibe": ".vibe/agents/helper.toml",
+    "droid": ".factory/droids/helper.md",
 }
 
 
@@ -196,6 +197,7 @@ COMMANDS = {
     "gemini": ".gemini/commands/review.toml",
     "kilo": ".config/kilo/command/review.md",
     "qwen": ".qwen/commands/review.toml",
+    "droid": ".factory/commands/review.md",
 }
 REVIEW = "---\ndescription: Review a file\nmodel: sonnet\n---\nReview $ARGUMENTS carefully.\n"
 

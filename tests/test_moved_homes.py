@@ -27,6 +27,7 @@ MOVES = {
     "pi": ("PI_CODING_AGENT_DIR", "alt/pi", "alt/pi", "skilltool/plugin-author.md"),
     "qwen": ("QWEN_HOME", "alt/qwen", "alt/qwen", "agents/plugin-author.md"),
     "vibe": ("VIBE_HOME", "alt/vibe", "alt/vibe", "agents/plugin-author.toml"),
+    "droid": ("FACTORY_HOME_OVERRIDE", "alt/f", "alt/f/.factory", "droids/plugin-author.md"),
 }
 DEFAULTS = {
     "claude": ".claude",
@@ -37,6 +38,7 @@ DEFAULTS = {
     "pi": ".pi/agent",
     "qwen": ".qwen",
     "vibe": ".vibe",
+    "droid": ".factory",
 }
 
 
@@ -78,6 +80,19 @@ def test_gemini_moved_by_its_home_variable_gets_the_skills_in_its_own_folder(
     link = tmp_path / "alt/g/.gemini/skills" / SKILL
     assert link.is_symlink() and (link / "SKILL.md").is_file()
     assert (home / ".agents/skills" / SKILL).is_symlink()  # the others still read this one
+
+
+def test_droid_moved_by_its_home_variable_gets_the_skills_in_its_own_folder(
+    home: Path, tmp_path: Path
+) -> None:
+    # FACTORY_HOME_OVERRIDE is the home Factory Droid reads .agents/skills from too (the real
+    # ~/.agents/skills is not read): the skills are linked into its own skills folder there
+    (tmp_path / "alt/f/.factory").mkdir(parents=True)
+    env = {"FACTORY_HOME_OVERRIDE": str(tmp_path / "alt/f")}
+    assert run("plugins", "install", env=env).code == 0
+    link = tmp_path / "alt/f/.factory/skills" / SKILL
+    assert link.is_symlink() and (link / "SKILL.md").is_file()
+    assert not (home / ".factory").exists()
 
 
 def test_copilot_moved_by_its_variable_gets_the_skills_in_its_own_folder(

@@ -25,6 +25,7 @@ TARGETS = {
     "kilo": [".config/kilo/agents/helper.md"],
     "qwen": [".qwen/agents/helper.md"],
     "vibe": [".vibe/prompts/helper.md", ".vibe/agents/helper.toml"],
+    "droid": [".factory/droids/helper.md"],
 }  # fmt: skip
 
 
