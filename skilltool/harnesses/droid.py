@@ -80,6 +80,7 @@ def use_model(root: Path, url: str) -> None:
         model = {"model": "doctor", "displayName": DOCTOR_MODEL, "baseUrl": f"{url}/v1"}
         model.update(apiKey="doctor", provider="generic-chat-completion-api")
         document.update(customModels=[model], hooks={"hooksDisabled": True}, enabledPlugins={})
+        document["cloudSessionSync"] = False  # else it waits 5 s on exit to sync the session
 
     change_settings_copy(root / "settings.json", change)
     (root / "mcp.json").unlink(missing_ok=True)

@@ -28,6 +28,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "kilo": ("Kilo Code CLI", "kilo", ()),
     "qwen": ("Qwen Code", "qwen", ()),
     "vibe": ("Mistral Vibe", "vibe", ()),
+    "droid": ("Factory Droid", "droid", ()),
 }
 
 Proven = Callable[[str, str], None]

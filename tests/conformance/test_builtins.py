@@ -131,6 +131,17 @@ def vibe_builtins(home: Path) -> set[str]:
     return set(done.stdout.split())
 
 
+def droid_builtins(home: Path) -> set[str]:
+    """Droid's built-in subagent types, as its first request to a model lists them, and the
+    droids it writes into ~/.factory/droids itself on its start (over any file of that name)."""
+    from tests.conformance.test_droid import droid_exec, said, section
+
+    _, request = droid_exec(home, home / "work", "hi")
+    listed = section(said(request), "Built-in subagent types")
+    written = {p.stem for p in (home / ".factory/droids").glob("*.md")}
+    return set(re.findall(r"^- (\S+): ", listed, re.M)) | written
+
+
 # agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`)
 UNLISTED = {"kilo": {"build", "scout"}}
 
@@ -143,6 +154,11 @@ READERS = {
     "kilo": (kilo_builtins, "`kilo agent list`"),
     "qwen": (qwen_builtins, "the agent types of its `agent` tool (stub model request)"),
     "vibe": (vibe_builtins, "BUILTIN_AGENTS of its agent loader"),
+    "droid": (
+        droid_builtins,
+        "its 'Built-in subagent types' (stub model request) and the "
+        "droids it writes into ~/.factory/droids on its start",
+    ),
 }
 
 

@@ -2,7 +2,7 @@
 shape exactly when skilltool reads it (with the description skilltool reads), the renderings
 of those sloppy agents load in the strict harnesses, and `validate`'s per-harness verdicts on
 the skill variants match what Claude Code, Codex, Copilot CLI, Gemini CLI, Kilo Code CLI, Qwen
-Code and Mistral Vibe list.
+Code, Mistral Vibe and Factory Droid list.
 
 One plugin with every shape, one home with every harness but Hermes, one install."""
 
@@ -63,7 +63,9 @@ CLAUDE_BUILT_IN = {"claude", "Explore", "general-purpose", "Plan", "statusline-s
 # skills a harness lists but keeps from the model by their own fields: not compared
 NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
-HARNESSES = ("opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe")
+HARNESSES = (
+    "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "droid"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -356,4 +358,22 @@ def test_vibe_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Pr
         "`vibe -p hi` (stub): the skill variants in <available-skills> match validate's verdicts "
         "(dropped: a name that breaks the Agent Skills rules, no name, invalid YAML, a "
         "1,500-character description)",
+    )
+
+
+def test_droid_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("droid")
+    from tests.conformance.test_droid import droid_exec, said, section
+
+    _, request = droid_exec(world.home, tmp_path / "project", "hi")
+    listed = section(said(request), "Available skills")
+    names = set(re.findall(r"^([^:\n]+): ", listed, re.M))  # by their frontmatter names
+    assert compared(variant_folders(names)) == world.loads("droid"), listed
+    long = re.search(r"^long-description: (d+)(.?)$", listed, re.M)
+    assert long is not None and len(long.group(1) + long.group(2)) == 1024, listed
+    proven(
+        "droid",
+        "`droid exec hi` (stub): the skill variants listed to the model match validate's "
+        "verdicts (dropped: a name with a capital, a blank or a dot, no name; a 1,500-character "
+        "description cut to 1,024)",
     )
