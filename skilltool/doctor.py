@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilltool import discover, plan, report, settings
 from skilltool.errors import FAILED, OK, SkilltoolError
-from skilltool.harnesses import ROOTS, Listing, default_root, moved_root
+from skilltool.harnesses import HOME_VARIABLES, ROOTS, Listing, default_root, moved_root
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -536,7 +536,7 @@ def sandbox(home: Scope, harness: Harness, base: Path) -> tuple[dict[str, str], 
     root, moved = moved_root(harness.name, home)
     if moved is not None and variable is not None:
         target = base / "moved" / place
-        env[variable] = str(target.parent if variable == "GEMINI_CLI_HOME" else target)
+        env[variable] = str(target.parent if variable in HOME_VARIABLES else target)
     else:
         target = (fake / ".config" if kind == "config" else fake) / place
     _copy(root, target, frozenset(map(str, harness.hook_runners())))  # no hook runs

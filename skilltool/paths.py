@@ -34,6 +34,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "qwen": ("home", ".qwen", "QWEN_HOME"),  # also read from ~/.qwen/.env or ~/.env
     "vibe": ("home", ".vibe", "VIBE_HOME"),
     "kimi": ("home", ".kimi-code", "KIMI_CODE_HOME"),
+    "droid": ("home", ".factory", "FACTORY_HOME_OVERRIDE"),  # a home: its .factory is the folder
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

@@ -58,6 +58,7 @@ FIRST = {
     "qwen": ".qwen/agents/helper.md",
     "vibe": ".vibe/agents/helper.toml",
     "kimi": ".kimi-code/agents/helper.md",
+    "droid": ".factory/droids/helper.md",
 }
 
 
@@ -197,6 +198,7 @@ COMMANDS = {
     "gemini": ".gemini/commands/review.toml",
     "kilo": ".config/kilo/command/review.md",
     "qwen": ".qwen/commands/review.toml",
+    "droid": ".factory/commands/review.md",
 }
 REVIEW = "---\ndescription: Review a file\nmodel: sonnet\n---\nReview $ARGUMENTS carefully.\n"
 

@@ -28,6 +28,7 @@ MOVES = {
     "qwen": ("QWEN_HOME", "alt/qwen", "alt/qwen", "agents/plugin-author.md"),
     "vibe": ("VIBE_HOME", "alt/vibe", "alt/vibe", "agents/plugin-author.toml"),
     "kimi": ("KIMI_CODE_HOME", "alt/kimi", "alt/kimi", "agents/plugin-author.md"),
+    "droid": ("FACTORY_HOME_OVERRIDE", "alt/f", "alt/f/.factory", "droids/plugin-author.md"),
 }
 DEFAULTS = {
     "claude": ".claude",
@@ -39,6 +40,7 @@ DEFAULTS = {
     "qwen": ".qwen",
     "vibe": ".vibe",
     "kimi": ".kimi-code",
+    "droid": ".factory",
 }
 
 
@@ -80,6 +82,19 @@ def test_gemini_moved_by_its_home_variable_gets_the_skills_in_its_own_folder(
     link = tmp_path / "alt/g/.gemini/skills" / SKILL
     assert link.is_symlink() and (link / "SKILL.md").is_file()
     assert (home / ".agents/skills" / SKILL).is_symlink()  # the others still read this one
+
+
+def test_droid_moved_by_its_home_variable_gets_the_skills_in_its_own_folder(
+    home: Path, tmp_path: Path
+) -> None:
+    # FACTORY_HOME_OVERRIDE is the home Factory Droid reads .agents/skills from too (the real
+    # ~/.agents/skills is not read): the skills are linked into its own skills folder there
+    (tmp_path / "alt/f/.factory").mkdir(parents=True)
+    env = {"FACTORY_HOME_OVERRIDE": str(tmp_path / "alt/f")}
+    assert run("plugins", "install", env=env).code == 0
+    link = tmp_path / "alt/f/.factory/skills" / SKILL
+    assert link.is_symlink() and (link / "SKILL.md").is_file()
+    assert not (home / ".factory").exists()
 
 
 def test_copilot_moved_by_its_variable_gets_the_skills_in_its_own_folder(

@@ -274,5 +274,9 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "you trust it in its /hooks view, in each checkout, which skilltool leaves to you",
         "hooks: Kimi Code runs none: Kimi Code 2.1.0 runs hooks only from [[hooks]] tables of "
         "its config.toml, which have no name skilltool could own an entry by",
+        "hooks: Factory Droid runs none: Factory Droid 0.215.0 runs hooks only from its "
+        "settings.json (lists under each event, with no name an entry of skilltool's could be "
+        "kept by) or from a plugin its own 'droid plugin install' copied in; skilltool writes "
+        "neither",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -26,6 +26,7 @@ TARGETS = {
     "gemini": ".gemini/commands/review.toml",
     "kilo": ".config/kilo/command/review.md",
     "qwen": ".qwen/commands/review.toml",
+    "droid": ".factory/commands/review.md",
 }
 ROOTS = harness_roots()
 REVIEW = (
@@ -291,11 +292,16 @@ def test_install_renders_every_command_where_it_can_and_says_where_not(
     assert any(line.startswith(gemini) for line in lines), lines
     assert "skipped   pi: command /git:commit: pi reads no subfolders of prompts/ (the command " \
         "is in a subfolder)" in lines  # fmt: skip
+    droid = "skipped   droid: command /compare: its body holds '$0', which Factory Droid leaves "
+    assert any(line.startswith(droid) for line in lines), lines
+    assert "skipped   droid: command /git:commit: Factory Droid names a command in a subfolder " \
+        "by its file alone (/commit), the name of any other command so named: move it out of " \
+        "its subfolder to have it here" in lines  # fmt: skip
     for name in ("codex", "copilot", "hermes", "vibe"):
         said = [line for line in lines if line.startswith(f"skipped   {name}: plugin demo's")]
         assert len(said) == 1, lines  # one line per plugin, not one per command
         assert "3 commands not carried" in said[0]
-    assert lines[-1] == "15 rendered"
+    assert lines[-1] == "16 rendered"
 
 
 def test_a_harness_that_takes_no_command_is_one_line_for_all_plugins(
@@ -319,7 +325,7 @@ def test_a_second_install_writes_nothing(home: Path, source: Path) -> None:
     skilltool(home, source, "install")
     before = {t: (home / t).stat().st_mtime_ns for t in TARGETS.values()}
     code, lines = skilltool(home, source, "install")
-    assert code == 0 and lines[-1] == "15 unchanged"
+    assert code == 0 and lines[-1] == "16 unchanged"
     assert before == {t: (home / t).stat().st_mtime_ns for t in TARGETS.values()}
 
 

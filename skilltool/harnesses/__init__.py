@@ -797,7 +797,7 @@ def environment() -> jinja2.Environment:
 # harness that is not set up costs no import of its module
 ROOTS = HARNESS_ROOTS  # the registry: one line a harness, in paths.py (where each one is)
 # the variables that name a home for the harness, under which its folder keeps its own name
-HOME_VARIABLES = frozenset({"GEMINI_CLI_HOME"})
+HOME_VARIABLES = frozenset({"GEMINI_CLI_HOME", "FACTORY_HOME_OVERRIDE"})
 LOCATION_VARIABLES = tuple(v for _, _, v in ROOTS.values() if v)  # each harness's own
 NAMES = tuple(ROOTS)
 
@@ -816,6 +816,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "qwen": ".qwen",
     "vibe": ".vibe",
     "kimi": ".kimi-code",
+    "droid": ".factory",
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",
@@ -915,6 +916,7 @@ FOLDER_READERS: dict[str, str] = {
     ".gemini": "gemini",
     ".opencode": "opencode",
     ".codex": "codex",
+    ".factory": "droid",
 }
 
 

@@ -40,6 +40,7 @@ SECOND_WAVE = ("claude", "gemini", "copilot")
 THIRD_WAVE = ("kilo", "qwen")
 FOURTH_WAVE = ("vibe",)
 KIMI = ("kimi",)
+DROID = ("droid",)
 # ~/.gemini/settings.json for an offline run: API-key auth (GEMINI_API_KEY + the stub's
 # GOOGLE_GEMINI_BASE_URL), no usage statistics
 GEMINI_SETTINGS = {
@@ -239,6 +240,8 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
         (home / ".vibe").mkdir(parents=True, exist_ok=True)
     if "kimi" in harnesses:
         (home / ".kimi-code").mkdir(parents=True, exist_ok=True)
+    if "droid" in harnesses:
+        (home / ".factory").mkdir(parents=True, exist_ok=True)
     if "qwen" in harnesses:
         (home / ".qwen").mkdir(parents=True, exist_ok=True)
         settings = home / ".qwen/settings.json"

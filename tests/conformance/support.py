@@ -29,6 +29,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "qwen": ("Qwen Code", "qwen", ()),
     "vibe": ("Mistral Vibe", "vibe", ()),
     "kimi": ("Kimi Code", "kimi", ()),
+    "droid": ("Factory Droid", "droid", ()),
 }
 
 Proven = Callable[[str, str], None]

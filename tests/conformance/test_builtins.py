@@ -143,6 +143,17 @@ def kimi_builtins(home: Path) -> set[str]:
     return set(agent_types(request))
 
 
+def droid_builtins(home: Path) -> set[str]:
+    """Droid's built-in subagent types, as its first request to a model lists them, and the
+    droids it writes into ~/.factory/droids itself on its start (over any file of that name)."""
+    from tests.conformance.test_droid import droid_exec, said, section
+
+    _, request = droid_exec(home, home / "work", "hi")
+    listed = section(said(request), "Built-in subagent types")
+    written = {p.stem for p in (home / ".factory/droids").glob("*.md")}
+    return set(re.findall(r"^- (\S+): ", listed, re.M)) | written
+
+
 # agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`; Kimi Code
 # 2.1.0: `agent`, the one its sessions start as, which it does not offer as a subagent)
 UNLISTED = {"kilo": {"build", "scout"}, "kimi": {"agent"}}
@@ -157,6 +168,11 @@ READERS = {
     "qwen": (qwen_builtins, "the agent types of its `agent` tool (stub model request)"),
     "vibe": (vibe_builtins, "BUILTIN_AGENTS of its agent loader"),
     "kimi": (kimi_builtins, "the agent types of its Agent tool (stub model request)"),
+    "droid": (
+        droid_builtins,
+        "its 'Built-in subagent types' (stub model request) and the "
+        "droids it writes into ~/.factory/droids on its start",
+    ),
 }
 
 

@@ -281,3 +281,47 @@ def test_pi_lists_and_runs_the_prompts(tmp_path: Path, proven: Proven) -> None:
         "`mine` untouched (not `price`, whose amounts pi would replace); `/compare x` sends "
         "the body with Claude Code's $0 as $1, the missing $1 (pi's $2) as nothing",
     )
+
+
+# --------------------------------------------------------------------------- Factory Droid
+
+
+def test_droid_runs_the_commands_it_can_take(tmp_path: Path, proven: Proven) -> None:
+    need("droid")
+    from tests.conformance.test_droid import MODEL, stub_settings
+
+    # a command with no placeholder: Droid gives it nothing typed, skilltool appends ARGUMENTS
+    plain = tmp_path / "plugins/cmds/commands/plain.md"
+    plain.parent.mkdir(parents=True)
+    plain.write_text("---\ndescription: Plain\n---\nPLAIN BODY\n", encoding="utf-8")
+    own = {".factory/commands/mine.md": "---\ndescription: My own\n---\nUSER MINE $ARGUMENTS\n"}
+    home = installed(tmp_path, ".factory", own)
+    commands = home / ".factory/commands"
+    assert sorted(p.name for p in commands.rglob("*.md")) == [
+        "mine.md", "plain.md", "price.md", "review.md"  # $0/$1 and a subfolder: skipped
+    ]  # fmt: skip
+    runs = {
+        "/review a.py b.py": "Review a.py b.py carefully.",
+        "/price a b": PRICE,
+        "/plain x y": "PLAIN BODY\n\nARGUMENTS: x y",
+        "/mine z": "USER MINE z",
+    }
+    work = tmp_path / "work"
+    work.mkdir()
+    with OpenAIStub(reply="ok") as stub:
+        stub_settings(home / ".factory", stub)
+        for typed, expected in runs.items():
+            done = run(
+                ["droid", "exec", "-m", MODEL, typed], harness_env(home), work, timeout=TIMEOUT
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert expected in sent(stub, expected.split("\n")[0]), typed
+        assert all(MARKER not in r.text for r in stub.model_requests())
+    proven(
+        "droid",
+        "slash commands: `droid exec '/review a.py b.py'` sends the rendered body with "
+        "$ARGUMENTS put in; amounts ($150) stay; a command with no placeholder gets "
+        "'ARGUMENTS: <typed>' appended (Droid alone would drop it); the user's own `mine` is "
+        "left and is what runs; Claude Code's $0/$1 and a subfolder command are not rendered; "
+        "no marker reaches the model",
+    )

@@ -1,6 +1,6 @@
 """`skilltool doctor` against the real binaries: on a home where skilltool installed a plugin
-for every harness, it asks each through its own listing (for Qwen Code, Mistral Vibe and Kimi Code,
-their first request to a model on loopback) and finds everything loads, leaving the home
+for every harness, it asks each through its own listing (for Qwen Code, Mistral Vibe, Kimi
+Code and Factory Droid, their first request to a model on loopback) and finds everything loads, leaving the home
 byte for byte as it was; with a skill of the user's own of the same name in a harness's own
 folder, it names that one as the skill the harness loads, where the binary does.
 
@@ -28,6 +28,7 @@ pytestmark = pytest.mark.conformance
 ASKED = (
     "opencode", "kilo", "codex", "pi", "claude", "gemini", "copilot", "hermes", "qwen", "vibe",
     "kimi",
+    "droid",
 )  # fmt: skip
 FOLDERS = {
     "opencode": ".config/opencode",
@@ -41,6 +42,7 @@ FOLDERS = {
     "qwen": ".qwen",
     "vibe": ".vibe",
     "kimi": ".kimi-code",
+    "droid": ".factory",
 }
 # where each harness reads the user's own skills (its own folder), when a name is in both
 # that and ~/.agents/skills (found by doctor, below): Copilot CLI and Kimi Code load the
@@ -50,9 +52,9 @@ OWN_SKILLS = {"copilot": ".copilot/skills", "kimi": ".kimi-code/skills"}
 EITHER = {"opencode": ".config/opencode/skills"}
 BOTH = {"codex": ".codex/skills", "gemini": ".gemini/skills"}
 # the harnesses doctor asks for their agents; those that skip a skill named `Caps Name`
-LIST_AGENTS = ("opencode", "kilo", "claude", "gemini", "copilot", "hermes", "qwen", "kimi")
-SKIP_CAPS = ("qwen", "vibe")
-TITLES = {"qwen": "Qwen Code", "vibe": "Mistral Vibe"}
+LIST_AGENTS = ("opencode", "kilo", "claude", "gemini", "copilot", "hermes", "qwen", "kimi", "droid")
+SKIP_CAPS = ("qwen", "vibe", "droid")
+TITLES = {"qwen": "Qwen Code", "vibe": "Mistral Vibe", "droid": "Factory Droid"}
 
 
 def snapshot(home: Path) -> dict[str, object]:
@@ -107,7 +109,7 @@ def world(tmp_path: Path) -> Path:
         {
             "skills/notes/SKILL.md": skill_md("notes"),
             "skills/jots/SKILL.md": skill_md("jots"),
-            # a name Qwen Code and Mistral Vibe skip, as `validate` says; the others load it
+            # a name Qwen Code, Mistral Vibe and Droid skip, as `validate` says; the others load it
             "skills/caps/SKILL.md": "---\nname: Caps Name\ndescription: Named.\n---\nCaps.\n",
             "agents/helper.md": agent_md("helper"),
         },
@@ -148,7 +150,7 @@ def test_doctor_finds_everything_loads_and_leaves_the_home_as_it_was(
             name,
             f"`skilltool doctor` asks it through its own listing and finds skilltool's skills "
             f"(and agents, where it lists them) loaded; the home is byte for byte as it was "
-            f"({seconds:.1f} s for all, in parallel)",
+            f"({seconds:.1f} s for the {len(ASKED)}, in parallel)",
         )
 
 

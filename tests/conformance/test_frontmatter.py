@@ -2,7 +2,7 @@
 shape exactly when skilltool reads it (with the description skilltool reads), the renderings
 of those sloppy agents load in the strict harnesses, and `validate`'s per-harness verdicts on
 the skill variants match what Claude Code, Codex, Copilot CLI, Gemini CLI, Kilo Code CLI, Qwen
-Code, Mistral Vibe and Kimi Code list.
+Code, Mistral Vibe, Kimi Code and Factory Droid list.
 
 One plugin with every shape, one home with every harness but Hermes, one install."""
 
@@ -64,7 +64,7 @@ CLAUDE_BUILT_IN = {"claude", "Explore", "general-purpose", "Plan", "statusline-s
 NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
-    "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi"
+    "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid"
 )  # fmt: skip
 
 
@@ -388,4 +388,22 @@ def test_kimi_loads_the_renderings_and_its_skills_match_the_verdicts(
         "(dropped: invalid YAML, no name); its Agent tool offers every rendering of the "
         "Claude-style agents, and skilltool wrote none for the names it would skip (my.agent, "
         "CapsAgent)",
+    )
+
+
+def test_droid_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    need("droid")
+    from tests.conformance.test_droid import droid_exec, said, section
+
+    _, request = droid_exec(world.home, tmp_path / "project", "hi")
+    listed = section(said(request), "Available skills")
+    names = set(re.findall(r"^([^:\n]+): ", listed, re.M))  # by their frontmatter names
+    assert compared(variant_folders(names)) == world.loads("droid"), listed
+    long = re.search(r"^long-description: (d+)(.?)$", listed, re.M)
+    assert long is not None and len(long.group(1) + long.group(2)) == 1024, listed
+    proven(
+        "droid",
+        "`droid exec hi` (stub): the skill variants listed to the model match validate's "
+        "verdicts (dropped: a name with a capital, a blank or a dot, no name; a 1,500-character "
+        "description cut to 1,024)",
     )

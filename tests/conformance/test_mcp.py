@@ -84,6 +84,11 @@ CASES = {
         "# my settings\nmcp_servers:\n  mine:\n    command: /bin/true  # keep\n",
         ("hermes", "mcp", "list"),
     ),
+    "droid": Case(
+        ".factory/mcp.json",
+        '{\n  // my servers\n  "mcpServers": {\n    "mine": {"command": "/bin/true"}\n  }\n}\n',
+        ("droid", "mcp", "list"),  # it starts each server to say how it stands
+    ),
 }
 EXTRA_ENV = {
     "gemini": {"GEMINI_API_KEY": "fake", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"},
@@ -437,6 +442,7 @@ EXPANDS = {
     "codex": {"env-ref", "web-head"},
     "vibe": set(),
     "kimi": set(),
+    "droid": {"env-ref", "env-other", "env-default", "web-head", "web-bearer"},
 }
 EXPECTED = {  # what each started server gets: an argument, or T_* variables it holds
     "arg-ref": ["from-env"],
@@ -621,6 +627,7 @@ BARE_FIELDS = {
     "opencode": set(),
     "kilo": set(),
     "kimi": set(),
+    "droid": set(),
 }
 
 
@@ -649,12 +656,14 @@ def test_a_bare_dollar_reaches_the_server_as_validate_says(
     assert url and {unquote(p) for p in url} == {
         "/mcp/bare/from-env" if "url" in fields else "/mcp/bare/$T_X"
     }, url
-    head = {
+    head = {  # the MCP client's requests (Droid also sends one bare probe of its own)
         {k.lower(): v for k, v in r.headers.items()}.get("x-t")
         for r in requests
-        if r.path == "/mcp/bh"
+        if r.path == "/mcp/bh" and r.method == "POST"
     }
-    assert head == {"from-env" if "headers" in fields else "$T_X"}, head
+    assert head == {"from-env" if "headers" in fields else "$T_X"}, [
+        (r.method, r.path, r.headers) for r in requests if r.path == "/mcp/bh"
+    ]
     shown = ", ".join(sorted(fields)) or "none"
     proven(
         harness,

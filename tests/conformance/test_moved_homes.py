@@ -5,8 +5,8 @@ never at the default place, and the real binary, started with the same variable,
 One row per harness, each in a throwaway home with a plugin of one agent and one skill. The
 variables are the ones each binary reads (skilltool's `ROOTS`): CLAUDE_CONFIG_DIR, CODEX_HOME,
 COPILOT_HOME, GEMINI_CLI_HOME (a home: its .gemini is the folder), HERMES_HOME,
-PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, KIMI_CODE_HOME, and XDG_CONFIG_HOME for OpenCode and
-Kilo."""
+PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, KIMI_CODE_HOME, FACTORY_HOME_OVERRIDE (a home: its
+.factory is the folder), and XDG_CONFIG_HOME for OpenCode and Kilo."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from tests.conformance.support import Proven, need
 from tests.conformance.test_claude import init_event
 from tests.conformance.test_codex import developer_texts, prompt_input
 from tests.conformance.test_copilot import AVAILABLE, copilot_env
+from tests.conformance.test_droid import droid_exec, droid_line, said, section
 from tests.conformance.test_gemini import LOAD_ERROR, gemini_env
 from tests.conformance.test_gemini import MODEL as GEMINI_MODEL
 from tests.conformance.test_gemini import system_text as gemini_system
@@ -447,4 +448,30 @@ def test_kimi_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, prove
         "KIMI_CODE_HOME moved: install writes $KIMI_CODE_HOME/agents/moved-agent.md (no "
         "~/.kimi-code); `kimi -p hi` (stub) offers moved-agent in its Agent tool and lists "
         "moved-skill (linked only into ~/.agents/skills); `--agent moved-agent` sends its body",
+    )
+
+
+def test_droid_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, proven: Proven) -> None:
+    need("droid")
+    named = tmp_path / "moved/f"
+    moved = moved_home(tmp_path, "FACTORY_HOME_OVERRIDE", named)
+    folder = named / ".factory"
+    folder.mkdir(parents=True)
+    install(moved, ".factory")
+    assert (folder / "droids" / f"{AGENT}.md").is_file()
+    assert (folder / "skills" / SKILL / "SKILL.md").is_file()  # linked there too
+    # a skill only in the real ~/.agents/skills: Droid does not read that folder then
+    build_file_tree(moved.home / ".agents/skills", {"home-only/SKILL.md": skill_md("home-only")})
+    env = {"FACTORY_HOME_OVERRIDE": str(named)}
+    _, request = droid_exec(moved.home, tmp_path / "work", "hi", env=env, factory=folder)
+    text = said(request)
+    assert droid_line(AGENT, DESCRIPTION) in section(text, "Custom droids available")
+    skills = section(text, "Available skills")
+    assert f"{SKILL}: {SKILL_DESCRIPTION}" in skills and "home-only" not in skills, skills
+    proven(
+        "droid",
+        "FACTORY_HOME_OVERRIDE moved (a home): install writes $FACTORY_HOME_OVERRIDE/.factory/"
+        "droids/moved-agent.md and links the skill into $FACTORY_HOME_OVERRIDE/.factory/skills "
+        "(no ~/.factory); `droid exec` (stub) lists the droid and moved-skill, and not a skill "
+        "only in the real ~/.agents/skills, which it does not read then",
     )

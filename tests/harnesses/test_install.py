@@ -26,6 +26,7 @@ TARGETS = {
     "qwen": [".qwen/agents/helper.md"],
     "vibe": [".vibe/prompts/helper.md", ".vibe/agents/helper.toml"],
     "kimi": [".kimi-code/agents/helper.md"],
+    "droid": [".factory/droids/helper.md"],
 }  # fmt: skip
 
 

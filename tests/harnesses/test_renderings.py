@@ -201,7 +201,11 @@ def test_render_unknown_agent_or_harness(home: Path) -> None:
     assert result.code == 2
 
 
-@pytest.mark.parametrize("harness", NAMES)
+# the harnesses whose ACP server no route starts as a plugin agent (docs/acp.md)
+NO_ACP_AGENT = frozenset({"droid"})
+
+
+@pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_ACP_AGENT])
 def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> None:
     result = run("plugins", "launch", "plugin-author", "--harness", harness, "--home", home)
     assert result.code == 0, result.stderr
@@ -223,6 +227,16 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
         "kimi": ("kimi", ["acp"], None),
     }[harness]  # fmt: skip
     assert (entry["command"], entry["args"], entry.get("env")) == expected
+
+
+def test_launch_says_in_one_line_why_droid_cannot_start_as_the_agent(home: Path) -> None:
+    result = run("plugins", "launch", "plugin-author", "--harness", "droid", "--home", home)
+    assert result.code == 1 and not result.stdout
+    assert result.stderr.strip() == (
+        "skilltool: Factory Droid cannot start as a custom droid over ACP: 'droid exec "
+        "--output-format acp' has no agent option and leaves out --append-system-prompt there; "
+        "in a terminal: droid, then ask for the plugin-author droid"
+    )
 
 
 def _front(content: bytes) -> dict[str, object]:

@@ -34,15 +34,23 @@ VARIANTS = {
 # the harnesses that skip each variant (None: every one loads it), from the table
 SKIPPED_BY = {
     "control": set(),
-    "caps-name": {"qwen", "vibe"},
+    "caps-name": {"qwen", "vibe", "droid"},
     "other-folder": set(),
     "long-description": {"copilot", "vibe"},
     "list-tools": set(),
     "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi"},
     "hidden": set(),
-    "dotted.name": {"vibe"},
+    "dotted.name": {"vibe", "droid"},
     "list-hint": {"copilot"},
-    "no-name": {"opencode", "gemini", "kilo", "qwen", "vibe", "kimi"},  # each seen in its binary
+    "no-name": {
+        "opencode",
+        "gemini",
+        "kilo",
+        "qwen",
+        "vibe",
+        "kimi",
+        "droid",
+    },  # each seen in its binary
 }
 
 
@@ -102,7 +110,7 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     verdicts = dict(line.split(": verdict: ", 1) for line in result.lines if ": verdict: " in line)
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
-        "OpenCode, Hermes, Codex, Claude Code, Gemini CLI and Qwen Code load it; "
+        "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code and Factory Droid load it; "
         "pi, Copilot CLI, Kilo Code CLI, Mistral Vibe and Kimi Code skip it: frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
