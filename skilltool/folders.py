@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +177,107 @@ def json_hooks(path: Path, problems: list[Problem]) -> tuple[list[Hook], list[Pa
     if found is None or not isinstance(found[0].get("hooks"), dict):
         return [], []
     return parse_hooks.events(found[0]["hooks"], path), [path]
+
+
+def translated_hooks(
+    path: Path,
+    ours: Ours,
+    problems: list[Problem],
+    events: Mapping[str, str],
+    tools: Mapping[str, str],
+    timeout: Callable[[int], int],
+) -> tuple[list[Hook], list[Path]]:
+    """The command hooks of another harness's settings file (`hooks`, its own event names:
+    `events` maps them to Claude Code's, `tools` its tool names, `timeout` its timeouts to
+    seconds), as Claude Code's; an entry skilltool's ledger records is passed over, and a hook
+    on an event or a tool no other harness has is said in one warning, carried nowhere."""
+    from skilltool import parse_hooks
+    from skilltool.parse_servers import json_object
+
+    if not probe.now.isfile(path):
+        return [], []
+    found = json_object(path, "settings", problems)
+    declared = found[0].get("hooks") if found is not None else None
+    if not isinstance(declared, dict):
+        return [], []
+    claude: dict[str, list[dict[str, Any]]] = {}
+    lost: list[str] = []
+    for event, groups in declared.items():
+        for group in groups if isinstance(groups, list) else []:
+            commands = [
+                {k: v for k, v in one.items() if k != "name"}
+                for one in (group.get("hooks") if isinstance(group, dict) else None) or []
+                if isinstance(one, dict)
+                and not (isinstance(one.get("name"), str) and ours.entry(path, one["name"]))
+            ]
+            if not commands:
+                continue
+            name = events.get(event)
+            matcher = _claude_matcher(group.get("matcher"), tools) if name else None
+            if name is None or matcher is None:
+                lost.append(event if name is None else f"{event} {group.get('matcher')!r}")
+                continue
+            for one in commands:
+                if isinstance(one.get("timeout"), int) and not isinstance(one["timeout"], bool):
+                    one["timeout"] = timeout(one["timeout"])
+            claude.setdefault(name, []).append(
+                {"matcher": matcher, "hooks": commands} if matcher else {"hooks": commands}
+            )
+    if lost:
+        why = f"hooks on {', '.join(dict.fromkeys(lost))}: no other harness has that event or "
+        problems.append(Problem(path, why + "tool, so they are kept for this one only", "hooks",
+                                severity="warning"))  # fmt: skip
+    return parse_hooks.events(claude, path), [path] if claude else []
+
+
+def _claude_matcher(matcher: Any, tools: Mapping[str, str]) -> str | None:
+    """A matcher of another harness's tool names (`Edit|Write`, or `^(a|b)$` as skilltool
+    writes them) by Claude Code's names; None when a name has no Claude Code tool."""
+    if matcher is None or matcher in ("", "*"):
+        return matcher or ""
+    if not isinstance(matcher, str):
+        return None
+    inner = matcher.removeprefix("^(").removesuffix(")$") if matcher.startswith("^(") else matcher
+    names = [tools.get(part.strip()) for part in inner.split("|")]
+    if not all(names):
+        return None
+    return "|".join(dict.fromkeys(n for n in names if n))
+
+
+def dialect_hooks(
+    folder: Path, ours: Ours, problems: list[Problem]
+) -> tuple[list[Hook], list[Path]]:
+    """The hook files of a folder (`*.json`) written in Claude Code's format (its event
+    names), none of skilltool's; a file in the harness's own dialect (other event names,
+    its own payload) is said in one warning, carried nowhere."""
+    from skilltool import parse_hooks
+    from skilltool.parse_servers import json_object
+
+    hooks: list[Hook] = []
+    files: list[Path] = []
+    for entry in listing(folder):
+        path = folder / entry.name
+        if not entry.name.endswith(".json") or not probe.now.isfile(path) or ours.file(path):
+            continue
+        found = json_object(path, "hooks", problems)
+        declared = found[0].get("hooks") if found is not None else None
+        if not isinstance(declared, dict) or not declared:
+            continue
+        if not all(str(event)[:1].isupper() for event in declared):
+            problems.append(
+                Problem(
+                    path,
+                    "hooks in the harness's own dialect (its event names and payload) are "
+                    "kept for it only; write them in Claude Code's format (PreToolUse, ...) "
+                    "to carry them to the other harnesses",
+                    "hooks",
+                    severity="warning",
+                )
+            )
+            continue
+        hooks += parse_hooks.events(declared, path)
+        files.append(path)
+    return hooks, files
 
 
 Translation = Callable[[dict[str, Any]], "tuple[dict[str, Any], dict[str, Any]]"]

@@ -257,6 +257,55 @@ def test_a_gemini_first_repository(team: Path) -> None:
     assert not [p for p in tree(team) if p.startswith(".gemini/") and p not in GEMINI_FIRST]
 
 
+def test_a_gemini_first_repositorys_hooks_are_read_in_geminis_own_names(team: Path) -> None:
+    """`.gemini/settings.json` hooks: Gemini's events, tool names and milliseconds read as
+    Claude Code's and carried; one on an event no other harness has is said, not dropped."""
+    settings = {
+        "hooks": {
+            "BeforeTool": [
+                {
+                    "matcher": "run_shell_command",
+                    "hooks": [
+                        {"type": "command", "command": "./scripts/guard.sh", "timeout": 5000}
+                    ],
+                }
+            ],
+            "BeforeModel": [{"hooks": [{"type": "command", "command": "./scripts/log.sh"}]}],
+        }
+    }
+    build_file_tree(team, {".gemini/settings.json": json.dumps(settings)})
+    added = run("plugins", "add", "./.gemini", "--project")
+    assert added.code == 0, added.stdout + added.stderr
+    carried = json.loads((team / ".claude/skills/gemini.hooks/hooks/hooks.json").read_text())
+    [group] = carried["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Bash"
+    assert group["hooks"][0]["command"].endswith("./scripts/guard.sh")
+    assert group["hooks"][0]["timeout"] == 5
+    said = added.stdout + added.stderr
+    assert "hooks on BeforeModel: no other harness has that event or tool" in said
+    assert json.loads((team / ".gemini/settings.json").read_text()) == settings  # its own
+    assert run("plugins", "check").code == 0
+
+
+def test_a_copilot_first_repositorys_hooks_in_claudes_format_are_carried(team: Path) -> None:
+    claude_dialect = {"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [
+        {"type": "command", "command": "./fmt.sh"}]}]}}  # fmt: skip
+    own_dialect = {"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "x"}]}}
+    build_file_tree(
+        team,
+        {
+            ".github/hooks/format.json": json.dumps(claude_dialect),
+            ".github/hooks/start.json": json.dumps(own_dialect),
+        },
+    )
+    added = run("plugins", "add", "./.github", "--project")
+    assert added.code == 0, added.stdout + added.stderr
+    carried = json.loads((team / ".claude/skills/copilot.hooks/hooks/hooks.json").read_text())
+    assert list(carried["hooks"]) == ["PostToolUse"]
+    assert "hooks in the harness's own dialect" in added.stdout + added.stderr
+    assert run("plugins", "check").code == 0
+
+
 def test_an_opencode_first_repository(team: Path) -> None:
     build_file_tree(team, OPENCODE_FIRST)
     added = run("plugins", "add", "./.opencode", "--project")

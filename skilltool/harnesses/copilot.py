@@ -79,14 +79,19 @@ class Copilot(Harness):
     @classmethod
     def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
         """A team's `.github/`: its agents (`agents/<name>.agent.md` or `<name>.md`, Claude
-        Code's format but for the file name) and its skills."""
+        Code's format but for the file name), its skills, and its hook files
+        (`hooks/*.json`) written in Claude Code's format."""
         from skilltool import folders
 
         problems: list[Problem] = []
         skills = folders.skills(folder / "skills", ours, reader, problems)
         files = folders.markdown_files(folder / "agents", ours)
         agents = folders.agents(files, reader, problems, _named_by_file)
-        return folders.FolderItems(tuple(skills), tuple(agents), problems=tuple(problems))
+        hooks, hook_files = folders.dialect_hooks(folder / "hooks", ours, problems)
+        return folders.FolderItems(
+            tuple(skills), tuple(agents), hooks=tuple(hooks), hook_files=tuple(hook_files),
+            problems=tuple(problems),
+        )  # fmt: skip
 
     # 1.0.102 expands ${VAR} and ${VAR:-default} in all of them (a cwd was not tried)
     env_fields = EXPANDED_FIELDS

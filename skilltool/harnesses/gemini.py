@@ -232,7 +232,8 @@ class Gemini(Harness):
     def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
         """A team's `.gemini/`: its agents (Gemini's strict schema, its tool names made Claude
         Code's), its TOML commands (subfolders as `ns:name`, `{{args}}` as `$ARGUMENTS`),
-        its skills, and the MCP servers of `.gemini/settings.json`."""
+        its skills, and the MCP servers and hooks of `.gemini/settings.json` (its event,
+        tool names and milliseconds made Claude Code's)."""
         from skilltool import folders
 
         problems: list[Problem] = []
@@ -242,12 +243,19 @@ class Gemini(Harness):
             files, lambda p: folders.native_agent(p, "gemini", _from_gemini), problems
         )
         commands = _toml_commands(folder / "commands", folder / "commands", "", ours, problems)
+        settings = folder / "settings.json"
         servers = folders.config_servers(
-            folder / "settings.json", ("mcpServers",), ours, problems, convert=_server_from_gemini
+            settings, ("mcpServers",), ours, problems, convert=_server_from_gemini
+        )
+        back = {gemini: claude for claude, gemini in HOOK_EVENTS.items()}
+        tools = {gemini: claude for claude, gemini in TOOL_NAMES.items()}
+        hooks, files = folders.translated_hooks(
+            settings, ours, problems, back, tools, lambda ms: -(-ms // 1000)
         )
         return folders.FolderItems(
-            tuple(skills), tuple(agents), tuple(commands), tuple(servers), problems=tuple(problems)
-        )
+            tuple(skills), tuple(agents), tuple(commands), tuple(servers), tuple(hooks),
+            tuple(files), tuple(problems),
+        )  # fmt: skip
 
     def translate_command(self, body: str) -> Translation:
         return translate_command(body)
