@@ -273,7 +273,8 @@ def test_a_gemini_first_repositorys_hooks_are_read_in_geminis_own_names(team: Pa
             "BeforeModel": [{"hooks": [{"type": "command", "command": "./scripts/log.sh"}]}],
         }
     }
-    build_file_tree(team, {".gemini/settings.json": json.dumps(settings)})
+    commented = "// Gemini CLI reads its settings with comments\n" + json.dumps(settings)
+    build_file_tree(team, {".gemini/settings.json": commented})
     added = run("plugins", "add", "./.gemini", "--project")
     assert added.code == 0, added.stdout + added.stderr
     carried = json.loads((team / ".claude/skills/gemini.hooks/hooks/hooks.json").read_text())
@@ -283,7 +284,7 @@ def test_a_gemini_first_repositorys_hooks_are_read_in_geminis_own_names(team: Pa
     assert group["hooks"][0]["timeout"] == 5
     said = added.stdout + added.stderr
     assert "hooks on BeforeModel: no other harness has that event or tool" in said
-    assert json.loads((team / ".gemini/settings.json").read_text()) == settings  # its own
+    assert (team / ".gemini/settings.json").read_text() == commented  # its own, untouched
     assert run("plugins", "check").code == 0
 
 

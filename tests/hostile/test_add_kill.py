@@ -49,7 +49,10 @@ def _env(home: Path) -> dict[str, str]:
     keep = ("PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TERMINAL_PROMPT")
     env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("GIT_AUTHOR")}
     env |= {k: v for k, v in os.environ.items() if k.startswith("GIT_COMMITTER")}
-    return {**env, "HOME": str(home), "XDG_DATA_DIRS": str(home / "no-system")}
+    # no bytecode written: a first run in a fresh checkout would rename its .pyc files into
+    # place, and the runs after it would not, so the renames counted would differ
+    no_pyc = {"PYTHONDONTWRITEBYTECODE": "1"}
+    return {**env, **no_pyc, "HOME": str(home), "XDG_DATA_DIRS": str(home / "no-system")}
 
 
 def skilltool(
