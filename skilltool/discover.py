@@ -638,6 +638,7 @@ class Found(NamedTuple):
     problems: list[Problem]
     marketplaces: list[Marketplace]
     read: bool  # it was there and read whole: evidence of what is no longer in it
+    only: tuple[str, ...] | None = None  # the plugins picked, as a marketplace names them now
 
 
 def _entry_root(
@@ -682,6 +683,7 @@ def read_marketplace(
     if market is None:
         return None, [], problems
     if only:
+        only = current_picks(market, only, problems)
         market = market._replace(entries=tuple(e for e in market.entries if e.name in only))
     plugins = []
     for entry in market.entries:
@@ -691,6 +693,36 @@ def read_marketplace(
         if root is not None:
             plugins.append(read_plugin(root, origin, reader, entry=entry, market=market))
     return market, plugins, problems
+
+
+def current_picks(
+    market: Marketplace, only: tuple[str, ...], problems: list[Problem]
+) -> tuple[str, ...]:
+    """The plugins picked of a marketplace, under the names it lists them by now: a plugin
+    it renamed (`renames`) is found under its new name, one it removed is left out, each with
+    a line saying so (`plugins update` records the new names)."""
+    now = []
+    for name in only:
+        new = market.current(name)
+        if new != name:
+            problems.append(_renamed(market, name, new))
+        if new is not None:
+            now.append(new)
+    return tuple(dict.fromkeys(now))
+
+
+def _renamed(market: Marketplace, old: str, new: str | None) -> Problem:
+    if new is None:
+        why = (
+            f"marketplace {market.name!r} removed plugin {old!r}; 'skilltool plugins remove "
+            f"{old}' drops it from the lockfile"
+        )
+    else:
+        why = (
+            f"marketplace {market.name!r} renamed plugin {old!r} to {new!r}; it is used under "
+            "its new name ('skilltool plugins update' records it)"
+        )
+    return Problem(market.manifest, why, f"renames.{old}", None, "warning")
 
 
 def _single_skill(path: Path, origin: Origin, reader: Reader) -> Plugin:
@@ -841,7 +873,10 @@ def read_entry(entry: SearchEntry, reader: Reader = parse) -> Found:
     kind = _kind(path)
     if kind == "marketplace":
         market, plugins, problems = read_marketplace(path, origin, reader, entry.only)
-        return Found(kind, plugins, problems, [market] if market else [], market is not None)
+        if market is None or not entry.only:
+            return Found(kind, plugins, problems, [market] if market else [], market is not None)
+        only = current_picks(market, entry.only, [])
+        return Found(kind, plugins, problems, [market], True, only)
     if kind == "plugin":
         return Found(kind, [read_plugin(path, origin, reader)], [], [], True)
     if kind == "single skill":
@@ -969,7 +1004,8 @@ def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogu
     read: set[Path] = set()
     for entry in entries:
         found = read_entry(entry, reader)
-        plugins += picked(found.plugins, entry.only, entry.skills)
+        only = entry.only if found.only is None else found.only
+        plugins += picked(found.plugins, only, entry.skills)
         problems += found.problems
         layouts[entry.path] = found.layout
         markets += found.marketplaces

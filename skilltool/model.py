@@ -361,6 +361,14 @@ class Marketplace(NamedTuple):
     # allowCrossMarketplaceDependenciesOn: the marketplaces a dependency of one of its plugins
     # may come from (this one's list alone counts for what is added from it)
     allows: tuple[str, ...] = ()
+    # `renames`, its chains followed: a name it no longer lists -> the name it lists the
+    # plugin under now, or None when it removed the plugin
+    renames: Mapping[str, str | None] = EMPTY
+
+    def current(self, name: str) -> str | None:
+        """The name it lists the plugin `name` under now: `name` itself unless it renamed
+        it; None when it removed it."""
+        return self.renames.get(name, name)
 
 
 class Catalogue(NamedTuple):

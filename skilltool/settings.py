@@ -264,3 +264,30 @@ def change(
         del table[name]
     _write(where, tomlkit.dumps(document))
     return frozenset(now)
+
+
+def rename_plugins(home: paths.Scope, renamed: Mapping[str, str]) -> list[str]:
+    """A plugin its marketplace renamed (old -> new) keeps what the user set for it: its
+    `[disabled.plugins]` entry and its `[config.<plugin>]` values move to the new name, unless
+    the new name has its own already (which wins; the old one goes). The keys moved."""
+    import tomlkit
+
+    where = place(home)
+    if home.kind != "home" or not renamed or not os.path.lexists(where):
+        return []
+    read(home)  # a file that does not read is said, and left as it is
+    document = tomlkit.parse(_text(where))
+    disabled, config = document.get("disabled", {}), document.get("config", {})
+    tables = [("disabled.plugins", disabled.get("plugins", {})), ("config", config)]
+    moved = []
+    for field, table in tables:
+        for old, new in renamed.items():
+            if old not in table:
+                continue
+            if new not in table:
+                table[new] = table[old]
+                moved.append(f"{field}.{old}")
+            del table[old]
+    if moved:
+        _write(where, tomlkit.dumps(document))
+    return moved

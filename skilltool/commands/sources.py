@@ -426,6 +426,7 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
             done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
             said: list[str] = []
             if not looking:
+                _renamed(home, done, said)
                 asking.consent(opts, home, [d.source.name for d in done], said)
             installed = None if looking else _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
@@ -434,6 +435,23 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
     outdated = any(d.verb == "outdated" for d in done)
     code = FAILED if check and outdated else OK
     return _sources_report(opts, home, done, installed, warnings, code, hint, after=said)
+
+
+def _renamed(home: paths.Scope, done: Sequence[Done], said: list[str]) -> None:
+    """Plugins a marketplace renamed, recorded under their new names by `update`: the
+    project's manifest names them so too, and the user's settings for them follow."""
+    from skilltool import settings
+
+    renamed = {old: new for d in done for old, new in d.renamed.items() if new is not None}
+    if isinstance(home, paths.Project):
+        for each in done:
+            if each.renamed:
+                project.record(home, each.source)
+    for key in settings.rename_plugins(home, renamed):
+        field, old = key.rsplit(".", 1)
+        said.append(
+            f"settings  {field}.{old} is now {field}.{renamed[old]}: its plugin was renamed"
+        )
 
 
 def plugins_remove(opts: Options, name: str) -> Result:
