@@ -308,6 +308,7 @@ def read_plugin(
     version = data.get("version") if data is not None else None
     if not isinstance(version, str) and entry is not None:
         version = entry.fields.get("version")
+    default_enabled = _default_enabled(data, manifest, entry, market, problems)
     return Plugin(
         name,
         root,
@@ -330,7 +331,44 @@ def read_plugin(
         user_config=options,
         dependencies=needs,
         version=version if isinstance(version, str) else None,
+        default_enabled=default_enabled,
     )
+
+
+def _default_enabled(
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> bool:
+    """`defaultEnabled`, as Claude Code 2.1.332 reads it: the marketplace entry's over
+    plugin.json's; a value that is not true or false is an error (Claude Code refuses to
+    install the plugin), read as true."""
+    declared: list[tuple[Mapping[str, Any] | None, Path | None, int | None]] = [
+        (data, manifest, None)
+    ]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest, entry.line))
+    found = True
+    for fields, where, line in declared:
+        if not isinstance(fields, Mapping) or "defaultEnabled" not in fields:
+            continue
+        value = fields["defaultEnabled"]
+        if isinstance(value, bool):
+            found = value
+            continue
+        assert where is not None
+        problems.append(
+            Problem(
+                where,
+                f"must be true or false, not {parse.kind_of(value)}; Claude Code refuses to "
+                "install the plugin",
+                "defaultEnabled",
+                line,
+            )
+        )
+    return found
 
 
 # the parts of a plugin that only Claude Code's own plugin loader takes (2.1.332: its

@@ -328,6 +328,9 @@ class Plugin(NamedTuple):
     # `dependencies`: each plugin it needs, `name` or `name@marketplace` -> {"version": range}
     dependencies: Mapping[str, Mapping[str, str]] = EMPTY
     version: str | None = None  # plugin.json's `version`, else the marketplace entry's
+    # `defaultEnabled` (the marketplace entry's, else plugin.json's): False, it is off until
+    # the user turns it on (`plugins enable`)
+    default_enabled: bool = True
 
     @property
     def active(self) -> bool:

@@ -305,6 +305,8 @@ def plugins_add(
                     code = max(code, _configured(opts, home, each.source, config, said))
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings, progress=progress)
+            if not opts.dry_run:
+                said += _off_by_default(home, [done, *needed])
     except (sources.SourceError, OSError) as err:
         _undo(home, first, lockfile, made)
         return _source_failure(opts, err)
@@ -313,6 +315,25 @@ def plugins_add(
         raise
     dones = [done, *needed] if first is None else [first, done, *needed]
     return _sources_report(opts, home, dones, installed, warnings, code, after=said)
+
+
+def _off_by_default(home: paths.Scope, done: Sequence[Done]) -> list[str]:
+    """A line for each plugin just added that is off by its own default (`defaultEnabled:
+    false`) and that the user has not turned on: added, written to no harness."""
+    from skilltool import settings, sources
+    from skilltool.harnesses import NAMES
+
+    if home.kind != "home":
+        return []
+    found = discover.discover([sources.entry(home, d.source) for d in done]).plugins
+    plugins = [p for p in found if not p.default_enabled]
+    chosen = settings.applied(home, plugins, NAMES)
+    return [
+        f"off       {p.name}: off by its default (defaultEnabled: false); 'skilltool plugins "
+        f"enable {p.name}' turns it on"
+        for p in plugins
+        if chosen.where("plugins", p.name) and not settings.read(home).where("plugins", p.name)
+    ]
 
 
 def _needed(
@@ -585,12 +606,16 @@ def plugins_switch(
     found = _switched(catalogue, name, kind)
     where = tuple(dict.fromkeys(harnesses)) or (settings.EVERY,)
     notes = _shared_skills(home, catalogue, found, name, where, off)
+    # a plugin off by its own default (defaultEnabled: false) is turned on in [enabled.plugins]
+    default_off = found == "plugins" and any(
+        p.name == name and not p.default_enabled for p in catalogue.plugins
+    )
     with _held(home, opts):
         if opts.dry_run:
-            now = settings.read(home).where(found, name)
+            now = settings.applied(home, catalogue.plugins, NAMES).where(found, name)
             installed = None
         else:
-            now = settings.change(home, found, name, where, off, NAMES)
+            now = settings.change(home, found, name, where, off, NAMES, default_off)
             installed = _installed(opts, home, warnings)
     said = "every harness" if settings.EVERY in where else ", ".join(where)
     state = (
