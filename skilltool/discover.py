@@ -992,11 +992,15 @@ def found(
 
     with collector_paused():
         caches = Caches(scope.cache_dir, tuple(entries), keep, trusted=adding is None)
-        if caches.trust.catalogue is not None:
-            return caches.trust.catalogue, caches
-        with probe.recording() as seen:
-            catalogue = discover(entries, caches.parsed)
-        caches.trust.keep(catalogue, seen)
+        catalogue = caches.trust.catalogue
+        if catalogue is None:
+            with probe.recording() as seen:
+                catalogue = discover(entries, caches.parsed)
+            caches.trust.keep(catalogue, seen)
+    if any(m.renames for m in catalogue.marketplaces):  # settings kept under an old name
+        from skilltool import settings
+
+        warnings += settings.stale_keys(scope, settings.renames_in(catalogue))
     return catalogue, caches
 
 

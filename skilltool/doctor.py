@@ -195,7 +195,7 @@ def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | No
     winners, less what the user turned off there and what `validate` says it skips."""
     from skilltool.harnesses import NAMES
 
-    chosen = settings.applied(home, catalogue.plugins, NAMES)
+    chosen = settings.applied(home, catalogue.plugins, NAMES, settings.renames_in(catalogue))
     skills: dict[str, Path] = {}
     agents: dict[str, Path] = {}
     missing: dict[tuple[str, str], Path] = {}

@@ -65,6 +65,24 @@ class Settings(NamedTuple):
     def any_disabled(self) -> bool:
         return any(self.disabled.get(kind) for kind in KINDS)
 
+    def renamed(self, renames: Mapping[str, str]) -> Settings:
+        """These settings with what is kept under a plugin's old name (renames: old -> new)
+        applied to its new name too, unless the new name has its own."""
+        if not renames:
+            return self
+
+        def moved(table: Mapping[str, Any]) -> dict[str, Any]:
+            now = dict(table)
+            for old, new in renames.items():
+                if old in table and new not in table:
+                    now[new] = table[old]
+            return now
+
+        disabled = {**self.disabled, "plugins": moved(self.disabled.get("plugins", {}))}
+        return self._replace(
+            disabled=disabled, enabled=moved(self.enabled), config=moved(self.config)
+        )
+
     def defaulted(self, off_by_default: Iterable[str], every: Sequence[str]) -> Settings:
         """These settings with each plugin that is off by its own default (`defaultEnabled:
         false`) off where the user did not turn it on (`[enabled.plugins]`), as Claude Code
@@ -352,11 +370,51 @@ def rename_plugins(home: paths.Scope, renamed: Mapping[str, str]) -> list[str]:
     return moved
 
 
-def applied(home: paths.Scope, plugins: Iterable[Any], every: Sequence[str]) -> Settings:
-    """The settings of a home as they apply to `plugins` (model.Plugin): each that is off by
-    its own default (`defaultEnabled: false`) off where the user did not turn it on. A
-    project has no settings: a plugin its manifest names is on."""
+def applied(
+    home: paths.Scope,
+    plugins: Iterable[Any],
+    every: Sequence[str],
+    renames: Mapping[str, str] = {},
+) -> Settings:
+    """The settings of a home as they apply to `plugins` (model.Plugin): what is kept under
+    a name a marketplace renamed (`renames`, old -> new: renames_in) applies to the new
+    name; each plugin off by its own default (`defaultEnabled: false`) is off where the user
+    did not turn it on. A project has no settings: a plugin its manifest names is on."""
     chosen = read(home)
     if home.kind != "home":
         return chosen
+    chosen = chosen.renamed(renames)
     return chosen.defaulted([p.name for p in plugins if not p.default_enabled], every)
+
+
+def renames_in(catalogue: Any) -> dict[str, str]:
+    """The plugins of a catalogue (model.Catalogue) that their marketplace renamed: old name
+    -> the name it is found under now."""
+    names = {p.name for p in catalogue.plugins}
+    return {
+        old: new
+        for market in catalogue.marketplaces
+        for old, new in market.renames.items()
+        if new is not None and new in names and old not in names
+    }
+
+
+def stale_keys(home: paths.Scope, renames: Mapping[str, str]) -> list[str]:
+    """The settings kept under a plugin's old name (`disabled.plugins.OLD`, ...), each said
+    in one line: they apply to its new name, and `plugins update` moves them there."""
+    if home.kind != "home" or not renames:
+        return []
+    chosen = read(home)
+    tables = {
+        "disabled.plugins": chosen.disabled.get("plugins", {}),
+        "enabled.plugins": chosen.enabled,
+        "config": chosen.config,
+    }
+    where = home.show(place(home))
+    return [
+        f"warning: {where}: {field}.{old}: its marketplace renamed plugin {old!r} to "
+        f"{new!r}; read as {new} ('skilltool plugins update' records it)"
+        for field, table in tables.items()
+        for old, new in renames.items()
+        if old in table
+    ]

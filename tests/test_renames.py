@@ -76,6 +76,10 @@ def test_a_plugin_added_under_its_old_name_is_added_under_its_new_one(
     # listings show the new name alone
     found = run("plugins", "search", "tools")
     assert "new-tools" in found.stdout and "old-tools" not in found.stdout
+    # and a search for the old name finds it under the new one, installed
+    old = [line for line in run("plugins", "search", "old-tools").lines if "@market" in line]
+    assert len(old) == 1 and old[0].startswith("new-tools@market"), old
+    assert old[0].endswith("(installed)")
 
 
 def test_a_plugin_renamed_upstream_is_kept_on_update_and_recorded_under_its_new_name(
@@ -150,3 +154,27 @@ def test_a_rename_that_leads_to_no_plugin_is_one_line_naming_the_file_and_field(
     # the marketplace's plugins are read all the same
     assert run("plugins", "add", root, "--all").code in (0, 1)
     assert "alpha" in links(home)
+
+
+def test_settings_kept_under_the_old_name_apply_to_the_new_one_until_update_moves_them(
+    home: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "market"
+    files = plugin_files("new-tools", ("alpha",), prefix="new-tools/")
+    files[".claude-plugin/marketplace.json"] = catalogue(["new-tools"], {"old-tools": "new-tools"})
+    build_file_tree(root, files)
+    build_file_tree(home, {CONFIG: '[disabled.plugins]\nold-tools = ["*"]\n'})
+    done = run("plugins", "add", root, "--all")
+    assert done.code == 0, done.stderr
+    assert "alpha" not in links(home)  # still off, under its new name
+    said = [line for line in done.stderr.splitlines() if "disabled.plugins.old-tools" in line]
+    assert said == [
+        "warning: ~/.config/skilltool/config.toml: disabled.plugins.old-tools: its marketplace "
+        "renamed plugin 'old-tools' to 'new-tools'; read as new-tools ('skilltool plugins "
+        "update' records it)"
+    ], done.stderr
+    moved = run("plugins", "update")
+    assert moved.code == 0, moved.stderr
+    assert (home / CONFIG).read_text() == '[disabled.plugins]\nnew-tools = ["*"]\n'
+    assert "renamed" not in run("plugins", "status").stderr
+    assert "alpha" not in links(home)

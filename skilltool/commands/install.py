@@ -145,7 +145,7 @@ def _chosen(home: paths.Scope, catalogue: Catalogue) -> Settings:
     from skilltool import settings
     from skilltool.harnesses import NAMES
 
-    return settings.applied(home, catalogue.plugins, NAMES)
+    return settings.applied(home, catalogue.plugins, NAMES, settings.renames_in(catalogue))
 
 
 def _turned_off(home: paths.Scope, catalogue: Catalogue) -> dict[str, str]:

@@ -464,6 +464,8 @@ def _renamed(home: paths.Scope, done: Sequence[Done], said: list[str]) -> None:
     from skilltool import settings
 
     renamed = {old: new for d in done for old, new in d.renamed.items() if new is not None}
+    if home.kind == "home":  # a marketplace used whole: its renames, of the plugins found
+        renamed.update(settings.renames_in(discover.find(home, [])))
     if isinstance(home, paths.Project):
         for each in done:
             if each.renamed:
@@ -612,7 +614,8 @@ def plugins_switch(
     )
     with _held(home, opts):
         if opts.dry_run:
-            now = settings.applied(home, catalogue.plugins, NAMES).where(found, name)
+            renames = settings.renames_in(catalogue)
+            now = settings.applied(home, catalogue.plugins, NAMES, renames).where(found, name)
             installed = None
         else:
             now = settings.change(home, found, name, where, off, NAMES, default_off)
