@@ -178,3 +178,27 @@ def test_settings_kept_under_the_old_name_apply_to_the_new_one_until_update_move
     assert (home / CONFIG).read_text() == '[disabled.plugins]\nnew-tools = ["*"]\n'
     assert "renamed" not in run("plugins", "status").stderr
     assert "alpha" not in links(home)
+
+
+def test_a_plugin_the_marketplace_removed_is_said_on_update_and_stays_recorded(
+    home: Path, tmp_path: Path
+) -> None:
+    market = market_at(tmp_path, "old-tools")
+    assert run("plugins", "add", "--plugin", "old-tools", market.url).code == 0
+    files = plugin_files("other", ("beta",), prefix="other/")
+    files[".claude-plugin/marketplace.json"] = catalogue(["other"], {"old-tools": None})
+    market.commit(files, remove=("old-tools",))
+    market.push()
+    done = run("plugins", "update")
+    assert done.code == 0, done.stderr
+    assert (
+        "  plugin  old-tools: removed by marketplace market; 'skilltool plugins remove "
+        "old-tools' drops it"
+    ) in done.lines
+    assert lock(home)["market"]["plugins"] == ["old-tools"]  # kept: the user's to drop
+    shown = run("plugins", "validate").stdout
+    said = [line for line in shown.splitlines() if "renames.old-tools" in line]
+    assert len(said) == 1 and "marketplace 'market' removed plugin 'old-tools'" in said[0], shown
+    gone = run("plugins", "remove", "old-tools")
+    assert gone.code == 0, gone.stderr
+    assert "old-tools" not in (data(home) / "plugins.lock").read_text()  # its last plugin
