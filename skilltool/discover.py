@@ -305,6 +305,8 @@ def read_plugin(
     lsp = _read_servers(parse_servers.read_lsp_servers, *declared)
     options = _read_options(data, manifest, entry, market, problems)
     needs = _read_dependencies(data, manifest, entry, market, problems)
+    wished = _read_dependencies(data, manifest, entry, market, problems, "optionalDependencies")
+    wished = {k: v for k, v in wished.items() if k not in needs}  # in both lists: needed
     version = data.get("version") if data is not None else None
     if not isinstance(version, str) and entry is not None:
         version = entry.fields.get("version")
@@ -332,6 +334,7 @@ def read_plugin(
         dependencies=needs,
         version=version if isinstance(version, str) else None,
         default_enabled=default_enabled,
+        optional_dependencies=wished,
     )
 
 
@@ -430,16 +433,18 @@ def _read_dependencies(
     entry: MarketplaceEntry | None,
     market: Marketplace | None,
     problems: list[Problem],
+    key: str = "dependencies",
 ) -> dict[str, dict[str, str]]:
-    """The plugins it needs (parse_options), read only when it names any."""
+    """The plugins it needs (parse_options), read only when it names any; with `key`
+    "optionalDependencies", those it takes when it can."""
     declared = [(data, manifest)]
     if entry is not None and market is not None:
         declared.append((entry.fields, market.manifest))
-    if not any(isinstance(f, Mapping) and "dependencies" in f for f, _ in declared):
+    if not any(isinstance(f, Mapping) and key in f for f, _ in declared):
         return {}
     from skilltool import parse_options
 
-    needs, found = parse_options.read_dependencies(declared)
+    needs, found = parse_options.read_dependencies(declared, key)
     problems += found
     return needs
 

@@ -331,6 +331,9 @@ class Plugin(NamedTuple):
     # `defaultEnabled` (the marketplace entry's, else plugin.json's): False, it is off until
     # the user turns it on (`plugins enable`)
     default_enabled: bool = True
+    # `optionalDependencies`: the plugins it takes with it when they can be had, as
+    # `dependencies` (a plugin in both lists is there alone)
+    optional_dependencies: Mapping[str, Mapping[str, str]] = EMPTY
 
     @property
     def active(self) -> bool:

@@ -805,8 +805,8 @@ MANIFEST_FIELDS = frozenset({
     "$schema", "name", "version", "description", "author", "homepage", "repository", "license",
     "keywords", "icon", "displayName", "commands", "agents", "skills", "hooks", "mcpServers",
     "lspServers", "outputStyles", "themes", "workflows", "monitors", "channels", "settings",
-    "userConfig", "defaultEnabled", "experimental", "dependencies", "metadata", "engines",
-    "network",
+    "userConfig", "defaultEnabled", "experimental", "dependencies", "optionalDependencies",
+    "metadata", "engines", "network",
 })  # fmt: skip
 ENTRY_FIELDS = frozenset({"source", "strict", "category", "tags"})
 

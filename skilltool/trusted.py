@@ -37,7 +37,7 @@ from skilltool.model import (
     named_paths,
 )
 
-FORMAT = f"skilltool-catalogue-8-{__version__}"
+FORMAT = f"skilltool-catalogue-9-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = (
     "discover",
@@ -80,7 +80,7 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (
                     Plugin,
                     "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s? "
-                    "*LspServer S mm mm s? b",
+                    "*LspServer S mm mm s? b mm",
                 ),
             )
         )

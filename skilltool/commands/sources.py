@@ -291,7 +291,11 @@ def plugins_add(
             done = sources.add(
                 home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
             )
-            needed = [] if opts.dry_run else _needed(home, source, name, plugins, done, locked)
+            left: list[str] = []
+            needed = (
+                [] if opts.dry_run else _needed(home, source, name, plugins, done, locked, left)
+            )
+            said += left
             if isinstance(home, paths.Project) and not opts.dry_run:
                 now = {s.name: s for s in sources.read_lock(home)}  # with what it records
                 for each in [done, *needed]:
@@ -343,17 +347,18 @@ def _needed(
     plugins: Sequence[str],
     done: Done,
     before: list[Source],
+    left: list[str],
 ) -> list[Done]:
     """The plugins what was just added needs (dependencies.add_needed), added too; when one
     cannot be, the lockfile is put back as it was `before` and the SourceError raised: the
-    add changes nothing."""
+    add changes nothing. An optional one that cannot be is a line in `left`."""
     from skilltool import dependencies, sources
 
     asked = sources.request(text, name)
     named = [*plugins, *([asked.plugin] if asked.plugin else [])]
     try:
         dependencies.asked_for(home, named)
-        return dependencies.add_needed(home, done.source, dry_run=False)
+        return dependencies.add_needed(home, done.source, dry_run=False, left=left)
     except (sources.SourceError, OSError):
         dependencies.restore(home, before)
         raise

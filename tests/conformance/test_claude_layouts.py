@@ -6,6 +6,8 @@ with shared, strict:false, pluginRoot and strict entries (added, installed, and 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -296,4 +298,42 @@ def test_default_enabled_is_read_as_claude_code_installs_it(tmp_path: Path, prov
     )
     proven(
         "claude", "defaultEnabled: false installs a plugin off; the entry's wins over plugin.json's"
+    )
+
+
+def test_optional_dependencies_are_taken_as_claude_code_installs_them(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """`claude plugin install` of a plugin with `optionalDependencies` installs those it can
+    have (one off by its default, off; a range only choosing the version) and leaves out one
+    its marketplaces do not list: `skilltool plugins add` adds the same, with the same off."""
+    from tests.test_optional_dependencies import market
+
+    home = make_home(tmp_path)
+    root = market(tmp_path / "omk", ["helper", "quiet@^2.0", "nope", 5])
+    env = _env(home)
+    done = run(["claude", "plugin", "marketplace", "add", str(root)], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run(["claude", "plugin", "install", "main@omk"], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "optional dependency left out: nope@omk" in done.stdout + done.stderr
+    enabled = json.loads((home / ".claude/settings.json").read_text())["enabledPlugins"]
+    theirs = {key.split("@")[0]: value for key, value in enabled.items()}
+    assert theirs == {"main": True, "helper": True, "quiet": False}
+    ours_home = tmp_path / "ours"
+    ours_home.mkdir()
+    ours_env = {"HOME": str(ours_home), "PATH": os.environ.get("PATH", "")}
+    skilltool = [sys.executable, "-m", "skilltool", "plugins", "add"]
+    assert run([*skilltool, str(root)], ours_env, ours_home, TIMEOUT).returncode == 0
+    added = run([*skilltool, "main@omk"], ours_env, ours_home, TIMEOUT)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "left out  nope, optional for main" in added.stdout
+    ours = {p.name: p.default_enabled for p in _found(root).plugins if p.name in theirs}
+    picked = (ours_home / ".local/share/skilltool/plugins.lock").read_text()
+    assert 'plugins = ["main", "helper", "quiet"]' in picked
+    assert ours == theirs
+    proven(
+        "claude",
+        "optionalDependencies: those it can have are installed with the plugin (one off by its "
+        "default, off), one not listed is left out, as skilltool adds them",
     )
