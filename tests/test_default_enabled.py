@@ -109,3 +109,23 @@ def test_a_default_that_is_not_true_or_false_is_one_line_naming_the_file_and_fie
     assert str(root / ".claude-plugin/marketplace.json") in said[0]
     assert "must be true or false, not a string" in said[0]
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_plugin_that_turns_its_default_off_is_removed_saying_why(
+    home: Path, tmp_path: Path
+) -> None:
+    (home / ".claude").mkdir()
+    root = market(tmp_path / "mk")
+    assert run("plugins", "add", root, "--all").code == 0
+    assert (home / ".claude/agents/mute.md").exists()
+    (root / "quiet/.claude-plugin/plugin.json").write_text(
+        '{"name": "quiet", "defaultEnabled": false}'
+    )
+    done = run("plugins", "install")
+    assert done.code == 0, done.stderr
+    assert not (home / ".claude/agents/mute.md").exists()
+    [said] = [line for line in done.lines if "mute.md" in line]
+    assert said.startswith("removed")
+    assert said.endswith(
+        "(off by its default (defaultEnabled: false): 'skilltool plugins enable quiet' turns it on)"
+    )

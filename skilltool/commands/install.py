@@ -711,16 +711,27 @@ def _said_off(planned: plan.Plan, home: paths.Scope, catalogue: Catalogue) -> pl
             return all(chosen.off(kind, name, h) for h in sharing)
         return chosen.off(kind, name, harness)
 
-    def turned_off(action: plan.Action) -> bool:
+    default = {p.name for p in catalogue.plugins if not p.default_enabled}
+    written = settings.read(home).renamed(settings.renames_in(catalogue))
+
+    def turned_off(action: plan.Action) -> str | None:
+        """Why the action's skill, agent or plugin is off there, or None when it is not."""
         item = {"link": "skills", "copy": "skills", "file": "agents"}.get(action.kind)
         if item is not None and off(item, action.name, action.owner):  # type: ignore[arg-type]
-            return True
+            return said
         source = str(action.source) if action.source is not None else ""
         plugin = next((name for root, name in roots if source.startswith(root)), None)
-        return plugin is not None and off("plugins", plugin, action.owner)
+        if plugin is None or not off("plugins", plugin, action.owner):
+            return None
+        if plugin in default and not written.where("plugins", plugin):
+            return (
+                f"off by its default (defaultEnabled: false): 'skilltool plugins enable "
+                f"{plugin}' turns it on"
+            )
+        return said
 
     actions = tuple(
-        a._replace(reason=said) if a.change == "remove" and turned_off(a) else a
+        a._replace(reason=turned_off(a) or a.reason) if a.change == "remove" else a
         for a in planned.actions
     )
     return planned._replace(actions=actions)
