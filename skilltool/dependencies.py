@@ -142,9 +142,17 @@ class Resolver:
         listing = self.market(where)[1]
         entry = next((e for e in listing.entries if e.name == need.name), None)
         if entry is None:
+            now = listing.current(need.name)
+            # Claude Code does not follow `renames` for a dependency either: said, not followed
+            renamed = (
+                f" (it renamed it {now}: the plugin should name {now}; add {now}@{where} "
+                f"yourself first)"
+                if now is not None and now != need.name
+                else ""
+            )
             raise SourceError(
-                f"{listing.manifest}: {whose}, which marketplace {where!r} does not list; "
-                "nothing was added"
+                f"{listing.manifest}: {whose}, which marketplace {where!r} does not list"
+                f"{renamed}; nothing was added"
             )
         if (need.name, where) in self.seen:
             return

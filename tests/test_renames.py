@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepos import Repo, isolate_git, plugin_files
-from tests.helpers import build_file_tree, run
+from tests.helpers import build_file_tree, run, skill_md
 from tests.test_sources import data, links, lock
 
 CONFIG = ".config/skilltool/config.toml"
@@ -202,3 +202,28 @@ def test_a_plugin_the_marketplace_removed_is_said_on_update_and_stays_recorded(
     gone = run("plugins", "remove", "old-tools")
     assert gone.code == 0, gone.stderr
     assert "old-tools" not in (data(home) / "plugins.lock").read_text()  # its last plugin
+
+
+def test_a_dependency_named_by_its_old_name_is_refused_naming_the_new_one(
+    home: Path, tmp_path: Path
+) -> None:
+    """Claude Code 2.1.332 does not follow `renames` for a dependency (its install leaves the
+    old name out); skilltool refuses it as any missing dependency, saying the new name."""
+    root = tmp_path / "market"
+    files = plugin_files("helper", ("alpha",), prefix="helper/")
+    files["main/.claude-plugin/plugin.json"] = json.dumps(
+        {"name": "main", "dependencies": ["old-helper"]}
+    )
+    files["main/skills/beta/SKILL.md"] = skill_md("beta")
+    files[".claude-plugin/marketplace.json"] = catalogue(
+        ["main", "helper"], {"old-helper": "helper"}
+    )
+    build_file_tree(root, files)
+    assert run("plugins", "add", root).code == 0
+    done = run("plugins", "add", "main@market")
+    assert done.code == 1
+    assert (
+        "plugin main needs old-helper, which marketplace 'market' does not list (it renamed it "
+        "helper: the plugin should name helper; add helper@market yourself first); nothing "
+        "was added"
+    ) in done.stderr
