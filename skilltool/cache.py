@@ -13,6 +13,7 @@ import marshal
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from skilltool import __version__, parse
@@ -47,7 +48,7 @@ CommandReader = Callable[[Path, str], tuple[SlashCommand | None, list[Problem]]]
 
 
 # bumped whenever what parse says about a file changes, so no stale verdict is served
-FORMAT = f"skilltool-parsed-4-{__version__}"
+FORMAT = f"skilltool-parsed-5-{__version__}"
 Stamp = tuple[int, int, int, int, int]
 
 
@@ -97,7 +98,7 @@ SKILL = shape(STRING, STRING, DICT, TYPES["b"])
 AGENT = shape(STRING, STRING, STRING, LIST, LIST, TYPES["s?"], DICT, DICT, DICT, TYPES["b"])
 COMMAND = shape(STRING, STRING, TYPES["s?"], LIST, TYPES["s?"], DICT, DICT)
 MANIFEST = shape(frozenset({dict, type(None)}), LIST)
-MARKETPLACE = shape(STRING, TYPES["s?"], LIST, LIST)
+MARKETPLACE = shape(STRING, TYPES["s?"], LIST, LIST, DICT)
 LISTED = shape(STRING, TYPES["sm"], TYPES["b"], DICT, TYPES["i?"])
 
 
@@ -164,10 +165,13 @@ def _marketplace_in(kept: Any, path: Path) -> tuple[Marketplace | None, list[Pro
     fields, rows = shaped(kept, PARSED)
     if fields is None:
         return None, _problems_in(rows)
-    name, plugin_root, entries, allows = shaped(fields, MARKETPLACE)
+    name, plugin_root, entries, allows, renames = shaped(fields, MARKETPLACE)
     listed = tuple(MarketplaceEntry(*shaped(e, LISTED)) for e in entries)
     allowed = tuple(strings(allows))
-    market = Marketplace(name, path.parent.parent, path, plugin_root, listed, allowed)
+    renamed = MappingProxyType(
+        {old: new for old, new in renames.items() if isinstance(new, (str, type(None)))}
+    )
+    market = Marketplace(name, path.parent.parent, path, plugin_root, listed, allowed, renamed)
     return market, _problems_in(rows)
 
 
@@ -301,7 +305,8 @@ class ParseCache:
             fields = None
             if market is not None:
                 entries = [(e.name, e.source, e.strict, e.fields, e.line) for e in market.entries]
-                fields = (market.name, market.plugin_root, entries, list(market.allows))
+                renames = dict(market.renames)
+                fields = (market.name, market.plugin_root, entries, list(market.allows), renames)
             row = (stamp, (fields, _problems_out(problems)))
             try:
                 marshal.dumps(row)

@@ -48,9 +48,12 @@ class Need(NamedTuple):
         return f"{named} {self.version}" if self.version else named
 
 
-def needs_of(plugin: Plugin) -> list[Need]:
+def needs_of(plugin: Plugin, optional: bool = False) -> list[Need]:
+    """What it needs (`dependencies`), or with `optional` what it takes when it can
+    (`optionalDependencies`)."""
     found = []
-    for key, fields in plugin.dependencies.items():
+    listed = plugin.optional_dependencies if optional else plugin.dependencies
+    for key, fields in listed.items():
         name, _, market = key.partition("@")
         found.append(Need(name, market or None, fields.get("version")))
     return found
@@ -70,6 +73,7 @@ class Resolver:
         self.dry_run = dry_run
         self.done: list[Done] = []
         self.seen: set[tuple[str, str]] = set()
+        self.left: list[str] = []  # the optional ones that could not be had: why, in a line
 
     def market(self, name: str) -> tuple[Source, Marketplace]:
         from skilltool import sources
@@ -91,10 +95,36 @@ class Resolver:
         """Each plugin `plugin` (of the marketplace `market`) needs, added."""
         for need in needs_of(plugin):
             self.need(plugin, need, market, chain)
+        for need in needs_of(plugin, optional=True):
+            self.wish(plugin, need, market, chain)
 
-    def need(self, plugin: Plugin, need: Need, market: str | None, chain: Sequence[str]) -> None:
+    def wish(self, plugin: Plugin, need: Need, market: str | None, chain: Sequence[str]) -> None:
+        """An optional dependency, added as a needed one is, its range choosing only the
+        version; one that cannot be had is left out (the lockfile as it was before it), with
+        a line saying why, as Claude Code leaves it out."""
+        from skilltool import sources
+
+        before, done = sources.read_lock(self.home), len(self.done)
+        try:
+            self.need(plugin, need, market, chain, optional=True)
+        except SourceError as err:
+            if not self.dry_run:
+                restore(self.home, before)
+            del self.done[done:]
+            why = str(err).removesuffix("; nothing was added")
+            self.left.append(f"left out  {need.shown}, optional for {plugin.name}: {why}")
+
+    def need(
+        self,
+        plugin: Plugin,
+        need: Need,
+        market: str | None,
+        chain: Sequence[str],
+        optional: bool = False,
+    ) -> None:
         where = need.market or market
-        whose = f"plugin {plugin.name} needs {need.shown}"
+        verb = "takes" if optional else "needs"
+        whose = f"plugin {plugin.name} {verb} {need.shown}"
         if where is None:
             raise SourceError(
                 f"{whose}, but it was not added from a marketplace, where a bare name is "
@@ -112,9 +142,17 @@ class Resolver:
         listing = self.market(where)[1]
         entry = next((e for e in listing.entries if e.name == need.name), None)
         if entry is None:
+            now = listing.current(need.name)
+            # Claude Code does not follow `renames` for a dependency either: said, not followed
+            renamed = (
+                f" (it renamed it {now}: the plugin should name {now}; add {now}@{where} "
+                f"yourself first)"
+                if now is not None and now != need.name
+                else ""
+            )
             raise SourceError(
-                f"{listing.manifest}: {whose}, which marketplace {where!r} does not list; "
-                "nothing was added"
+                f"{listing.manifest}: {whose}, which marketplace {where!r} does not list"
+                f"{renamed}; nothing was added"
             )
         if (need.name, where) in self.seen:
             return
@@ -132,7 +170,7 @@ class Resolver:
         if have is not None:  # fetched from its own repository before: its version is there
             there = self.found(have, need.name)
             version = there.version if there is not None else None
-            if need.version is not None and not _meets(version, need.version):
+            if need.version is not None and not optional and not _meets(version, need.version):
                 raise SourceError(
                     f"{whose}, and it is added at {version or 'no version'}, outside that "
                     f"range; nothing was added ('skilltool plugins update {have.name}' may "
@@ -141,11 +179,16 @@ class Resolver:
             if there is not None:
                 self.plugin(there, where, [*chain, key])
             return
-        ref = self.version(whose, need, listing, entry)
-
+        try:
+            ref = self.version(whose, need, listing, entry)
+        except SourceError:
+            if not optional:
+                raise
+            ref = None  # an optional one's range chooses the version, when one meets it
         done = sources.add(self.home, key, ref, (), None, self.dry_run)
         if done.verb == "added":
-            self.done.append(done._replace(detail=f"{done.detail}, needed by {plugin.name}"))
+            why = f"optional for {plugin.name}" if optional else f"needed by {plugin.name}"
+            self.done.append(done._replace(detail=f"{done.detail}, {why}"))
             if not self.dry_run:
                 mark(self.home, done.source.name, need.name)
         found = self.found(done.source, need.name)
@@ -244,15 +287,22 @@ def asked_for(home: paths.Scope, plugins: Iterable[str]) -> None:
     )
 
 
-def add_needed(home: paths.Scope, added: Source, dry_run: bool) -> list[Done]:
+def add_needed(
+    home: paths.Scope, added: Source, dry_run: bool, left: list[str] | None = None
+) -> list[Done]:
     """What the plugins of a source just added need, added (see the module); a SourceError
-    for the first that cannot be."""
+    for the first that cannot be. What they take when they can (`optionalDependencies`) is
+    added too; each that cannot be is a line in `left`."""
     from skilltool import sources
 
     if added.nothing:  # a marketplace none of whose plugins is picked
         return []
     entry = sources.entry(home, added)
-    plugins = [p for p in discover.discover([entry]).plugins if p.active and p.dependencies]
+    plugins = [
+        p
+        for p in discover.discover([entry]).plugins
+        if p.active and (p.dependencies or p.optional_dependencies)
+    ]
     if not plugins:
         return []
     resolver = Resolver(home, None, dry_run)
@@ -260,6 +310,8 @@ def add_needed(home: paths.Scope, added: Source, dry_run: bool) -> list[Done]:
         market = plugin.marketplace or added.marketplace
         resolver.root = market
         resolver.plugin(plugin, market, [f"{plugin.name}@{market}" if market else plugin.name])
+    if left is not None:
+        left += resolver.left
     return resolver.done
 
 
@@ -288,12 +340,12 @@ def unneeded(catalogue: Catalogue, lock: Sequence[Source], going: Iterable[str])
     gone = list(dict.fromkeys(going))
     while True:
         kept = [p for name, p in by_name.items() if name not in gone]
-        needed = {n.name for p in kept for n in needs_of(p)}
+        needed = {n.name for p in kept for o in (False, True) for n in needs_of(p, o)}
         more = [
             n.name
             for name in gone
             if name in by_name
-            for n in needs_of(by_name[name])
+            for n in [*needs_of(by_name[name]), *needs_of(by_name[name], optional=True)]
             if n.name in added and n.name not in needed and n.name not in gone
         ]
         if not more:

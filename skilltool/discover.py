@@ -305,9 +305,12 @@ def read_plugin(
     lsp = _read_servers(parse_servers.read_lsp_servers, *declared)
     options = _read_options(data, manifest, entry, market, problems)
     needs = _read_dependencies(data, manifest, entry, market, problems)
+    wished = _read_dependencies(data, manifest, entry, market, problems, "optionalDependencies")
+    wished = {k: v for k, v in wished.items() if k not in needs}  # in both lists: needed
     version = data.get("version") if data is not None else None
     if not isinstance(version, str) and entry is not None:
         version = entry.fields.get("version")
+    default_enabled = _default_enabled(data, manifest, entry, market, problems)
     return Plugin(
         name,
         root,
@@ -330,7 +333,45 @@ def read_plugin(
         user_config=options,
         dependencies=needs,
         version=version if isinstance(version, str) else None,
+        default_enabled=default_enabled,
+        optional_dependencies=wished,
     )
+
+
+def _default_enabled(
+    data: Mapping[str, Any] | None,
+    manifest: Path | None,
+    entry: MarketplaceEntry | None,
+    market: Marketplace | None,
+    problems: list[Problem],
+) -> bool:
+    """`defaultEnabled`, as Claude Code 2.1.332 reads it: the marketplace entry's over
+    plugin.json's; a value that is not true or false is an error (Claude Code refuses to
+    install the plugin), read as true."""
+    declared: list[tuple[Mapping[str, Any] | None, Path | None, int | None]] = [
+        (data, manifest, None)
+    ]
+    if entry is not None and market is not None:
+        declared.append((entry.fields, market.manifest, entry.line))
+    found = True
+    for fields, where, line in declared:
+        if not isinstance(fields, Mapping) or "defaultEnabled" not in fields:
+            continue
+        value = fields["defaultEnabled"]
+        if isinstance(value, bool):
+            found = value
+            continue
+        assert where is not None
+        problems.append(
+            Problem(
+                where,
+                f"must be true or false, not {parse.kind_of(value)}; Claude Code refuses to "
+                "install the plugin",
+                "defaultEnabled",
+                line,
+            )
+        )
+    return found
 
 
 # the parts of a plugin that only Claude Code's own plugin loader takes (2.1.332: its
@@ -392,16 +433,18 @@ def _read_dependencies(
     entry: MarketplaceEntry | None,
     market: Marketplace | None,
     problems: list[Problem],
+    key: str = "dependencies",
 ) -> dict[str, dict[str, str]]:
-    """The plugins it needs (parse_options), read only when it names any."""
+    """The plugins it needs (parse_options), read only when it names any; with `key`
+    "optionalDependencies", those it takes when it can."""
     declared = [(data, manifest)]
     if entry is not None and market is not None:
         declared.append((entry.fields, market.manifest))
-    if not any(isinstance(f, Mapping) and "dependencies" in f for f, _ in declared):
+    if not any(isinstance(f, Mapping) and key in f for f, _ in declared):
         return {}
     from skilltool import parse_options
 
-    needs, found = parse_options.read_dependencies(declared)
+    needs, found = parse_options.read_dependencies(declared, key)
     problems += found
     return needs
 
@@ -638,6 +681,7 @@ class Found(NamedTuple):
     problems: list[Problem]
     marketplaces: list[Marketplace]
     read: bool  # it was there and read whole: evidence of what is no longer in it
+    only: tuple[str, ...] | None = None  # the plugins picked, as a marketplace names them now
 
 
 def _entry_root(
@@ -682,6 +726,7 @@ def read_marketplace(
     if market is None:
         return None, [], problems
     if only:
+        only = current_picks(market, only, problems)
         market = market._replace(entries=tuple(e for e in market.entries if e.name in only))
     plugins = []
     for entry in market.entries:
@@ -691,6 +736,36 @@ def read_marketplace(
         if root is not None:
             plugins.append(read_plugin(root, origin, reader, entry=entry, market=market))
     return market, plugins, problems
+
+
+def current_picks(
+    market: Marketplace, only: tuple[str, ...], problems: list[Problem]
+) -> tuple[str, ...]:
+    """The plugins picked of a marketplace, under the names it lists them by now: a plugin
+    it renamed (`renames`) is found under its new name, one it removed is left out, each with
+    a line saying so (`plugins update` records the new names)."""
+    now = []
+    for name in only:
+        new = market.current(name)
+        if new != name:
+            problems.append(_renamed(market, name, new))
+        if new is not None:
+            now.append(new)
+    return tuple(dict.fromkeys(now))
+
+
+def _renamed(market: Marketplace, old: str, new: str | None) -> Problem:
+    if new is None:
+        why = (
+            f"marketplace {market.name!r} removed plugin {old!r}; 'skilltool plugins remove "
+            f"{old}' drops it from the lockfile"
+        )
+    else:
+        why = (
+            f"marketplace {market.name!r} renamed plugin {old!r} to {new!r}; it is used under "
+            "its new name ('skilltool plugins update' records it)"
+        )
+    return Problem(market.manifest, why, f"renames.{old}", None, "warning")
 
 
 def _single_skill(path: Path, origin: Origin, reader: Reader) -> Plugin:
@@ -841,7 +916,10 @@ def read_entry(entry: SearchEntry, reader: Reader = parse) -> Found:
     kind = _kind(path)
     if kind == "marketplace":
         market, plugins, problems = read_marketplace(path, origin, reader, entry.only)
-        return Found(kind, plugins, problems, [market] if market else [], market is not None)
+        if market is None or not entry.only:
+            return Found(kind, plugins, problems, [market] if market else [], market is not None)
+        only = current_picks(market, entry.only, [])
+        return Found(kind, plugins, problems, [market], True, only)
     if kind == "plugin":
         return Found(kind, [read_plugin(path, origin, reader)], [], [], True)
     if kind == "single skill":
@@ -919,11 +997,15 @@ def found(
 
     with collector_paused():
         caches = Caches(scope.cache_dir, tuple(entries), keep, trusted=adding is None)
-        if caches.trust.catalogue is not None:
-            return caches.trust.catalogue, caches
-        with probe.recording() as seen:
-            catalogue = discover(entries, caches.parsed)
-        caches.trust.keep(catalogue, seen)
+        catalogue = caches.trust.catalogue
+        if catalogue is None:
+            with probe.recording() as seen:
+                catalogue = discover(entries, caches.parsed)
+            caches.trust.keep(catalogue, seen)
+    if any(m.renames for m in catalogue.marketplaces):  # settings kept under an old name
+        from skilltool import settings
+
+        warnings += settings.stale_keys(scope, settings.renames_in(catalogue))
     return catalogue, caches
 
 
@@ -969,7 +1051,8 @@ def discover(entries: Iterable[SearchEntry], reader: Reader = parse) -> Catalogu
     read: set[Path] = set()
     for entry in entries:
         found = read_entry(entry, reader)
-        plugins += picked(found.plugins, entry.only, entry.skills)
+        only = entry.only if found.only is None else found.only
+        plugins += picked(found.plugins, only, entry.skills)
         problems += found.problems
         layouts[entry.path] = found.layout
         markets += found.marketplaces

@@ -193,7 +193,9 @@ def doctor(opts: Options, only: str | None, item: str | None) -> Result:
 def expected(home: Scope, catalogue: Catalogue, harness: Harness, item: str | None) -> Expected:
     """The skills and agents skilltool installed for `harness` that it should load: the
     winners, less what the user turned off there and what `validate` says it skips."""
-    chosen = settings.read(home)
+    from skilltool.harnesses import NAMES
+
+    chosen = settings.applied(home, catalogue.plugins, NAMES, settings.renames_in(catalogue))
     skills: dict[str, Path] = {}
     agents: dict[str, Path] = {}
     missing: dict[tuple[str, str], Path] = {}

@@ -328,6 +328,12 @@ class Plugin(NamedTuple):
     # `dependencies`: each plugin it needs, `name` or `name@marketplace` -> {"version": range}
     dependencies: Mapping[str, Mapping[str, str]] = EMPTY
     version: str | None = None  # plugin.json's `version`, else the marketplace entry's
+    # `defaultEnabled` (the marketplace entry's, else plugin.json's): False, it is off until
+    # the user turns it on (`plugins enable`)
+    default_enabled: bool = True
+    # `optionalDependencies`: the plugins it takes with it when they can be had, as
+    # `dependencies` (a plugin in both lists is there alone)
+    optional_dependencies: Mapping[str, Mapping[str, str]] = EMPTY
 
     @property
     def active(self) -> bool:
@@ -361,6 +367,14 @@ class Marketplace(NamedTuple):
     # allowCrossMarketplaceDependenciesOn: the marketplaces a dependency of one of its plugins
     # may come from (this one's list alone counts for what is added from it)
     allows: tuple[str, ...] = ()
+    # `renames`, its chains followed: a name it no longer lists -> the name it lists the
+    # plugin under now, or None when it removed the plugin
+    renames: Mapping[str, str | None] = EMPTY
+
+    def current(self, name: str) -> str | None:
+        """The name it lists the plugin `name` under now: `name` itself unless it renamed
+        it; None when it removed it."""
+        return self.renames.get(name, name)
 
 
 class Catalogue(NamedTuple):

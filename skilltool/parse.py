@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from skilltool.model import Agent, Marketplace, MarketplaceEntry, Problem, Severity, Skill, quoted
+from skilltool.model import (
+    EMPTY,
+    Agent,
+    Marketplace,
+    MarketplaceEntry,
+    Problem,
+    Severity,
+    Skill,
+    quoted,
+)
 from skilltool.paths import HARNESS_NAMES
 from skilltool.record import NamedTuple
 
@@ -795,8 +805,8 @@ MANIFEST_FIELDS = frozenset({
     "$schema", "name", "version", "description", "author", "homepage", "repository", "license",
     "keywords", "icon", "displayName", "commands", "agents", "skills", "hooks", "mcpServers",
     "lspServers", "outputStyles", "themes", "workflows", "monitors", "channels", "settings",
-    "userConfig", "defaultEnabled", "experimental", "dependencies", "metadata", "engines",
-    "network",
+    "userConfig", "defaultEnabled", "experimental", "dependencies", "optionalDependencies",
+    "metadata", "engines", "network",
 })  # fmt: skip
 ENTRY_FIELDS = frozenset({"source", "strict", "category", "tags"})
 
@@ -950,4 +960,83 @@ def read_marketplace(path: Path) -> tuple[Marketplace | None, list[Problem]]:
         entry = _marketplace_entry(item, f"plugins[{index}]", line, plugin_root, out)
         if entry is not None:
             entries.append(entry)
-    return Marketplace(name, root, path, plugin_root, tuple(entries), tuple(allows)), out.items
+    renames = _renames(data.get("renames"), data["plugins"], text, out)
+    market = Marketplace(name, root, path, plugin_root, tuple(entries), tuple(allows), renames)
+    return market, out.items
+
+
+RENAME_DEPTH = 16  # the longest chain of renames Claude Code 2.1.332 follows
+
+
+def follow_rename(name: str, renames: Mapping[str, object], listed: Set[str]) -> str | None:
+    """Where a chain of `renames` from `name` ends, as Claude Code follows it: a name the
+    marketplace lists, or None (a null: the plugin was removed). ValueError with the reason
+    ("a cycle", ...) when it ends nowhere."""
+    seen: set[str] = set()
+    at = name
+    for _ in range(RENAME_DEPTH):
+        if at in seen:
+            raise ValueError("it goes round in a cycle")
+        seen.add(at)
+        if at not in renames:
+            if at in listed:
+                return at
+            raise ValueError(f"{at!r} is not a plugin the marketplace lists")
+        step = renames[at]
+        if step is None:
+            return None
+        if not isinstance(step, str):
+            raise ValueError(f"{step!r} is not a plugin name")
+        at = step
+    raise ValueError(f"it is longer than the {RENAME_DEPTH} steps Claude Code follows")
+
+
+def renames_of(
+    value: object, plugins: object
+) -> tuple[dict[str, str | None], list[tuple[str, str]]]:
+    """A marketplace's `renames` and its `plugins` list as written -> each name it no longer
+    lists, mapped to the name it lists the plugin under now (None: removed), and for each key
+    that leads nowhere the reason. A name still listed is that plugin, whatever `renames` says
+    of it (as Claude Code's loader reads it)."""
+    if not isinstance(value, dict):
+        return {}, []
+    items = plugins if isinstance(plugins, list) else []
+    listed = {i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)}
+    found: dict[str, str | None] = {}
+    wrong: list[tuple[str, str]] = []
+    for old in value:
+        try:
+            new = follow_rename(old, value, listed)
+        except ValueError as err:
+            wrong.append((old, str(err)))
+            continue
+        if old not in listed and (new is None or is_safe_name(new)):
+            found[old] = new
+    return found, wrong
+
+
+def _renames(
+    value: object, plugins: list[Any], text: str, out: Problems
+) -> Mapping[str, str | None]:
+    """`renames`, read: a problem for each key whose chain leads to no plugin (Claude Code's
+    validator refuses it), the others followed to their end."""
+    if value is None:
+        return EMPTY
+    line = _json_line(text, "renames")
+    if not isinstance(value, dict):
+        out.add("must be an object of old plugin name -> new name (or null)", "renames", line)
+        return EMPTY
+    for old, new in value.items():
+        if new is not None and not isinstance(new, str):
+            out.add(f"must be a plugin name or null, not {kind_of(new)}", f"renames.{old}", line)
+    found, wrong = renames_of(value, plugins)
+    for old, why in wrong:
+        if not isinstance(value.get(old), (str, type(None))):
+            continue  # said above
+        out.add(
+            f'leads to no plugin: {why}; name a plugin of "plugins", another key of '
+            '"renames", or null for one removed',
+            f"renames.{old}",
+            line,
+        )
+    return MappingProxyType(found)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skilltool.model import Problem
+from skilltool.model import Problem, Severity
 
 # an option's key becomes an environment variable's name in Claude Code's hooks
 OPTION_KEY = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -205,37 +205,43 @@ DEPENDENCY = rf"({DEPENDENCY_NAME})(?:@({DEPENDENCY_NAME}))?(?:@(\^[^@]*))?"
 
 def read_dependencies(
     declared: list[tuple[Mapping[str, Any] | None, Path | None]],
+    key: str = "dependencies",
 ) -> tuple[dict[str, dict[str, str]], list[Problem]]:
     """Each plugin the plugin needs, from `dependencies` of plugin.json then of a marketplace
     entry: `name` or `name@marketplace` -> {"version": the range} (or {} for any version).
-    One Claude Code's schema refuses is an error, and is not read."""
+    One Claude Code's schema refuses is an error, and is not read. With `key`
+    "optionalDependencies", the plugins it takes when it can: Claude Code leaves out an item
+    it cannot read (a warning here), and refuses only a value that is not a list."""
     from skilltool import semver
     from skilltool.parse_servers import json_text, key_line
 
+    optional = key != "dependencies"
+    left = "Claude Code leaves it out" if optional else REFUSED
     found: dict[str, dict[str, str]] = {}
     problems: list[Problem] = []
     for fields, where in declared:
-        if not isinstance(fields, Mapping) or "dependencies" not in fields or where is None:
+        if not isinstance(fields, Mapping) or key not in fields or where is None:
             continue
         text = json_text(where) or ""
-        line = key_line(text, "dependencies")
-        items = fields["dependencies"]
+        line = key_line(text, key)
+        items = fields[key]
         if not isinstance(items, list):
             why = 'must be a list of plugin names or {"name", "version"} objects'
-            problems.append(Problem(where, why, "dependencies", line))
+            problems.append(Problem(where, why, key, line))
             continue
+        severity: Severity = "warning" if optional else "error"
         for index, item in enumerate(items):
-            field = f"dependencies[{index}]"
+            field = f"{key}[{index}]"
             got = _dependency(item)
             if isinstance(got, str):
-                problems.append(Problem(where, f"{got}; {REFUSED}", field, line))
+                problems.append(Problem(where, f"{got}; {left}", field, line, severity))
                 continue
-            key, version = got
+            name, version = got
             if version is not None and not semver.valid_range(version):
                 why = f"version: {version!r} is not a version range (e.g. ^2.0, ~2.1.0, >=1.4)"
-                problems.append(Problem(where, f"{why}; {REFUSED}", field, line))
+                problems.append(Problem(where, f"{why}; {left}", field, line, severity))
                 continue
-            found.setdefault(key, {} if version is None else {"version": version})
+            found.setdefault(name, {} if version is None else {"version": version})
     return found, problems
 
 

@@ -11,6 +11,9 @@
     [disabled.agents]               # one agent, by its name
     code-reviewer = ["pi"]
 
+    [enabled.plugins]               # a plugin off by its own default (defaultEnabled: false),
+    linter = ["*"]                  # turned on by the user: in every harness, or in some
+
     [config.github-tools]           # the values given for a plugin's options (userConfig)
     org = "acme"
 
@@ -43,6 +46,9 @@ class Settings(NamedTuple):
     disabled: Mapping[Kind, Mapping[str, frozenset[str]]] = {}
     # plugin -> option key -> the value given for it (never a sensitive one's: parse_options)
     config: Mapping[str, Mapping[str, Any]] = {}
+    # a plugin off by its own default (`defaultEnabled: false`) -> the harnesses the user
+    # turned it on in (EVERY: all of them)
+    enabled: Mapping[str, frozenset[str]] = {}
 
     def off(self, kind: Kind, name: str, harness: str) -> bool:
         """Whether the user turned this plugin, skill or agent off in `harness`."""
@@ -58,6 +64,41 @@ class Settings(NamedTuple):
     @property
     def any_disabled(self) -> bool:
         return any(self.disabled.get(kind) for kind in KINDS)
+
+    def renamed(self, renames: Mapping[str, str]) -> Settings:
+        """These settings with what is kept under a plugin's old name (renames: old -> new)
+        applied to its new name too, unless the new name has its own."""
+        if not renames:
+            return self
+
+        def moved(table: Mapping[str, Any]) -> dict[str, Any]:
+            now = dict(table)
+            for old, new in renames.items():
+                if old in table and new not in table:
+                    now[new] = table[old]
+            return now
+
+        disabled = {**self.disabled, "plugins": moved(self.disabled.get("plugins", {}))}
+        return self._replace(
+            disabled=disabled, enabled=moved(self.enabled), config=moved(self.config)
+        )
+
+    def defaulted(self, off_by_default: Iterable[str], every: Sequence[str]) -> Settings:
+        """These settings with each plugin that is off by its own default (`defaultEnabled:
+        false`) off where the user did not turn it on (`[enabled.plugins]`), as Claude Code
+        reads it: what the user set, on or off, wins. `every`: the harnesses known."""
+        plugins = dict(self.disabled.get("plugins", {}))
+        for name in off_by_default:
+            on = self.enabled.get(name, frozenset())
+            if EVERY in on:
+                continue
+            off = plugins.get(name, frozenset())
+            if EVERY not in off:
+                off = off | (frozenset(every) - on)
+            plugins[name] = frozenset({EVERY}) if set(every) <= off else off
+        if plugins == self.disabled.get("plugins", {}):
+            return self
+        return self._replace(disabled={**self.disabled, "plugins": plugins})
 
 
 def place(home: paths.Scope) -> Path:
@@ -106,7 +147,22 @@ def _read(where: Path, mtime: int, size: int) -> Settings:
                     '["*"] for all of them; fix the file'
                 )
             disabled.setdefault(kind, {})[name] = frozenset(harnesses)
-    return Settings(frozenset(alone), disabled, _config(where, data.get("config", {})))
+    enabled_table = data.get("enabled", {})
+    plugins = enabled_table.get("plugins", {}) if isinstance(enabled_table, dict) else None
+    if not isinstance(plugins, dict) or set(enabled_table) - {"plugins"}:
+        raise SkilltoolError(
+            f"{where}: enabled: must hold one table, [enabled.plugins]; fix the file"
+        )
+    enabled = {}
+    for name, harnesses in plugins.items():
+        if not _names(harnesses):
+            raise SkilltoolError(
+                f"{where}: enabled.plugins.{name}: must be a list of harness names or "
+                '["*"] for all of them; fix the file'
+            )
+        enabled[name] = frozenset(harnesses)
+    config = _config(where, data.get("config", {}))
+    return Settings(frozenset(alone), disabled, config, enabled)
 
 
 def _config(where: Path, table: object) -> dict[str, dict[str, Any]]:
@@ -161,6 +217,8 @@ def check_names(home: paths.Scope, names: Sequence[str]) -> None:
     for kind in KINDS:
         for name, harnesses in chosen.disabled.get(kind, {}).items():
             _known(where, f"disabled.{kind}.{name}", harnesses, (*names, EVERY))
+    for name, harnesses in chosen.enabled.items():
+        _known(where, f"enabled.plugins.{name}", harnesses, (*names, EVERY))
 
 
 def _known(where: Path, field: str, names: Iterable[str], known: Sequence[str]) -> None:
@@ -237,24 +295,40 @@ def change(
     harnesses: Iterable[str],
     off: bool,
     every: Iterable[str],
+    off_by_default: bool = False,
 ) -> frozenset[str]:
     """Turn `name` off (or back on) in `harnesses` (EVERY: all of `every`), keeping the rest
-    of the file as written; the harnesses it is then off in."""
+    of the file as written; the harnesses it is then off in. A plugin off by its own default
+    is turned on in `[enabled.plugins]` (and off there again)."""
     import tomlkit
 
     where = place(home)
     text = _text(where)
     read(home)  # a file that does not read is said, and left as it is
     document = tomlkit.parse(text)
+    every, asked = list(every), set(harnesses)
     disabled = document.setdefault("disabled", tomlkit.table(is_super_table=True))
-    table = disabled.setdefault(kind, tomlkit.table())
+    _switch(disabled.setdefault(kind, tomlkit.table()), name, asked, off, every)
+    if kind == "plugins" and off_by_default:
+        enabled = document.setdefault("enabled", tomlkit.table(is_super_table=True))
+        _switch(enabled.setdefault("plugins", tomlkit.table()), name, asked, not off, every)
+        if not enabled["plugins"]:
+            del document["enabled"]
+    _write(where, tomlkit.dumps(document))
+    chosen = read(home)
+    if kind == "plugins" and off_by_default:
+        chosen = chosen.defaulted([name], every)
+    return chosen.where(kind, name)
+
+
+def _switch(table: Any, name: str, asked: set[str], add: bool, every: list[str]) -> None:
+    """`name`'s list of harnesses in `table` with those `asked` added (or taken out)."""
     now = set(table.get(name, []))
-    asked = set(harnesses)
-    if off:
+    if add:
         now = {EVERY} if EVERY in asked | now else now | asked
     elif EVERY in asked:
         now = set()
-    elif EVERY in now:  # on again in some: still off in every other
+    elif EVERY in now:  # taken out of some: still in every other
         now = set(every) - asked
     else:
         now -= asked
@@ -262,5 +336,85 @@ def change(
         table[name] = sorted(now)
     elif name in table:
         del table[name]
-    _write(where, tomlkit.dumps(document))
-    return frozenset(now)
+
+
+def rename_plugins(home: paths.Scope, renamed: Mapping[str, str]) -> list[str]:
+    """A plugin its marketplace renamed (old -> new) keeps what the user set for it: its
+    `[disabled.plugins]` entry and its `[config.<plugin>]` values move to the new name, unless
+    the new name has its own already (which wins; the old one goes). The keys moved."""
+    import tomlkit
+
+    where = place(home)
+    if home.kind != "home" or not renamed or not os.path.lexists(where):
+        return []
+    read(home)  # a file that does not read is said, and left as it is
+    document = tomlkit.parse(_text(where))
+    disabled, config = document.get("disabled", {}), document.get("config", {})
+    enabled = document.get("enabled", {})
+    tables = [
+        ("disabled.plugins", disabled.get("plugins", {})),
+        ("enabled.plugins", enabled.get("plugins", {})),
+        ("config", config),
+    ]
+    moved = []
+    for field, table in tables:
+        for old, new in renamed.items():
+            if old not in table:
+                continue
+            if new not in table:
+                table[new] = table[old]
+                moved.append(f"{field}.{old}")
+            del table[old]
+    if moved:
+        _write(where, tomlkit.dumps(document))
+    return moved
+
+
+def applied(
+    home: paths.Scope,
+    plugins: Iterable[Any],
+    every: Sequence[str],
+    renames: Mapping[str, str] = {},
+) -> Settings:
+    """The settings of a home as they apply to `plugins` (model.Plugin): what is kept under
+    a name a marketplace renamed (`renames`, old -> new: renames_in) applies to the new
+    name; each plugin off by its own default (`defaultEnabled: false`) is off where the user
+    did not turn it on. A project has no settings: a plugin its manifest names is on."""
+    chosen = read(home)
+    if home.kind != "home":
+        return chosen
+    chosen = chosen.renamed(renames)
+    return chosen.defaulted([p.name for p in plugins if not p.default_enabled], every)
+
+
+def renames_in(catalogue: Any) -> dict[str, str]:
+    """The plugins of a catalogue (model.Catalogue) that their marketplace renamed: old name
+    -> the name it is found under now."""
+    names = {p.name for p in catalogue.plugins}
+    return {
+        old: new
+        for market in catalogue.marketplaces
+        for old, new in market.renames.items()
+        if new is not None and new in names and old not in names
+    }
+
+
+def stale_keys(home: paths.Scope, renames: Mapping[str, str]) -> list[str]:
+    """The settings kept under a plugin's old name (`disabled.plugins.OLD`, ...), each said
+    in one line: they apply to its new name, and `plugins update` moves them there."""
+    if home.kind != "home" or not renames:
+        return []
+    chosen = read(home)
+    tables = {
+        "disabled.plugins": chosen.disabled.get("plugins", {}),
+        "enabled.plugins": chosen.enabled,
+        "config": chosen.config,
+    }
+    where = home.show(place(home))
+    return [
+        f"warning: {where}: {field}.{old}: its marketplace renamed plugin {old!r} to "
+        f"{new!r}; read as {new} ('skilltool plugins update' records it)"
+        for field, table in tables.items()
+        for old, new in renames.items()
+        if old in table
+    ]

@@ -44,7 +44,7 @@ from skilltool.checkouts import (
     SourceError as SourceError,  # the one error of every sources command
 )
 from skilltool.fs import TEMP_PREFIX
-from skilltool.model import Catalogue, Plugin, SearchEntry, quoted
+from skilltool.model import Catalogue, Marketplace, Plugin, SearchEntry, quoted
 from skilltool.parse import NAME_RULE, is_safe_name
 from skilltool.record import NamedTuple
 
@@ -563,6 +563,8 @@ class Done(NamedTuple):
     before: str | None = None  # the commit it was at
     detail: str = ""
     changes: Mapping[str, list[str]] = {}
+    # the plugins its marketplace renamed (`renames`): old name -> new, None when removed
+    renamed: Mapping[str, str | None] = {}
 
     def lines(self) -> list[str]:
         where = self.source.shown()
@@ -576,6 +578,16 @@ class Done(NamedTuple):
         lines = [f"{self.verb:<9} {self.source.name} {where}{at}{tail}"]
         for plugin, said in self.changes.items():
             lines.append(f"  plugin  {plugin}: {'; '.join(said)}")
+        for old, new in self.renamed.items():
+            if new is None:
+                lines.append(
+                    f"  plugin  {old}: removed by marketplace {self.source.name}; 'skilltool "
+                    f"plugins remove {old}' drops it"
+                )
+            else:
+                lines.append(
+                    f"  plugin  {old}: renamed {new} by its marketplace; recorded as {new}"
+                )
         return lines
 
     def as_dict(self) -> dict[str, Any]:
@@ -595,6 +607,7 @@ class Done(NamedTuple):
             "marketplace": s.marketplace,
             "detail": self.detail or None,
             "changes": dict(self.changes),
+            "renamed": dict(self.renamed),
             "line": self.lines()[0],
         }
 
@@ -663,6 +676,8 @@ def plugin_folders(names: Sequence[str], text: bytes | None) -> Parts | None:
         return None
     metadata = data.get("metadata")
     root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    renamed, _ = parse.renames_of(data.get("renames"), data["plugins"])
+    names = [str(renamed.get(name, name)) for name in names]  # a plugin renamed: its new name
     folders = [posixpath.dirname(parse.MARKETPLACE_FILE)]
     files = []
     for item in data["plugins"]:
@@ -1177,13 +1192,43 @@ def _add_from_marketplace(
     skills: tuple[str, ...] = (),
 ) -> Done:
     market_source, market = _marketplace_of(home, str(asked.marketplace), sources)
-    wanted = next((e for e in market.entries if e.name == asked.plugin), None)
+    listed = ", ".join(e.name for e in market.entries) or "none"
+    now = market.current(str(asked.plugin))
+    if now is None:
+        raise SourceError(
+            f"{market.manifest}: renames.{asked.plugin}: marketplace {market.name!r} removed "
+            f"plugin {asked.plugin!r}; nothing was added (it lists: {listed})"
+        )
+    renamed = ""
+    if now != asked.plugin:
+        renamed = f"marketplace {market.name} renamed {asked.plugin} to {now}"
+        asked = asked._replace(plugin=now, name=now if asked.name == asked.plugin else asked.name)
+    wanted = next((e for e in market.entries if e.name == now), None)
     if wanted is None:
-        listed = ", ".join(e.name for e in market.entries) or "none"
         raise SourceError(
             f"{market.manifest}: no plugin {asked.plugin!r} in marketplace {market.name!r} "
             f"(it lists: {listed})"
         )
+    done = _add_wanted(home, asked, ref, sources, dry_run, look, skills, market_source, market)
+    return done._replace(detail=_joined(done.detail, renamed))
+
+
+def _joined(*said: str) -> str:
+    return "; ".join(part for part in said if part)
+
+
+def _add_wanted(
+    home: paths.Scope,
+    asked: Request,
+    ref: str | None,
+    sources: list[Source],
+    dry_run: bool,
+    look: Look | None,
+    skills: tuple[str, ...],
+    market_source: Source,
+    market: Marketplace,
+) -> Done:
+    wanted = next(e for e in market.entries if e.name == asked.plugin)
     if not wanted.remote and skills:  # skills of a plugin in the marketplace's own tree
         plugin = market_source._replace(plugins=(), skills=skills, nothing=False)
         done = _more_of(home, market_source, plugin, sources, dry_run)
@@ -1376,6 +1421,8 @@ def update(
     if check:
         ahead = [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
         return done + [_coming(home, d) if preview else d for d in ahead]
+    if not preview:  # a marketplace that renamed a plugin since: its new name recorded
+        done = [_renames_recorded(home, d) for d in done]
     for source, _ in plan:
         changed = kept_for_changes(home, source)
         if changed and not force:
@@ -1389,8 +1436,40 @@ def update(
         sources = [moved.source if s.name == source.name else s for s in sources]
         write_lock(home, sources)
         sweep(home_of(home, source.name))
-        done.append(Done("updated", moved.source, source.commit, moved.detail(), changes))
+        updated = Done("updated", moved.source, source.commit, moved.detail(), changes)
+        done.append(_renames_recorded(home, updated))
     return done
+
+
+def _renames_recorded(home: paths.Scope, done: Done) -> Done:
+    """A source whose marketplace renamed plugins it picks (`renames`): the new names in the
+    lockfile (its picks, those added as dependencies, what was approved of them), said on
+    the source's lines. A plugin the marketplace removed stays recorded, and is said."""
+    source = done.source
+    root = source_root(home, source)
+    if not source.plugins or root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
+        return done
+    market, _ = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+    if market is None:
+        return done
+    renamed = {p: market.current(p) for p in source.plugins if market.current(p) != p}
+    if not renamed:
+        return done
+
+    def now(name: str) -> str:
+        return renamed.get(name) or name
+
+    moved = source._replace(
+        plugins=tuple(dict.fromkeys(now(p) for p in source.plugins)),
+        as_dependency=tuple(dict.fromkeys(now(p) for p in source.as_dependency)),
+        approved={
+            now(p): a
+            for p, a in source.approved.items()
+            if now(p) == p or now(p) not in source.approved
+        },
+    )
+    write_lock(home, [moved if s.name == source.name else s for s in read_lock(home)])
+    return done._replace(source=moved, renamed=renamed)
 
 
 # --------------------------------------------------------------------------- remove and sync

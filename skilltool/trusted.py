@@ -37,7 +37,7 @@ from skilltool.model import (
     named_paths,
 )
 
-FORMAT = f"skilltool-catalogue-7-{__version__}"
+FORMAT = f"skilltool-catalogue-9-{__version__}"
 # the modules whose code decides what discovery finds: changed in place, the cache is stale
 DISCOVERY_MODULES = (
     "discover",
@@ -74,13 +74,13 @@ def _schema() -> dict[type, tuple[Any, ...]]:
                 (SlashCommand, "s p s s s? S s? mi m"),
                 (McpServer, "s p s s? S ms s? s? ms i? ms"),
                 (MarketplaceEntry, "s sm b m i?"),
-                (Marketplace, "s p p s? *MarketplaceEntry S"),
+                (Marketplace, "s p p s? *MarketplaceEntry S m"),
                 (Hook, "s s s i? p i i i?"),
                 (LspServer, "s p s S ms ms i? m ms"),
                 (
                     Plugin,
                     "s p s o k *Agent *Problem o s s? t t t *SlashCommand *McpServer t *Hook s? "
-                    "*LspServer S mm mm s?",
+                    "*LspServer S mm mm s? b mm",
                 ),
             )
         )

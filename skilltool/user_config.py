@@ -75,7 +75,8 @@ def configured(home: paths.Scope, catalogue: Catalogue) -> tuple[Catalogue, list
         return catalogue, []
     from skilltool import settings
 
-    given = settings.read(home).config if home.kind == "home" else {}
+    renames = settings.renames_in(catalogue)  # values kept under a plugin's old name
+    given = settings.read(home).renamed(renames).config if home.kind == "home" else {}
     where = settings.place(home)
     problems: list[Problem] = []
     plugins = []

@@ -544,3 +544,28 @@ def test_a_value_marshal_cannot_store_keeps_the_catalogue_out_of_the_cache(
     assert run("plugins", "install", "--home", home).code == 0
     assert not (home / CATALOGUE).exists()
     assert status(home) == uncached(home)
+
+
+def test_a_marketplaces_renames_and_a_plugins_default_round_trip_through_the_cache(
+    tmp_path: Path,
+) -> None:
+    home = a_home(tmp_path)
+    build_file_tree(
+        plugins_dir(home) / "market",
+        {
+            ".claude-plugin/marketplace.json": json.dumps(
+                {
+                    "name": "market",
+                    "owner": {"name": "T"},
+                    "plugins": [{"name": "new", "source": "./new", "defaultEnabled": False}],
+                    "renames": {"old": "new", "gone": None},
+                }
+            ),
+            "new/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n",
+        },
+    )
+    catalogue = fresh_catalogue(home)
+    [market] = catalogue.marketplaces
+    assert dict(market.renames) == {"old": "new", "gone": None}
+    assert [p.default_enabled for p in catalogue.plugins if p.name == "new"] == [False]
+    assert decode(encode(catalogue)) == catalogue  # type: ignore[arg-type]

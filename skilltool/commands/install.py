@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from skilltool.cache import Caches
     from skilltool.harnesses import Harness
     from skilltool.ledger import Ledger
+    from skilltool.settings import Settings
     from skilltool.sources import Source
 
 
@@ -139,13 +140,21 @@ def _status_view(
     return full, view
 
 
+def _chosen(home: paths.Scope, catalogue: Catalogue) -> Settings:
+    """The user's settings as they apply to the plugins found (settings.applied)."""
+    from skilltool import settings
+    from skilltool.harnesses import NAMES
+
+    return settings.applied(home, catalogue.plugins, NAMES, settings.renames_in(catalogue))
+
+
 def _turned_off(home: paths.Scope, catalogue: Catalogue) -> dict[str, str]:
     """What of each plugin the user's settings turn off, and where, in words."""
     if home.kind != "home":
         return {}
     from skilltool import settings
 
-    chosen = settings.read(home)
+    chosen, written = _chosen(home, catalogue), settings.read(home)
     if not chosen.any_disabled:
         return {}
 
@@ -156,7 +165,12 @@ def _turned_off(home: paths.Scope, catalogue: Catalogue) -> dict[str, str]:
     for plugin in catalogue.plugins:
         said = []
         where = chosen.where("plugins", plugin.name)
-        if where:
+        if where and where != written.where("plugins", plugin.name):
+            said.append(
+                f"off in {harnesses(where)} by its default (defaultEnabled: false): 'skilltool "
+                f"plugins enable {plugin.name}' turns it on"
+            )
+        elif where:
             said.append(f"off in {harnesses(where)}")
         items = [("skill", s.name, chosen.where("skills", s.name)) for s in plugin.skills]
         items += [("agent", a.name, chosen.where("agents", a.name)) for a in plugin.agents]
@@ -684,7 +698,7 @@ def _said_off(planned: plan.Plan, home: paths.Scope, catalogue: Catalogue) -> pl
         return planned
     from skilltool import settings
 
-    chosen = settings.read(home)
+    chosen = _chosen(home, catalogue)
     if not chosen.any_disabled:
         return planned
     roots = sorted(((str(p.root) + os.sep, p.name) for p in catalogue.plugins), reverse=True)
@@ -697,16 +711,27 @@ def _said_off(planned: plan.Plan, home: paths.Scope, catalogue: Catalogue) -> pl
             return all(chosen.off(kind, name, h) for h in sharing)
         return chosen.off(kind, name, harness)
 
-    def turned_off(action: plan.Action) -> bool:
+    default = {p.name for p in catalogue.plugins if not p.default_enabled}
+    written = settings.read(home).renamed(settings.renames_in(catalogue))
+
+    def turned_off(action: plan.Action) -> str | None:
+        """Why the action's skill, agent or plugin is off there, or None when it is not."""
         item = {"link": "skills", "copy": "skills", "file": "agents"}.get(action.kind)
         if item is not None and off(item, action.name, action.owner):  # type: ignore[arg-type]
-            return True
+            return said
         source = str(action.source) if action.source is not None else ""
         plugin = next((name for root, name in roots if source.startswith(root)), None)
-        return plugin is not None and off("plugins", plugin, action.owner)
+        if plugin is None or not off("plugins", plugin, action.owner):
+            return None
+        if plugin in default and not written.where("plugins", plugin):
+            return (
+                f"off by its default (defaultEnabled: false): 'skilltool plugins enable "
+                f"{plugin}' turns it on"
+            )
+        return said
 
     actions = tuple(
-        a._replace(reason=said) if a.change == "remove" and turned_off(a) else a
+        a._replace(reason=turned_off(a) or a.reason) if a.change == "remove" else a
         for a in planned.actions
     )
     return planned._replace(actions=actions)
@@ -822,9 +847,8 @@ def _by_disabled(
     """The harnesses in groups that see the same plugins: the user's settings may turn a
     plugin, a skill or an agent off in some; each group sees the catalogue without them, so
     that what was written for them there is removed as gone."""
-    from skilltool import settings
 
-    chosen = settings.read(home)
+    chosen = _chosen(home, catalogue)
     if not chosen.any_disabled:
         return [(catalogue, found)]
     groups: dict[tuple[tuple[str, str], ...], list[Harness]] = {}
@@ -866,9 +890,8 @@ def shared_catalogue(home: paths.Scope, catalogue: Catalogue) -> Catalogue:
     in every harness that reads it (a skill there is read by all of them alike)."""
     if isinstance(home, paths.Project):
         return catalogue
-    from skilltool import settings
 
-    chosen = settings.read(home)
+    chosen = _chosen(home, catalogue)
     if not chosen.any_disabled:
         return catalogue
     sharing = _sharing(home)

@@ -128,8 +128,11 @@ def listings(source: Source, market: Marketplace, added: Sequence[Source]) -> li
     # name may be another source's too
     said_as = source.name
     found = []
+    picked = {market.current(p) for p in source.plugins}  # a pick of an old name: its new one
     for entry in market.entries:
         description, words = _told(entry.fields)
+        # its old names (`renames`) find it too
+        words += [old for old, new in market.renames.items() if new == entry.name]
         unfetchable = ""
         if entry.remote:
             state, unfetchable = _remote_state(entry, (market.name, source.name), added)
@@ -138,7 +141,7 @@ def listings(source: Source, market: Marketplace, added: Sequence[Source]) -> li
             description = description or own_description
             words += own_words
             # whole: single skills of it picked (`add --skill`) do not make it installed
-            whole = not source.picks or entry.name in source.plugins
+            whole = not source.picks or entry.name in picked
             state = "installed" if whole else "not installed"
         keywords = tuple(dict.fromkeys(words))
         found.append(Listed(entry.name, said_as, description, keywords, state, unfetchable))

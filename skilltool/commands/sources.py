@@ -291,7 +291,11 @@ def plugins_add(
             done = sources.add(
                 home, source, ref, tuple(plugins), name, opts.dry_run, asked, pick, tuple(skills)
             )
-            needed = [] if opts.dry_run else _needed(home, source, name, plugins, done, locked)
+            left: list[str] = []
+            needed = (
+                [] if opts.dry_run else _needed(home, source, name, plugins, done, locked, left)
+            )
+            said += left
             if isinstance(home, paths.Project) and not opts.dry_run:
                 now = {s.name: s for s in sources.read_lock(home)}  # with what it records
                 for each in [done, *needed]:
@@ -305,6 +309,8 @@ def plugins_add(
                     code = max(code, _configured(opts, home, each.source, config, said))
             if install_after and (not opts.dry_run or installed is None):
                 installed = _installed(opts, home, warnings, progress=progress)
+            if not opts.dry_run:
+                said += _off_by_default(home, [done, *needed])
     except (sources.SourceError, OSError) as err:
         _undo(home, first, lockfile, made)
         return _source_failure(opts, err)
@@ -315,6 +321,25 @@ def plugins_add(
     return _sources_report(opts, home, dones, installed, warnings, code, after=said)
 
 
+def _off_by_default(home: paths.Scope, done: Sequence[Done]) -> list[str]:
+    """A line for each plugin just added that is off by its own default (`defaultEnabled:
+    false`) and that the user has not turned on: added, written to no harness."""
+    from skilltool import settings, sources
+    from skilltool.harnesses import NAMES
+
+    if home.kind != "home":
+        return []
+    found = discover.discover([sources.entry(home, d.source) for d in done]).plugins
+    plugins = [p for p in found if not p.default_enabled]
+    chosen = settings.applied(home, plugins, NAMES)
+    return [
+        f"off       {p.name}: off by its default (defaultEnabled: false); 'skilltool plugins "
+        f"enable {p.name}' turns it on"
+        for p in plugins
+        if chosen.where("plugins", p.name) and not settings.read(home).where("plugins", p.name)
+    ]
+
+
 def _needed(
     home: paths.Scope,
     text: str,
@@ -322,17 +347,18 @@ def _needed(
     plugins: Sequence[str],
     done: Done,
     before: list[Source],
+    left: list[str],
 ) -> list[Done]:
     """The plugins what was just added needs (dependencies.add_needed), added too; when one
     cannot be, the lockfile is put back as it was `before` and the SourceError raised: the
-    add changes nothing."""
+    add changes nothing. An optional one that cannot be is a line in `left`."""
     from skilltool import dependencies, sources
 
     asked = sources.request(text, name)
     named = [*plugins, *([asked.plugin] if asked.plugin else [])]
     try:
         dependencies.asked_for(home, named)
-        return dependencies.add_needed(home, done.source, dry_run=False)
+        return dependencies.add_needed(home, done.source, dry_run=False, left=left)
     except (sources.SourceError, OSError):
         dependencies.restore(home, before)
         raise
@@ -426,6 +452,7 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
             done = sources.update(home, names, looking, opts.force, preview=opts.dry_run)
             said: list[str] = []
             if not looking:
+                _renamed(home, done, said)
                 asking.consent(opts, home, [d.source.name for d in done], said)
             installed = None if looking else _installed(opts, home, warnings, progress=progress)
     except (sources.SourceError, OSError) as err:
@@ -434,6 +461,25 @@ def plugins_update(opts: Options, names: list[str], check: bool) -> Result:
     outdated = any(d.verb == "outdated" for d in done)
     code = FAILED if check and outdated else OK
     return _sources_report(opts, home, done, installed, warnings, code, hint, after=said)
+
+
+def _renamed(home: paths.Scope, done: Sequence[Done], said: list[str]) -> None:
+    """Plugins a marketplace renamed, recorded under their new names by `update`: the
+    project's manifest names them so too, and the user's settings for them follow."""
+    from skilltool import settings
+
+    renamed = {old: new for d in done for old, new in d.renamed.items() if new is not None}
+    if home.kind == "home":  # a marketplace used whole: its renames, of the plugins found
+        renamed.update(settings.renames_in(discover.find(home, [])))
+    if isinstance(home, paths.Project):
+        for each in done:
+            if each.renamed:
+                project.record(home, each.source)
+    for key in settings.rename_plugins(home, renamed):
+        field, old = key.rsplit(".", 1)
+        said.append(
+            f"settings  {field}.{old} is now {field}.{renamed[old]}: its plugin was renamed"
+        )
 
 
 def plugins_remove(opts: Options, name: str) -> Result:
@@ -567,12 +613,17 @@ def plugins_switch(
     found = _switched(catalogue, name, kind)
     where = tuple(dict.fromkeys(harnesses)) or (settings.EVERY,)
     notes = _shared_skills(home, catalogue, found, name, where, off)
+    # a plugin off by its own default (defaultEnabled: false) is turned on in [enabled.plugins]
+    default_off = found == "plugins" and any(
+        p.name == name and not p.default_enabled for p in catalogue.plugins
+    )
     with _held(home, opts):
         if opts.dry_run:
-            now = settings.read(home).where(found, name)
+            renames = settings.renames_in(catalogue)
+            now = settings.applied(home, catalogue.plugins, NAMES, renames).where(found, name)
             installed = None
         else:
-            now = settings.change(home, found, name, where, off, NAMES)
+            now = settings.change(home, found, name, where, off, NAMES, default_off)
             installed = _installed(opts, home, warnings)
     said = "every harness" if settings.EVERY in where else ", ".join(where)
     state = (

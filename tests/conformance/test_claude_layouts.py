@@ -6,6 +6,8 @@ with shared, strict:false, pluginRoot and strict entries (added, installed, and 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -215,4 +217,123 @@ def test_a_marketplace_is_read_as_claude_code_installs_it(tmp_path: Path, proven
         "claude",
         "marketplace: strict:false skill lists replace skills/, agent lists add to agents/; "
         "a strict entry's lists join plugin.json's; pluginRoot serves bare names only",
+    )
+
+
+def test_renames_that_lead_nowhere_are_those_claude_code_refuses(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """A marketplace's `renames`: the keys Claude Code's validator calls unresolved are the
+    ones skilltool says lead to no plugin, and those it follows end where skilltool's do."""
+    home = make_home(tmp_path)
+    renames = {"a": "b", "b": "a", "c": "nowhere", "old": "mid", "mid": "tools", "gone": None}
+    market = build_file_tree(
+        tmp_path / "renamed",
+        {
+            ".claude-plugin/marketplace.json": json.dumps(
+                {
+                    "name": "renamed",
+                    "owner": {"name": "T"},
+                    "plugins": [{"name": "tools", "source": "./tools"}],
+                    "renames": renames,
+                }
+            ),
+            "tools/skills/tidy/SKILL.md": skill_md("tidy"),
+        },
+    )
+    done = run(["claude", "plugin", "validate", "--json", str(market)], _env(home), home, TIMEOUT)
+    report: dict[str, Any] = json.loads(done.stdout)
+    theirs = {e["path"] for e in report["manifest"]["errors"] if e["path"].startswith("renames.")}
+    catalogue = _found(market)
+    ours = {p.field for p in catalogue.problems if (p.field or "").startswith("renames.")}
+    assert theirs == ours == {"renames.a", "renames.b", "renames.c"}
+    [read] = catalogue.marketplaces
+    assert dict(read.renames) == {"old": "tools", "mid": "tools", "gone": None}
+    proven("claude", "marketplace renames: the chains it refuses are skilltool's errors")
+
+
+def test_default_enabled_is_read_as_claude_code_installs_it(tmp_path: Path, proven: Proven) -> None:
+    """`defaultEnabled: false` in plugin.json or the marketplace entry: `claude plugin
+    install` records the plugin off; the entry's value wins over plugin.json's. skilltool's
+    reading of each plugin is Claude Code's."""
+    home = make_home(tmp_path)
+    plugins = [
+        {"name": "by-manifest", "source": "./by-manifest"},
+        {"name": "by-entry", "source": "./by-entry", "defaultEnabled": False},
+        {"name": "entry-wins", "source": "./entry-wins", "defaultEnabled": True},
+        {"name": "plain", "source": "./plain"},
+    ]
+    manifests = {"by-manifest": False, "entry-wins": False}
+    tree: Tree = {
+        ".claude-plugin/marketplace.json": json.dumps(
+            {"name": "layouts-test", "owner": {"name": "T"}, "plugins": plugins}
+        )
+    }
+    for plugin in plugins:
+        name = str(plugin["name"])
+        manifest: dict[str, Any] = {"name": name}
+        if name in manifests:
+            manifest["defaultEnabled"] = manifests[name]
+        tree[f"{name}/.claude-plugin/plugin.json"] = json.dumps(manifest)
+        tree[f"{name}/skills/{name}-skill/SKILL.md"] = skill_md(f"{name}-skill")
+    market = build_file_tree(tmp_path / "defaults", tree)
+    env = _env(home)
+    done = run(["claude", "plugin", "marketplace", "add", str(market)], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for plugin in plugins:
+        done = run(["claude", "plugin", "install", f"{plugin['name']}@layouts-test"], env, home, TIMEOUT)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    enabled = json.loads((home / ".claude/settings.json").read_text())["enabledPlugins"]
+    theirs = {key.split("@")[0]: value for key, value in enabled.items()}
+    ours = {p.name: p.default_enabled for p in _found(market).plugins}
+    assert (
+        theirs
+        == ours
+        == {
+            "by-manifest": False,
+            "by-entry": False,
+            "entry-wins": True,
+            "plain": True,
+        }
+    )
+    proven(
+        "claude", "defaultEnabled: false installs a plugin off; the entry's wins over plugin.json's"
+    )
+
+
+def test_optional_dependencies_are_taken_as_claude_code_installs_them(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """`claude plugin install` of a plugin with `optionalDependencies` installs those it can
+    have (one off by its default, off; a range only choosing the version) and leaves out one
+    its marketplaces do not list: `skilltool plugins add` adds the same, with the same off."""
+    from tests.test_optional_dependencies import market
+
+    home = make_home(tmp_path)
+    root = market(tmp_path / "omk", ["helper", "quiet@^2.0", "nope", 5])
+    env = _env(home)
+    done = run(["claude", "plugin", "marketplace", "add", str(root)], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run(["claude", "plugin", "install", "main@omk"], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "optional dependency left out: nope@omk" in done.stdout + done.stderr
+    enabled = json.loads((home / ".claude/settings.json").read_text())["enabledPlugins"]
+    theirs = {key.split("@")[0]: value for key, value in enabled.items()}
+    assert theirs == {"main": True, "helper": True, "quiet": False}
+    ours_home = tmp_path / "ours"
+    ours_home.mkdir()
+    ours_env = {"HOME": str(ours_home), "PATH": os.environ.get("PATH", "")}
+    skilltool = [sys.executable, "-m", "skilltool", "plugins", "add"]
+    assert run([*skilltool, str(root)], ours_env, ours_home, TIMEOUT).returncode == 0
+    added = run([*skilltool, "main@omk"], ours_env, ours_home, TIMEOUT)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "left out  nope, optional for main" in added.stdout
+    ours = {p.name: p.default_enabled for p in _found(root).plugins if p.name in theirs}
+    picked = (ours_home / ".local/share/skilltool/plugins.lock").read_text()
+    assert 'plugins = ["main", "helper", "quiet"]' in picked
+    assert ours == theirs
+    proven(
+        "claude",
+        "optionalDependencies: those it can have are installed with the plugin (one off by its "
+        "default, off), one not listed is left out, as skilltool adds them",
     )
