@@ -56,12 +56,15 @@ def _droid() -> None:
 
 def stub_settings(root: Path, stub: OpenAIStub) -> None:
     """`<root>/settings.json` (a ~/.factory) with its other keys kept: the stub as the custom
-    model `stub`, and no cloud session sync, which would wait 5 s for a flush on exit."""
+    model `stub`; no cloud session sync, which would wait 5 s for a flush on exit; and
+    `blockOnMcpLoad`, Droid's own setting that holds the first turn until its MCP servers
+    answer (without it, on a busy machine, the request can go out before a server's tools
+    are listed, and a row would read a slow start as a server not loaded)."""
     settings = root / "settings.json"
     data: dict[str, Any] = json.loads(settings.read_text()) if settings.exists() else {}
     model = {"model": "stub-model", "displayName": "stub", "baseUrl": stub.base_url}
     model.update(apiKey="dummy", provider="generic-chat-completion-api")
-    data.update(customModels=[model], cloudSessionSync=False)
+    data.update(customModels=[model], cloudSessionSync=False, blockOnMcpLoad=True)
     root.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps(data, indent=2) + "\n")
 
