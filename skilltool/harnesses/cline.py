@@ -3,8 +3,8 @@ agent's prompt; Cline offers it to the model as the tool `subagent_<name>`), eac
 workflow of ~/.cline/workflows, each MCP server an entry of
 ~/.cline/data/settings/cline_mcp_settings.json. Cline reads ~/.agents/skills itself.
 
-In a project Cline reads .cline/skills, .cline/agents and .clinerules/workflows only when it
-is started in the project's top folder; it has no project MCP file."""
+In a git repository Cline reads .agents/skills, .cline/agents and .clinerules/workflows from
+any folder of it; it has no project MCP file."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ TOOL_NAMES = {
 # what a prompt may hold after the `$ARGUMENTS` that ends a command's body: Cline puts the
 # words typed after `/name` right after the workflow's text (trimmed)
 TRAILING_ARGUMENTS = re.compile(r"\s*\$ARGUMENTS\s*$")
+# Cline's own /team takes a prompt that matches /^\/team\b/i before any workflow of that name
+TEAM_COMMAND = re.compile(r"team(?![A-Za-z0-9_])", re.I)
 
 
 def cline_tools(agent: Agent) -> list[str]:
@@ -61,10 +63,6 @@ def subagent_tool(name: str) -> str:
 class Cline(Harness):
     name = "cline"
     title = "Cline CLI"
-    project_reach = (
-        "reads the project's .cline/skills, .cline/agents and .clinerules/workflows only when "
-        "started in the project's top folder"
-    )
     enforces_tools = True  # a subagent gets the tools its list names and no other
     tool_names = TOOL_NAMES
     tool_vocabulary = "Cline"
@@ -90,12 +88,17 @@ class Cline(Harness):
         return self.root() / "workflows"
 
     def command_refusal(self, name: str) -> str | None:
-        if ":" not in name:
-            return None
-        return (
-            "Cline CLI reads no workflow in a subfolder: move the command out of its "
-            "subfolder to have it here"
-        )
+        if ":" in name:
+            return (
+                "Cline CLI reads no workflow in a subfolder: move the command out of its "
+                "subfolder to have it here"
+            )
+        if TEAM_COMMAND.match(name):
+            return (
+                f"Cline CLI reads /{name} as its own /team command (a team of agents for the "
+                "rest of the line): rename the command to have it here"
+            )
+        return None
 
     def translate_command(self, body: str) -> Translation:
         """Cline has no placeholder: it puts what was typed after `/name` right after the
