@@ -31,7 +31,7 @@ from tests.conformance.test_cline import (
 pytestmark = pytest.mark.conformance
 
 
-def test_skilltool_project_loads_from_the_top_folder_and_not_from_a_subfolder(
+def test_skilltool_project_loads_inside_the_repository_and_not_beside_it(
     tmp_path: Path, proven: Proven
 ) -> None:
     need("cline")
