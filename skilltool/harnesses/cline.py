@@ -56,7 +56,7 @@ def cline_tools(agent: Agent) -> list[str]:
 
 def subagent_tool(name: str) -> str:
     """The tool Cline offers an agent as: `subagent_` and its name in lower case, each run of
-    other characters than a-z and 0-9 one `_` (shorter names than 64 characters)."""
+    other characters than a-z and 0-9 one `_` (Cline shortens a name past 64 characters)."""
     return "subagent_" + (re.sub(r"[^a-z0-9]+", "_", name.strip().lower()).strip("_") or "agent")
 
 

@@ -243,6 +243,7 @@ COMMANDS = {
     "review.md": "---\ndescription: Review\n---\nReview $ARGUMENTS carefully.\n",
     "plain.md": "Do the PLAIN thing.\n",
     "pair.md": "Compare $0 with $1.\n",
+    "git/commit.md": "Commit the SUBFOLDER work.\n",
 }
 MCP_SERVER = "plugin-srv"
 
@@ -294,13 +295,18 @@ def test_workflows_expand_and_the_mcp_servers_tools_are_offered_beside_the_users
     assert f"added     cline    mcp {MCP_SERVER} in ~/.cline/data/settings/" in out, out
     assert "command /pair" in out and "Cline CLI has no placeholder" in out, out
     assert not (home / ".cline/workflows/pair.md").exists()
+    assert "command /git:commit: Cline CLI reads no workflow in a subfolder" in out, out
+    # which it does not: a workflow of the user's own in a subfolder is not expanded
+    build_file_tree(home / ".cline/workflows", {"git/commit.md": "Commit the SUBFOLDER work.\n"})
     with signed_in(home) as stub:
         _, [greet] = cline_run(home, stub, tmp_path / "work", "/greet Bob")
         _, [review] = cline_run(home, stub, tmp_path / "work", "/review main.py")
         _, [plain] = cline_run(home, stub, tmp_path / "work", "/plain now")
+        _, [nested] = cline_run(home, stub, tmp_path / "work", "/commit now")
     assert "Say GREETING-WORKFLOW to Bob" in user_texts(greet)[-1], user_texts(greet)
     assert "Review $ARGUMENTS carefully. main.py" in user_texts(review)[-1]
     assert "Do the PLAIN thing. now" in user_texts(plain)[-1]
+    assert "SUBFOLDER" not in user_texts(nested)[-1], user_texts(nested)
     assert "description" not in user_texts(greet)[-1]  # the frontmatter is left out
     assert set(seen.read_text().splitlines()) == {"${HOME} ${HOME}"}  # expanded in neither
     offered = set(tools_of(greet))
@@ -315,7 +321,8 @@ def test_workflows_expand_and_the_mcp_servers_tools_are_offered_beside_the_users
         "commands are workflows of ~/.cline/workflows: `/greet Bob` (stub) sends the text with "
         "'Bob' where its closing $ARGUMENTS was, a $ARGUMENTS elsewhere stays as written with "
         "the words after the text, the frontmatter is left out; a body with $0 is not "
-        f"written. The server {MCP_SERVER} is an entry of ~/.cline/data/settings/"
+        "written, nor a command in a subfolder (a workflow in ~/.cline/workflows/git/ is not "
+        f"read). The server {MCP_SERVER} is an entry of ~/.cline/data/settings/"
         "cline_mcp_settings.json beside the user's `mine`: both servers' tools are offered "
         "(<server>__ping), a ${HOME} in a server's args and env reaches it as written; "
         "uninstall leaves the file byte for byte as it was",
