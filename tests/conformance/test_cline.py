@@ -89,13 +89,16 @@ def cline_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
 
 
 @contextlib.contextmanager
-def signed_in(home: Path, reply: Reply = "cline done") -> Iterator[OpenAIStub]:
+def signed_in(
+    home: Path, reply: Reply = "cline done", extra: dict[str, str] | None = None
+) -> Iterator[OpenAIStub]:
     """The stub, with `cline auth` pointing Cline's openai-compatible provider at it; the
     daemons left under `home` ended on the way out."""
     try:
         with OpenAIStub(reply=reply, model=MODEL) as stub:
             argv = ["cline", "auth", "-p", "openai-compatible", "-k", "dummy", "-m", MODEL]
-            done = run([*argv, "-b", stub.base_url], cline_env(home), home, timeout=TIMEOUT)
+            env = cline_env(home, extra)
+            done = run([*argv, "-b", stub.base_url], env, home, timeout=TIMEOUT)
             assert done.returncode == 0, done.stdout + done.stderr
             yield stub
     finally:
@@ -103,13 +106,13 @@ def signed_in(home: Path, reply: Reply = "cline done") -> Iterator[OpenAIStub]:
 
 
 def cline_run(
-    home: Path, stub: OpenAIStub, cwd: Path, prompt: str
+    home: Path, stub: OpenAIStub, cwd: Path, prompt: str, extra: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], list[Recorded]]:
     """`cline -P openai-compatible -m M --json -t 60 PROMPT` in `cwd`: the requests it sent."""
     cwd.mkdir(parents=True, exist_ok=True)
     before = len(stub.snapshot())
     argv = ["cline", "-P", "openai-compatible", "-m", MODEL, "--json", "-t", "60", prompt]
-    done = run(argv, cline_env(home), cwd, timeout=TIMEOUT + 30)
+    done = run(argv, cline_env(home, extra), cwd, timeout=TIMEOUT + 30)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return done, [r for r in stub.snapshot()[before:] if r.kind == "chat"]
 
