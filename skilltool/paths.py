@@ -35,6 +35,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "vibe": ("home", ".vibe", "VIBE_HOME"),
     "kimi": ("home", ".kimi-code", "KIMI_CODE_HOME"),
     "droid": ("home", ".factory", "FACTORY_HOME_OVERRIDE"),  # a home: its .factory is the folder
+    "cline": ("home", ".cline", "CLINE_DIR"),
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

@@ -59,6 +59,7 @@ FIRST = {
     "vibe": ".vibe/agents/helper.toml",
     "kimi": ".kimi-code/agents/helper.md",
     "droid": ".factory/droids/helper.md",
+    "cline": ".cline/agents/helper.yml",
 }
 
 
@@ -199,6 +200,7 @@ COMMANDS = {
     "kilo": ".config/kilo/command/review.md",
     "qwen": ".qwen/commands/review.toml",
     "droid": ".factory/commands/review.md",
+    "cline": ".cline/workflows/review.md",
 }
 REVIEW = "---\ndescription: Review a file\nmodel: sonnet\n---\nReview $ARGUMENTS carefully.\n"
 

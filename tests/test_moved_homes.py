@@ -29,6 +29,7 @@ MOVES = {
     "vibe": ("VIBE_HOME", "alt/vibe", "alt/vibe", "agents/plugin-author.toml"),
     "kimi": ("KIMI_CODE_HOME", "alt/kimi", "alt/kimi", "agents/plugin-author.md"),
     "droid": ("FACTORY_HOME_OVERRIDE", "alt/f", "alt/f/.factory", "droids/plugin-author.md"),
+    "cline": ("CLINE_DIR", "alt/cline", "alt/cline", "agents/plugin-author.yml"),
 }
 DEFAULTS = {
     "claude": ".claude",
@@ -41,6 +42,7 @@ DEFAULTS = {
     "vibe": ".vibe",
     "kimi": ".kimi-code",
     "droid": ".factory",
+    "cline": ".cline",
 }
 
 

@@ -278,5 +278,7 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "settings.json (lists under each event, with no name an entry of skilltool's could be "
         "kept by) or from a plugin its own 'droid plugin install' copied in; skilltool writes "
         "neither",
+        "hooks: Cline CLI runs none: Cline CLI 3.0.65 runs hooks as one script per event in "
+        "~/.cline/hooks; skilltool does not write them yet",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -27,6 +27,7 @@ TARGETS = {
     "kilo": ".config/kilo/command/review.md",
     "qwen": ".qwen/commands/review.toml",
     "droid": ".factory/commands/review.md",
+    "cline": ".cline/workflows/review.md",
 }
 ROOTS = harness_roots()
 REVIEW = (
@@ -297,11 +298,15 @@ def test_install_renders_every_command_where_it_can_and_says_where_not(
     assert "skipped   droid: command /git:commit: Factory Droid names a command in a subfolder " \
         "by its file alone (/commit), the name of any other command so named: move it out of " \
         "its subfolder to have it here" in lines  # fmt: skip
+    cline = "skipped   cline: command /compare: its body holds '$0', and Cline CLI has no "
+    assert any(line.startswith(cline) for line in lines), lines
+    assert "skipped   cline: command /git:commit: Cline CLI reads no workflow in a subfolder: " \
+        "move the command out of its subfolder to have it here" in lines  # fmt: skip
     for name in ("codex", "copilot", "hermes", "vibe"):
         said = [line for line in lines if line.startswith(f"skipped   {name}: plugin demo's")]
         assert len(said) == 1, lines  # one line per plugin, not one per command
         assert "3 commands not carried" in said[0]
-    assert lines[-1] == "16 rendered"
+    assert lines[-1] == "17 rendered"
 
 
 def test_a_harness_that_takes_no_command_is_one_line_for_all_plugins(
@@ -325,7 +330,7 @@ def test_a_second_install_writes_nothing(home: Path, source: Path) -> None:
     skilltool(home, source, "install")
     before = {t: (home / t).stat().st_mtime_ns for t in TARGETS.values()}
     code, lines = skilltool(home, source, "install")
-    assert code == 0 and lines[-1] == "16 unchanged"
+    assert code == 0 and lines[-1] == "17 unchanged"
     assert before == {t: (home / t).stat().st_mtime_ns for t in TARGETS.values()}
 
 

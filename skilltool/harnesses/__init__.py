@@ -817,6 +817,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "vibe": ".vibe",
     "kimi": ".kimi-code",
     "droid": ".factory",
+    "cline": ".cline",
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",

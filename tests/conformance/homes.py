@@ -41,6 +41,7 @@ THIRD_WAVE = ("kilo", "qwen")
 FOURTH_WAVE = ("vibe",)
 KIMI = ("kimi",)
 DROID = ("droid",)
+CLINE = ("cline",)
 # ~/.gemini/settings.json for an offline run: API-key auth (GEMINI_API_KEY + the stub's
 # GOOGLE_GEMINI_BASE_URL), no usage statistics
 GEMINI_SETTINGS = {
@@ -242,6 +243,8 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
         (home / ".kimi-code").mkdir(parents=True, exist_ok=True)
     if "droid" in harnesses:
         (home / ".factory").mkdir(parents=True, exist_ok=True)
+    if "cline" in harnesses:
+        (home / ".cline").mkdir(parents=True, exist_ok=True)
     if "qwen" in harnesses:
         (home / ".qwen").mkdir(parents=True, exist_ok=True)
         settings = home / ".qwen/settings.json"

@@ -30,6 +30,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "vibe": ("Mistral Vibe", "vibe", ()),
     "kimi": ("Kimi Code", "kimi", ()),
     "droid": ("Factory Droid", "droid", ()),
+    "cline": ("Cline CLI", "cline", ()),
 }
 
 Proven = Callable[[str, str], None]

@@ -64,7 +64,8 @@ CLAUDE_BUILT_IN = {"claude", "Explore", "general-purpose", "Plan", "statusline-s
 NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
-    "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid"
+    "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid",
+    "cline",
 )  # fmt: skip
 
 
@@ -406,4 +407,31 @@ def test_droid_skills_match_the_verdicts(world: World, tmp_path: Path, proven: P
         "`droid exec hi` (stub): the skill variants listed to the model match validate's "
         "verdicts (dropped: a name with a capital, a blank or a dot, no name; a 1,500-character "
         "description cut to 1,024)",
+    )
+
+
+def test_cline_skills_match_the_verdicts_and_it_offers_every_rendering(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("cline")
+    from tests.conformance.test_cline import (
+        cline_run,
+        listed_skills,
+        signed_in,
+        subagent_tool,
+        tools_of,
+    )
+
+    with signed_in(world.home) as stub:
+        _, requests = cline_run(world.home, stub, tmp_path / "project", "say hi")
+    names = set(listed_skills(requests[0]))  # by their frontmatter names
+    assert compared(variant_folders(names)) == world.loads("cline"), sorted(names)
+    rendered = {p.stem for p in (world.home / ".cline/agents").glob("*.yml")}
+    offered = {n for n in tools_of(requests[0]) if n.startswith("subagent_")}
+    assert offered == {subagent_tool(n) for n in rendered}, (offered, rendered)
+    proven(
+        "cline",
+        f"`cline … 'say hi'` (stub): the skill variants in its skills tool match validate's "
+        f"verdicts, and each of the {len(rendered)} renderings of the Claude-style agents is "
+        "offered as its subagent_<name> tool",
     )

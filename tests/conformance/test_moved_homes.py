@@ -6,7 +6,7 @@ One row per harness, each in a throwaway home with a plugin of one agent and one
 variables are the ones each binary reads (skilltool's `ROOTS`): CLAUDE_CONFIG_DIR, CODEX_HOME,
 COPILOT_HOME, GEMINI_CLI_HOME (a home: its .gemini is the folder), HERMES_HOME,
 PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, KIMI_CODE_HOME, FACTORY_HOME_OVERRIDE (a home: its
-.factory is the folder), and XDG_CONFIG_HOME for OpenCode and Kilo."""
+.factory is the folder), CLINE_DIR, and XDG_CONFIG_HOME for OpenCode and Kilo."""
 
 from __future__ import annotations
 
@@ -474,4 +474,34 @@ def test_droid_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, prov
         "droids/moved-agent.md and links the skill into $FACTORY_HOME_OVERRIDE/.factory/skills "
         "(no ~/.factory); `droid exec` (stub) lists the droid and moved-skill, and not a skill "
         "only in the real ~/.agents/skills, which it does not read then",
+    )
+
+
+def test_cline_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, proven: Proven) -> None:
+    need("cline")
+    from tests.conformance.test_cline import (
+        cline_run,
+        listed_skills,
+        signed_in,
+        subagent_tool,
+        tools_of,
+    )
+
+    folder = tmp_path / "moved/cline"
+    moved = moved_home(tmp_path, "CLINE_DIR", folder)
+    folder.mkdir(parents=True)
+    install(moved, ".cline")
+    assert (folder / "agents" / f"{AGENT}.yml").is_file()
+    extra = {"CLINE_DIR": str(folder)}
+    with signed_in(moved.home, extra=extra) as stub:
+        _, requests = cline_run(moved.home, stub, tmp_path / "work", "say hi", extra)
+    offered = tools_of(requests[0])[subagent_tool(AGENT)]
+    assert offered["description"] == f'Use the "{AGENT}" subagent: {DESCRIPTION}', offered
+    assert SKILL in listed_skills(requests[0])  # linked only into ~/.agents/skills
+    assert not (moved.home / ".cline").exists()
+    proven(
+        "cline",
+        "CLINE_DIR moved: install writes $CLINE_DIR/agents/moved-agent.yml (no ~/.cline); "
+        "`cline … 'say hi'` (stub) with CLINE_DIR offers subagent_moved_agent and lists "
+        "moved-skill (linked only into ~/.agents/skills)",
     )

@@ -27,6 +27,7 @@ TARGETS = {
     "vibe": [".vibe/prompts/helper.md", ".vibe/agents/helper.toml"],
     "kimi": [".kimi-code/agents/helper.md"],
     "droid": [".factory/droids/helper.md"],
+    "cline": [".cline/agents/helper.yml"],
 }  # fmt: skip
 
 

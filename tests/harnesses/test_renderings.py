@@ -202,7 +202,7 @@ def test_render_unknown_agent_or_harness(home: Path) -> None:
 
 
 # the harnesses whose ACP server no route starts as a plugin agent (docs/acp.md)
-NO_ACP_AGENT = frozenset({"droid"})
+NO_ACP_AGENT = frozenset({"droid", "cline"})
 
 
 @pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_ACP_AGENT])
@@ -236,6 +236,16 @@ def test_launch_says_in_one_line_why_droid_cannot_start_as_the_agent(home: Path)
         "skilltool: Factory Droid cannot start as a custom droid over ACP: 'droid exec "
         "--output-format acp' has no agent option and leaves out --append-system-prompt there; "
         "in a terminal: droid, then ask for the plugin-author droid"
+    )
+
+
+def test_launch_says_in_one_line_why_cline_cannot_start_as_the_agent(home: Path) -> None:
+    result = run("plugins", "launch", "plugin-author", "--harness", "cline", "--home", home)
+    assert result.code == 1 and not result.stdout
+    assert result.stderr.strip() == (
+        "skilltool: Cline CLI cannot start as an agent over ACP: 'cline --acp' starts a "
+        "session only once signed in to a provider and has no agent option; in a terminal: "
+        "cline, then ask for the plugin-author subagent"
     )
 
 

@@ -38,7 +38,7 @@ SKIPPED_BY = {
     "other-folder": set(),
     "long-description": {"copilot", "vibe"},
     "list-tools": set(),
-    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi"},
+    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi", "cline"},
     "hidden": set(),
     "dotted.name": {"vibe", "droid"},
     "list-hint": {"copilot"},
@@ -50,6 +50,7 @@ SKIPPED_BY = {
         "vibe",
         "kimi",
         "droid",
+        "cline",
     },  # each seen in its binary
 }
 
@@ -111,7 +112,8 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
         "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code and Factory Droid load it; "
-        "pi, Copilot CLI, Kilo Code CLI, Mistral Vibe and Kimi Code skip it: frontmatter is not valid YAML"
+        "pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code and Cline CLI skip it: frontmatter "
+        "is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
     assert result.lines[index - 1].startswith(f"{skill}:3: frontmatter is not valid YAML")
