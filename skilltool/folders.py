@@ -191,20 +191,13 @@ def translated_hooks(
     `events` maps them to Claude Code's, `tools` its tool names, `timeout` its timeouts to
     seconds), as Claude Code's; an entry skilltool's ledger records is passed over, and a hook
     on an event or a tool no other harness has is said in one warning, carried nowhere."""
-    from skilltool import entries, parse_hooks
-    from skilltool.parse_servers import json_text
+    from skilltool import parse_hooks
+    from skilltool.parse_servers import config_value
 
     if not probe.now.isfile(path):
         return [], []
-    text = json_text(path)
-    if text is None:
-        problems.append(Problem(path, "cannot be read as UTF-8 text under 1 MiB; fix the file"))
-        return [], []
-    try:  # JSON with comments, as the harness reads its settings
-        declared = entries.read_entries(text, "jsonc", ("hooks",))
-    except entries.EntryError as err:
-        problems.append(Problem(path, f"does not parse ({err}); fix it", line=err.line))
-        return [], []
+    read = config_value(path, ("hooks",), problems)  # with comments, as the harness reads it
+    declared = read[0] if read is not None else None
     if not isinstance(declared, dict):
         return [], []
     claude: dict[str, list[dict[str, Any]]] = {}

@@ -91,6 +91,22 @@ def servers_of_file(
 ) -> list[McpServer]:
     """The servers under `key` of a harness's own config file (JSON with comments, or TOML:
     `fmt` as entries/ reads it), each read as a server of `.mcp.json` is."""
+    read = config_value(path, key, problems, fmt)
+    if read is None:
+        return []
+    found, text = read
+    servers = found or {}
+    if convert is not None:
+        servers = {name: convert(value) for name, value in servers.items()}
+    return _servers(servers, path, text, root, problems)
+
+
+def config_value(
+    path: Path, key: tuple[str, ...], problems: list[Problem], fmt: str = "jsonc"
+) -> tuple[Any, str] | None:
+    """The value under `key` of a harness's own config file (None where it has none), read
+    as the harness reads the file (`fmt` as entries/ reads it: JSON with comments, TOML), and
+    the file's text; None, with a problem, when the file cannot be read or does not parse."""
     from skilltool import entries
     from skilltool.entries import EntryError
 
@@ -98,16 +114,12 @@ def servers_of_file(
     text = data.decode("utf-8-sig", "replace") if data is not None else None
     if text is None or data is None or len(data) > SIZE_LIMIT:
         problems.append(Problem(path, "cannot be read as text under 1 MiB; fix the file"))
-        return []
+        return None
     try:
-        found = entries.read_entries(text, fmt, key)  # type: ignore[arg-type]
+        return entries.read_entries(text, fmt, key), text  # type: ignore[arg-type]
     except EntryError as err:
         problems.append(Problem(path, f"does not parse ({err}); fix it", line=err.line))
-        return []
-    servers = found or {}
-    if convert is not None:
-        servers = {name: convert(value) for name, value in servers.items()}
-    return _servers(servers, path, text, root, problems)
+        return None
 
 
 def json_text(path: Path) -> str | None:

@@ -28,7 +28,8 @@ class Translation(NamedTuple):
 
 def used(body: str) -> tuple[bool, dict[str, int]]:
     """Whether the body takes all the arguments, and each positional placeholder it uses
-    with the word it stands for (counted from 0, as Claude Code counts)."""
+    with the word it stands for (counted from 0, as Claude Code counts), in the order they
+    first appear in the body."""
     every, positional = False, dict[str, int]()
     for match in re.finditer(PLACEHOLDER, body):
         index = match.group(1) or match.group(2)

@@ -107,7 +107,7 @@ class Cline(Harness):
         positional one is refused."""
         every, positional = used(body)
         if positional:
-            first = min(positional, key=lambda p: body.find(p))
+            first = next(iter(positional))  # the first in the body
             return Translation(
                 None,
                 f"its body holds {first!r}, and Cline CLI has no placeholder (it puts the "

@@ -184,7 +184,7 @@ class Droid(Harness):
         without `$ARGUMENTS` none of what was typed after it (Claude Code appends it)."""
         every, positional = used(body)
         if positional:
-            first = min(positional, key=lambda p: body.find(p))
+            first = next(iter(positional))  # the first in the body
             return Translation(
                 None,
                 f"its body holds {first!r}, which Factory Droid leaves as written (it has "

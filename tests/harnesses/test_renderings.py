@@ -229,24 +229,23 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
     assert (entry["command"], entry["args"], entry.get("env")) == expected
 
 
-def test_launch_says_in_one_line_why_droid_cannot_start_as_the_agent(home: Path) -> None:
-    result = run("plugins", "launch", "plugin-author", "--harness", "droid", "--home", home)
-    assert result.code == 1 and not result.stdout
-    assert result.stderr.strip() == (
-        "skilltool: Factory Droid cannot start as a custom droid over ACP: 'droid exec "
-        "--output-format acp' has no agent option and leaves out --append-system-prompt there; "
-        "in a terminal: droid, then ask for the plugin-author droid"
-    )
+NO_ACP_AGENT_LINE = {
+    "droid": "skilltool: Factory Droid cannot start as a custom droid over ACP: 'droid exec "
+    "--output-format acp' has no agent option and leaves out --append-system-prompt there; "
+    "in a terminal: droid, then ask for the plugin-author droid",
+    "cline": "skilltool: Cline CLI cannot start as an agent over ACP: 'cline --acp' starts a "
+    "session only once signed in to a provider and has no agent option; in a terminal: "
+    "cline, then ask for the plugin-author subagent",
+}
 
 
-def test_launch_says_in_one_line_why_cline_cannot_start_as_the_agent(home: Path) -> None:
-    result = run("plugins", "launch", "plugin-author", "--harness", "cline", "--home", home)
+@pytest.mark.parametrize("harness", sorted(NO_ACP_AGENT))
+def test_launch_says_in_one_line_why_a_harness_cannot_start_as_the_agent(
+    home: Path, harness: str
+) -> None:
+    result = run("plugins", "launch", "plugin-author", "--harness", harness, "--home", home)
     assert result.code == 1 and not result.stdout
-    assert result.stderr.strip() == (
-        "skilltool: Cline CLI cannot start as an agent over ACP: 'cline --acp' starts a "
-        "session only once signed in to a provider and has no agent option; in a terminal: "
-        "cline, then ask for the plugin-author subagent"
-    )
+    assert result.stderr.strip() == NO_ACP_AGENT_LINE[harness]
 
 
 def _front(content: bytes) -> dict[str, object]:
