@@ -30,8 +30,7 @@ from skilltool.fs import (
     write_in_place,
 )
 from skilltool.paths import escape
-from skilltool.plan import Action, Boundary
-from skilltool.record import NamedTuple
+from skilltool.plan import Action, Boundary, Outcome
 
 if TYPE_CHECKING:
     from skilltool.ledger import Ledger
@@ -117,14 +116,6 @@ class MadeDirs:
         text = "".join(f"{os.fsdecode(p)}\n" for p in dict.fromkeys(self.paths))
         self.record.parent.mkdir(parents=True, exist_ok=True)
         write_file(self.record, text.encode("utf-8", "surrogateescape"), 0o644, replace=True)
-
-
-class Outcome(NamedTuple):
-    """What became of one action."""
-
-    action: Action
-    done: bool  # the change was made (or there was none to make)
-    error: str = ""
 
 
 def _link(action: Action, made: MadeDirs, within: Path | None) -> None:

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from skilltool import __version__, parse
-from skilltool.fs import digest, ending_with, path_in, read_regular, replace_regular
+from skilltool.fs import digest, path_in, read_regular, replace_regular
 from skilltool.model import (
     Agent,
     Marketplace,
@@ -342,10 +342,13 @@ def code_stamp() -> tuple[Stamp | None, ...]:
     place (an editable install, a package upgrade that kept the version) renders anew."""
     from skilltool.paths import package_data
 
-    here = Path(__file__).parent
-    files = [*ending_with(here, ".py"), *ending_with(here / "harnesses", ".py")]
+    here = os.path.dirname(__file__)
+    files: list[str] = []  # strings, not Paths: asked on every run that renders
+    for folder in (here, os.path.join(here, "harnesses")):
+        with contextlib.suppress(OSError), os.scandir(folder) as listing:
+            files += [entry.path for entry in listing if entry.name.endswith(".py")]
     for folder, _, names in os.walk(package_data("templates")):
-        files += [Path(folder, name) for name in names]
+        files += [os.path.join(folder, name) for name in names]
     return tuple(_stamp(p) for p in sorted(files))
 
 

@@ -93,6 +93,14 @@ class Settled(NamedTuple):
     links: int
 
 
+class Outcome(NamedTuple):
+    """What became of one action (`apply` makes them; a dry run says each would be done)."""
+
+    action: Action
+    done: bool  # the change was made (or there was none to make)
+    error: str = ""
+
+
 class Plan(NamedTuple):
     actions: tuple[Action, ...]
     problems: tuple[Problem, ...]

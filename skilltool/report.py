@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilltool import slash
-from skilltool.apply import Outcome
 from skilltool.errors import SkilltoolError
 from skilltool.model import Catalogue, McpServer, Plugin, Problem, named_paths, quoted
 from skilltool.parse import UNPRINTABLE
 from skilltool.paths import Project, Scope
-from skilltool.plan import Action, absolute
+from skilltool.plan import Action, Outcome, absolute
 from skilltool.record import NamedTuple
 
 if TYPE_CHECKING:

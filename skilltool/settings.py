@@ -111,15 +111,19 @@ def _place(home: paths.Scope, config: str | None) -> Path:
     return home.config_home / home.namespace / FILE
 
 
+# no settings: one value, asked for each harness many times a run
+NONE = Settings()
+
+
 def read(home: paths.Scope) -> Settings:
     """The settings of a home (none for a project, or when the file is absent)."""
     if home.kind != "home":
-        return Settings()
+        return NONE
     where = place(home)
     try:
         stamp = os.stat(where)
     except OSError:
-        return Settings()
+        return NONE
     return _read(where, stamp.st_mtime_ns, stamp.st_size)
 
 
@@ -207,11 +211,13 @@ def _names(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def check_names(home: paths.Scope, names: Sequence[str]) -> None:
-    """Stop the run when the settings name a harness skilltool does not know (`claud`): a
-    mistake to say, not to ignore, since ignored it would leave the harness it meant
-    written to. `names`: the harnesses skilltool knows (the registry's)."""
+def check_names(home: paths.Scope, names: Sequence[str]) -> Settings:
+    """The settings, once the run is stopped when they name a harness skilltool does not
+    know (`claud`): a mistake to say, not to ignore, since ignored it would leave the harness
+    it meant written to. `names`: the harnesses skilltool knows (the registry's)."""
     chosen = read(home)
+    if not (chosen.leave_alone or chosen.disabled or chosen.enabled):  # no name to check
+        return chosen
     where = place(home)
     _known(where, "leave-alone", chosen.leave_alone, names)
     for kind in KINDS:
@@ -219,6 +225,7 @@ def check_names(home: paths.Scope, names: Sequence[str]) -> None:
             _known(where, f"disabled.{kind}.{name}", harnesses, (*names, EVERY))
     for name, harnesses in chosen.enabled.items():
         _known(where, f"enabled.plugins.{name}", harnesses, (*names, EVERY))
+    return chosen
 
 
 def _known(where: Path, field: str, names: Iterable[str], known: Sequence[str]) -> None:

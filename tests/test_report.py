@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from skilltool import report
-from skilltool.apply import Outcome
 from skilltool.errors import UsageError
 from skilltool.model import Problem
-from skilltool.plan import Action
+from skilltool.plan import Action, Outcome
 
 
 class Terminal(io.StringIO):

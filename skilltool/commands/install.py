@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltool import discover, interrupt, paths, plan, report, slash
-from skilltool.apply import MadeDirs, Outcome, apply, unwritable
 from skilltool.commands.common import Options, harnesses, home_lines
 from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked
 from skilltool.model import Catalogue, Plugin, Problem, Skill
+from skilltool.plan import Outcome
 from skilltool.report import Result
 
 if TYPE_CHECKING:
@@ -487,6 +487,8 @@ def carried_out(
     one the plan was made with, saved when planning settled a record of it. `step`: told the
     number of changes made, after each. After Ctrl-C, only the actions begun before it are
     carried out, and no directory is removed (`interrupt`)."""
+    from skilltool.apply import MadeDirs, apply, unwritable  # not on a `status`'s path
+
     within = home.path if home.kind == "project" else None
     if opts.dry_run:
         going = frozenset(a.target for a in actions if _goes(a))

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skilltool import discover, interrupt, paths, plan, project, report
-from skilltool.apply import Outcome
 from skilltool.commands import asking, configure
 from skilltool.commands.common import Options
 from skilltool.commands.install import (
@@ -25,6 +24,7 @@ from skilltool.commands.install import (
 from skilltool.errors import FAILED, INTERRUPTED, OK, SkilltoolError, UsageError
 from skilltool.fs import locked, sweep
 from skilltool.model import Catalogue, Plugin, Problem, SearchEntry, quoted
+from skilltool.plan import Outcome
 from skilltool.record import NamedTuple
 from skilltool.report import Result
 

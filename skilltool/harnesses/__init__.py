@@ -890,8 +890,8 @@ def present(name: str, home: Scope, root: Path) -> bool:
 def left_alone(name: str, home: Scope) -> bool:
     from skilltool import settings
 
-    settings.check_names(home, NAMES)  # a name it does not know stops the run, said once
-    return name in settings.read(home).leave_alone
+    # a name it does not know stops the run, said once
+    return name in settings.check_names(home, NAMES).leave_alone
 
 
 def not_set_up(home: Scope, root: Path, name: str) -> str:
