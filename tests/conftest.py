@@ -123,6 +123,19 @@ def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(TopLevelSnapshots)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """skilltool's modules compiled once, before any worker starts: the many runs of it in a
+    process of its own then read them, as an installed skilltool does, rather than compile
+    every module anew (which PYTHONDONTWRITEBYTECODE, set on some machines, would make each
+    run do: a quarter of the crash tests' time)."""
+    if not hasattr(config, "workerinput"):  # the controller, or a run without workers
+        import compileall
+
+        import skilltool
+
+        compileall.compile_dir(Path(skilltool.__file__).parent, quiet=1)
+
+
 # the hostile suite's closing summary: the counts the issue asks for, in one block, summed
 # over the processes the tests ran in (pytest-xdist's workers send theirs when they end)
 def pytest_sessionfinish(session: pytest.Session) -> None:
