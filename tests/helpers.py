@@ -10,7 +10,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from skilltool.cli import app
+from skilltool.cli import app, register
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -126,9 +126,9 @@ def _runner() -> CliRunner:
 
 def run(*args: str | Path, env: Mapping[str, str] | None = None) -> Result:
     """Run the real CLI in this process, the way a user would type it."""
-    result = _runner().invoke(
-        app, [str(a) for a in args], env=dict(env or {}), catch_exceptions=False
-    )
+    words = [str(a) for a in args]
+    register(words)  # the commands a run of these words builds, as `skilltool` does
+    result = _runner().invoke(app, words, env=dict(env or {}), catch_exceptions=False)
     return Result(result.exit_code, result.stdout, result.stderr)
 
 

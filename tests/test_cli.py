@@ -291,8 +291,10 @@ def test_the_real_entry_point_builds_the_invoked_command_and_still_knows_the_oth
 def test_every_command_is_on_the_app_other_code_imports() -> None:
     import typer
 
-    from skilltool.cli import app, validate_command
+    from skilltool.cli import app, register
+    from skilltool.cli.install import validate_command
 
+    register(["--help"])  # every command, as help lists them
     group: Any = typer.main.get_command(app)
     assert list(group.commands) == ["doctor", "acp", "package", "plugins"]
     assert list(group.commands["plugins"].commands) == [
