@@ -51,7 +51,8 @@ class Auggie(Harness):
         if home.kind == "project":
             self.mcp_unsupported = (
                 "Auggie 0.36.0 reads a project's MCP servers from .augment/settings.json, "
-                "which skilltool does not write (not proven)"
+                "which skilltool does not write (not proven in its binary); install the plugin "
+                "in the home to have its servers there"
             )
 
     # commands: Claude Code's Markdown; a command in a subfolder `sub/` is `/sub:name`
