@@ -11,7 +11,9 @@ In a git repository it reads .augment/agents and .augment/commands at the reposi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from skilltool import placeholders
 from skilltool.fs import ending_with
@@ -40,6 +42,9 @@ class Auggie(Harness):
     title = "Auggie"
     builtin_agents = BUILT_IN
     builtin_version = "0.36.0"
+    # a skill, agent or command of one name in the home and the project: the home's (it reads
+    # ~/.augment, then the repository's .augment, then ~/.claude, …, one of a name once)
+    precedence: ClassVar[Mapping[str, str]] = {"skill": "home", "agent": "home"}
     command_syntax = "auggie"
     no_hooks = (
         "Auggie 0.36.0 runs hooks only from its settings.json (lists under each event, with no "

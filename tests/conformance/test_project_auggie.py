@@ -21,6 +21,7 @@ from tests.conformance.projects import (
 )
 from tests.conformance.support import Proven, need
 from tests.conformance.test_auggie import auggie_run, user_text
+from tests.helpers import build_file_tree
 
 pytestmark = pytest.mark.conformance
 
@@ -62,4 +63,23 @@ def test_skilltool_project_loads_inside_the_repository_and_not_beside_it(
         "in the repository's top folder or in repo/src/deep, Auggie (Augment stub) lists the "
         f"skill linked into .agents/skills, offers {tool} and expands /{TEAM_COMMAND}; "
         "started beside the repository, none of them",
+    )
+    # a skill and an agent of the same names in the home: the home's are the ones it takes
+    build_file_tree(
+        t.home,
+        {
+            f".agents/skills/{TEAM_SKILL}/SKILL.md": f"---\nname: {TEAM_SKILL}\n"
+            "description: HOME skill\n---\nHome.\n",
+            f".augment/agents/{TEAM_AGENT}.md": f"---\nname: {TEAM_AGENT}\n"
+            "description: HOME agent\n---\nHome.\n",
+        },
+    )
+    with AugmentStub(reply="done") as stub:
+        _, [both] = auggie_run(t.home, stub, t.deep, "hi")
+    assert skills_of(both)[TEAM_SKILL]["description"] == "HOME skill"
+    assert "- Description: HOME agent\n" in tools_of(both)[tool]["description"]
+    proven(
+        "auggie",
+        "a skill and an agent of one name in the home and the project: Auggie takes the "
+        "home's (~/.agents/skills, ~/.augment/agents come before the repository's folders)",
     )
