@@ -37,6 +37,12 @@ DESCRIPTION_LIMIT = 1024
 BRACES = r"\{\{[^}]+\}\}|\{[a-zA-Z_][a-zA-Z0-9_]*\}"
 
 
+def auggie_name(name: str) -> str:
+    """The name Auggie gives an agent (its tool is `sub-agent-<name>`): each run of blanks and
+    of other characters than a-z, A-Z, 0-9, `_` and `-` one `-`."""
+    return re.sub(r"-+", "-", re.sub(r"[^a-zA-Z0-9_-]", "-", re.sub(r"\s+", "-", name.strip())))
+
+
 class Auggie(Harness):
     name = "auggie"
     title = "Auggie"
@@ -121,6 +127,16 @@ class Auggie(Harness):
         return named(skill)
 
     # agents
+    def builtin_name(self, agent: Agent) -> str:
+        return auggie_name(agent.name)
+
+    def agent_verdict(self, agent: Agent) -> Verdict | None:
+        verdict = super().agent_verdict(agent)
+        called = auggie_name(agent.name)
+        if verdict is None and called != agent.name:
+            return Verdict(False, f"name it {called}")
+        return verdict
+
     def render(self, agent: Agent) -> list[Rendering]:
         content = self.template("agent.md.j2", agent)
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from skilltool.harnesses.auggie import Auggie
+from skilltool.harnesses.auggie import Auggie, auggie_name
 from skilltool.model import McpServer
 from skilltool.parse import read_skill
 from skilltool.paths import Home
@@ -76,3 +76,9 @@ def test_skill_names_and_descriptions_it_leaves_out(home: Path, tmp_path: Path) 
     assert said["double"] == (True, "name is not lowercase letters, digits and single hyphens")
     assert said["edge"] == (True, "name is not lowercase letters, digits and single hyphens")
     assert said["long"] == (True, "description is longer than 1024 characters")
+
+
+def test_an_agent_name_with_other_characters_is_said_as_auggie_offers_it() -> None:
+    assert auggie_name("my.agent") == "my-agent"
+    assert auggie_name(" Two  words ") == "Two-words"
+    assert auggie_name("plugin-author") == "plugin-author"
