@@ -53,8 +53,9 @@ class Auggie(Harness):
     precedence: ClassVar[Mapping[str, str]] = {"skill": "home", "agent": "home"}
     command_syntax = "auggie"
     no_hooks = (
-        "Auggie 0.36.0 runs hooks only from its settings.json (lists under each event, with no "
-        "name an entry of skilltool's could be kept by); skilltool does not write them"
+        "Auggie 0.36.0 runs hooks only when Augment's server turns them on for the account, "
+        "from lists under each event of its settings.json with no name an entry of "
+        "skilltool's could be kept by; skilltool does not write them"
     )
 
     def __init__(self, home: Scope) -> None:
