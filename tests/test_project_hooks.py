@@ -280,5 +280,8 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "neither",
         "hooks: Cline CLI runs none: Cline CLI 3.0.65 runs hooks as one script per event in "
         "~/.cline/hooks; skilltool does not write them yet",
+        "hooks: Auggie runs none: Auggie 0.36.0 runs hooks only when Augment's server turns them "
+        "on for the account, from lists under each event of its settings.json with no name an "
+        "entry of skilltool's could be kept by; skilltool does not write them",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -81,6 +81,7 @@ def harness_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str,
             "KILO_TELEMETRY_LEVEL": "off",  # else Kilo sends PostHog events, and waits 2 s on exit
             "KIMI_DISABLE_TELEMETRY": "1",
             "KIMI_CODE_NO_AUTO_UPDATE": "1",
+            "AUGMENT_DISABLE_AUTO_UPDATE": "1",
             "NO_COLOR": "1",
             "CI": "true",
         }

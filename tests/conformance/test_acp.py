@@ -27,7 +27,7 @@ pytestmark = pytest.mark.conformance
 
 HARNESSES = (
     "opencode", "kilo", "codex", "pi", "claude", "copilot", "gemini", "qwen", "vibe", "hermes",
-    "kimi",
+    "kimi", "auggie",
 )  # fmt: skip
 NO_PERMISSION_BYPASS = {"claudeCode": {"options": {"allowDangerouslySkipPermissions": False}}}
 
@@ -249,6 +249,30 @@ def test_kimi_answers_with_the_agent_offered_as_its_subagent(
         "kimi",
         f"`skilltool acp {name} --harness kimi` as a plain argv: `kimi acp` answers, its Agent "
         f"tool offering {name} (no agent option over ACP); cancel and close pass",
+    )
+
+
+def test_auggie_answers_with_the_agent_offered_as_its_subagent(
+    installed: Installed, proven: Proven
+) -> None:
+    """Auggie 0.36.0 has no agent option over ACP: `skilltool acp` replaces itself with
+    `auggie --acp`, whose session is Auggie's own agent with the plugin's among its
+    subagents (`sub-agent-<name>`)."""
+    need("auggie")
+    from tests.conformance.augment_stub import AugmentStub, tools_of
+
+    name = installed.case.name
+    cwd = work(installed, "auggie")
+    with AugmentStub(reply="acp done") as stub:
+        host = {"AUGMENT_SESSION_AUTH": stub.session}  # the sign-in a user has
+        with started(installed, "auggie", host, cwd) as acp:
+            converse(acp, cwd)
+        [request] = stub.chats()
+    assert f"sub-agent-{name}" in tools_of(request)
+    proven(
+        "auggie",
+        f"`skilltool acp {name} --harness auggie` as a plain argv: `auggie --acp` answers, "
+        f"offering sub-agent-{name} (no agent option over ACP); cancel and close pass",
     )
 
 

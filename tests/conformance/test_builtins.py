@@ -154,6 +154,16 @@ def droid_builtins(home: Path) -> set[str]:
     return set(re.findall(r"^- (\S+): ", listed, re.M)) | written
 
 
+def auggie_builtins(home: Path) -> set[str]:
+    """The subagents Auggie offers the model (`sub-agent-<name>` tools) in a clean home."""
+    from tests.conformance.augment_stub import AugmentStub, tools_of
+    from tests.conformance.test_auggie import auggie_run
+
+    with AugmentStub(reply="ok") as stub:
+        _, [request] = auggie_run(home, stub, home / "work", "hi")
+    return {n.removeprefix("sub-agent-") for n in tools_of(request) if n.startswith("sub-agent-")}
+
+
 # agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`; Kimi Code
 # 2.1.0: `agent`, the one its sessions start as, which it does not offer as a subagent)
 UNLISTED = {"kilo": {"build", "scout"}, "kimi": {"agent"}}
@@ -168,6 +178,7 @@ READERS = {
     "qwen": (qwen_builtins, "the agent types of its `agent` tool (stub model request)"),
     "vibe": (vibe_builtins, "BUILTIN_AGENTS of its agent loader"),
     "kimi": (kimi_builtins, "the agent types of its Agent tool (stub model request)"),
+    "auggie": (auggie_builtins, "its sub-agent-<name> tools (Augment stub request)"),
     "droid": (
         droid_builtins,
         "its 'Built-in subagent types' (stub model request) and the "

@@ -65,7 +65,7 @@ NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
     "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid",
-    "cline",
+    "cline", "auggie",
 )  # fmt: skip
 
 
@@ -434,4 +434,30 @@ def test_cline_skills_match_the_verdicts_and_it_offers_every_rendering(
         f"`cline … 'say hi'` (stub): the skill variants in its skills tool match validate's "
         f"verdicts, and each of the {len(rendered)} renderings of the Claude-style agents is "
         "offered as its subagent_<name> tool",
+    )
+
+
+def test_auggie_skills_match_the_verdicts_and_it_offers_every_rendering(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("auggie")
+    from skilltool.harnesses.auggie import BUILT_IN, auggie_name
+    from tests.conformance.augment_stub import AugmentStub, skills_of, tools_of
+    from tests.conformance.test_auggie import auggie_run
+
+    with AugmentStub(reply="ok") as stub:
+        _, [request] = auggie_run(world.home, stub, tmp_path / "project", "hi")
+    listed = [s["name"] for s in request.json["skills"]]
+    assert len(listed) == len(set(listed)), listed  # each once, from ~/.claude/skills or not
+    names = set(skills_of(request))  # by their frontmatter names
+    assert compared(variant_folders(names)) == world.loads("auggie"), sorted(names)
+    rendered = {auggie_name(p.stem) for p in (world.home / ".augment/agents").glob("*.md")}
+    offered = {n.removeprefix("sub-agent-") for n in tools_of(request) if n.startswith("sub-")}
+    assert offered - BUILT_IN == rendered, (offered, rendered)
+    proven(
+        "auggie",
+        "`auggie --print hi` (Augment stub): the skill variants in skills[] match validate's "
+        f"verdicts, each listed once; each of the {len(rendered)} renderings of the "
+        "Claude-style agents is offered as its sub-agent-<name> tool (my.agent as "
+        "sub-agent-my-agent, as validate says)",
     )

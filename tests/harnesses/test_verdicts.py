@@ -34,13 +34,13 @@ VARIANTS = {
 # the harnesses that skip each variant (None: every one loads it), from the table
 SKIPPED_BY = {
     "control": set(),
-    "caps-name": {"qwen", "vibe", "droid"},
+    "caps-name": {"qwen", "vibe", "droid", "auggie"},
     "other-folder": set(),
-    "long-description": {"copilot", "vibe"},
+    "long-description": {"copilot", "vibe", "auggie"},
     "list-tools": set(),
-    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi", "cline"},
+    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi", "cline", "auggie"},
     "hidden": set(),
-    "dotted.name": {"vibe", "droid"},
+    "dotted.name": {"vibe", "droid", "auggie"},
     "list-hint": {"copilot"},
     "no-name": {
         "opencode",
@@ -51,6 +51,7 @@ SKIPPED_BY = {
         "kimi",
         "droid",
         "cline",
+        "auggie",
     },  # each seen in its binary
 }
 
@@ -112,8 +113,8 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
         "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code and Factory Droid load it; "
-        "pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code and Cline CLI skip it: frontmatter "
-        "is not valid YAML"
+        "pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI and Auggie skip it: "
+        "frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
     assert result.lines[index - 1].startswith(f"{skill}:3: frontmatter is not valid YAML")
