@@ -207,6 +207,7 @@ class Harness(abc.ABC):
         self.skills_dir = home.skills_dir
         self._root: Path | None = None
         self._places: tuple[str, ...] | None = None
+        self._present: bool | None = None
 
     @classmethod
     def read_folder(cls, folder: Path, ours: Ours, reader: Any) -> FolderItems:
@@ -227,8 +228,12 @@ class Harness(abc.ABC):
 
     def present(self) -> bool:
         """Whether skilltool writes for this harness here: in a home, when its directory
-        exists; in a project, when the manifest names it and it reads a project's files."""
-        return present(self.name, self.home, self.root())
+        exists; in a project, when the manifest names it and it reads a project's files.
+        Looked at once by a harness object (one run's): the answer its plan is made with,
+        asked again for each agent, command and server."""
+        if self._present is None:
+            self._present = present(self.name, self.home, self.root())
+        return self._present
 
     def absent(self, agent: Agent) -> str | None:
         """Why nothing can be rendered for this agent here, or None when it can."""
@@ -1004,11 +1009,9 @@ class NotSetUp:
         return self._root
 
     def present(self) -> bool:
-        return present(self.name, self.home, self._root)
+        return False  # what `harnesses` found: the answer the run's plan is made with
 
     def absent(self, agent: Agent) -> str | None:
-        if self.present():  # set up since this run began: the harness decides
-            return self._harness().absent(agent)
         return not_set_up(self.home, self.root(), self.name)
 
     def _harness(self) -> Harness:

@@ -182,7 +182,7 @@ class Hermes(Harness):
         return named(skill)  # its own line parser reads what YAML refuses
 
     def absent(self, agent: Agent) -> str | None:
-        if not self.root().is_dir() or (self.builtin_clash(agent) or self.refusal(agent)):
+        if not self.present() or (self.builtin_clash(agent) or self.refusal(agent)):
             return super().absent(agent)
         if not self.profile_dir(agent).is_dir():
             name = self.profile(agent)

@@ -35,9 +35,14 @@ def test_a_harness_not_set_up_answers_as_its_class(name: str, home: Path) -> Non
     assert stand_in.tools_note(AGENT) == real.tools_note(AGENT)
     assert stand_in.mcp_place() == real.mcp_place()
     assert copy.copy(stand_in).root() == real.root()
-    # set up since: the stand-in no longer says it is absent, as the harness does not
+    # set up since: a run's harnesses keep the answer its plan was made with; the next
+    # run's is the harness itself, which no longer says it is absent
+    said = stand_in.absent(AGENT)
     (home / HARNESS_DIRS[name]).mkdir(parents=True)
-    assert stand_in.absent(AGENT) == real.absent(AGENT)
+    assert stand_in.absent(AGENT) == real.absent(AGENT) == said
+    again = harnesses(where)[NAMES.index(name)]
+    assert not isinstance(again, NotSetUp)
+    assert again.absent(AGENT) == load(name)(where).absent(AGENT) != said
 
 
 def test_a_harness_is_found_where_its_variable_points(home: Path, tmp_path: Path) -> None:
