@@ -36,6 +36,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "kimi": ("home", ".kimi-code", "KIMI_CODE_HOME"),
     "droid": ("home", ".factory", "FACTORY_HOME_OVERRIDE"),  # a home: its .factory is the folder
     "cline": ("home", ".cline", "CLINE_DIR"),
+    "qoder": ("home", ".qoder", "QODER_CONFIG_DIR"),
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

@@ -60,6 +60,7 @@ FIRST = {
     "kimi": ".kimi-code/agents/helper.md",
     "droid": ".factory/droids/helper.md",
     "cline": ".cline/agents/helper.yml",
+    "qoder": ".qoder/agents/helper.md",
 }
 
 
@@ -201,6 +202,7 @@ COMMANDS = {
     "qwen": ".qwen/commands/review.toml",
     "droid": ".factory/commands/review.md",
     "cline": ".cline/workflows/review.md",
+    "qoder": ".qoder/commands/review.md",
 }
 REVIEW = "---\ndescription: Review a file\nmodel: sonnet\n---\nReview $ARGUMENTS carefully.\n"
 

@@ -280,5 +280,9 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "neither",
         "hooks: Cline CLI runs none: Cline CLI 3.0.65 runs hooks as one script per event in "
         "~/.cline/hooks; skilltool does not write them yet",
+        "hooks: Qoder CLI runs none: Qoder CLI 1.1.52 reads hooks from its settings.json, but "
+        "none of its listings shows a hook loaded (its 'hooks' command only migrates Claude "
+        "Code's) and a prompt needs a login, so no hook of skilltool's there is proven to run; "
+        "skilltool writes none",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -818,6 +818,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "kimi": ".kimi-code",
     "droid": ".factory",
     "cline": ".cline",
+    "qoder": ".qoder",
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",

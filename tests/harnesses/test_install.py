@@ -28,6 +28,7 @@ TARGETS = {
     "kimi": [".kimi-code/agents/helper.md"],
     "droid": [".factory/droids/helper.md"],
     "cline": [".cline/agents/helper.yml"],
+    "qoder": [".qoder/agents/helper.md"],
 }  # fmt: skip
 
 
