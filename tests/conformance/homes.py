@@ -42,6 +42,7 @@ FOURTH_WAVE = ("vibe",)
 KIMI = ("kimi",)
 DROID = ("droid",)
 CLINE = ("cline",)
+QODER = ("qoder",)
 # ~/.gemini/settings.json for an offline run: API-key auth (GEMINI_API_KEY + the stub's
 # GOOGLE_GEMINI_BASE_URL), no usage statistics
 GEMINI_SETTINGS = {
@@ -245,6 +246,8 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
         (home / ".factory").mkdir(parents=True, exist_ok=True)
     if "cline" in harnesses:
         (home / ".cline").mkdir(parents=True, exist_ok=True)
+    if "qoder" in harnesses:
+        (home / ".qoder").mkdir(parents=True, exist_ok=True)
     if "qwen" in harnesses:
         (home / ".qwen").mkdir(parents=True, exist_ok=True)
         settings = home / ".qwen/settings.json"

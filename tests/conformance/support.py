@@ -31,6 +31,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "kimi": ("Kimi Code", "kimi", ()),
     "droid": ("Factory Droid", "droid", ()),
     "cline": ("Cline CLI", "cline", ()),
+    "qoder": ("Qoder CLI", "qodercli", ()),
 }
 
 Proven = Callable[[str, str], None]
