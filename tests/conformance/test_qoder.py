@@ -59,6 +59,8 @@ class World:
     listed: dict[str, str]  # "skills" / "agents" / "mcp" -> that listing's stdout + stderr
     seen: Path  # what the plugin's server was given
     settings_before: bytes  # the user's settings.json before install
+    doctor: subprocess.CompletedProcess[str]  # `skilltool doctor qoder --json`, run beside them
+    qoder_before: dict[Path, bytes]  # ~/.qoder's files (not its logs) before the runs
 
 
 def skilltool_run(world_env: dict[str, str], home: Path, *args: str) -> str:
@@ -128,7 +130,20 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     output = skilltool_run(env, home, "install")
     work = root / "work"
     work.mkdir()
-    return World(root, home, cases, env, output, listings(home, work), seen, before)
+    qoder_before = qoder_files(home)
+    doctor = ["python", "-m", "skilltool", "doctor", "qoder", "--json"]
+    with ThreadPoolExecutor(1) as pool:  # doctor asks Qoder while the listings run
+        asked = pool.submit(subprocess.run, [sys.executable, *doctor[1:]], env=env, cwd=home,
+                            capture_output=True, text=True, timeout=TIMEOUT)  # fmt: skip
+        listed = listings(home, work)
+        said = asked.result()
+    return World(root, home, cases, env, output, listed, seen, before, said, qoder_before)
+
+
+def qoder_files(home: Path) -> dict[Path, bytes]:
+    """~/.qoder's files and their bytes, but for the logs Qoder writes on each run."""
+    found = (home / ".qoder").rglob("*")
+    return {p: p.read_bytes() for p in found if p.is_file() and "logs" not in p.parts}
 
 
 @pytest.fixture(params=["bundled", "tricky"])
@@ -209,6 +224,54 @@ def test_the_plugins_server_is_listed_and_started_with_its_variables_expanded(
     )
 
 
+def test_launch_refuses_and_acp_starts_no_session_before_a_sign_in(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    case = world.cases[0]
+    argv = [sys.executable, "-m", "skilltool", "plugins", "launch", case.name]
+    argv += ["--harness", "qoder", "--home", str(world.home)]
+    done = subprocess.run(argv, env=world.env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 1, done.stdout
+    assert "Qoder CLI cannot start as an agent over ACP" in done.stderr, done.stderr
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    # a home of its own: an ACP start rewrites ~/.qoder/settings.json (it adds securityScan)
+    home = make_home(tmp_path)
+    with AcpClient(["qodercli", "--acp"], env=harness_env(home), cwd=cwd) as acp:
+        acp.initialize()
+        with pytest.raises(AcpError) as refused:
+            acp.new_session(cwd)
+    proven(
+        "qoder",
+        f"`qodercli --acp`: initialize answers, session/new is refused before a sign-in "
+        f"({str(refused.value)[:80]!r}); `skilltool plugins launch --harness qoder` says why "
+        "and exits 1",
+    )
+
+
+def test_doctor_asks_its_listings_and_starts_no_server(world: World, proven: Proven) -> None:
+    """`skilltool doctor qoder`: the skills and agents its listings show, in a copy of ~/.qoder
+    whose settings.json has no server (a listing starts every server there). Its environment
+    has no QODER_SKT_PROBE: a server it started would have recorded an empty one."""
+    done = world.doctor
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    [found] = json.loads(done.stdout)["harnesses"]
+    assert found["failed"] is None and not found["not_loaded"], found
+    assert found["version"] == found["proven"] == "1.1.52", found
+    skills = {s for c in world.cases for s in c.skills}
+    assert skills <= set(found["skills"]), found
+    assert {c.name for c in world.cases} <= set(found["agents"]), found
+    assert all(line.startswith("expanded ") for line in world.seen.read_text().splitlines())
+    after = qoder_files(world.home)  # and what Qoder's own runs added beside them
+    assert {p: after.get(p) for p in world.qoder_before} == world.qoder_before
+    proven(
+        "qoder",
+        "`skilltool doctor qoder` asks `qodercli skills list` and `agents list` in a copy of "
+        f"~/.qoder and finds the {len(skills)} skills and the agents loaded; no MCP server of "
+        "settings.json is started, and ~/.qoder is as it was",
+    )
+
+
 def test_a_users_own_agent_and_settings_are_left_alone(world: World, proven: Proven) -> None:
     assert "  mine · " in world.listed["agents"], world.listed["agents"]
     home = world.home
@@ -224,27 +287,4 @@ def test_a_users_own_agent_and_settings_are_left_alone(world: World, proven: Pro
         "a user's own ~/.qoder/agents/mine.md is listed and untouched; uninstall leaves "
         "~/.qoder/settings.json byte for byte as it was and removes every agent and command "
         "it wrote",
-    )
-
-
-def test_launch_refuses_and_acp_starts_no_session_before_a_sign_in(
-    world: World, tmp_path: Path, proven: Proven
-) -> None:
-    case = world.cases[0]
-    argv = [sys.executable, "-m", "skilltool", "plugins", "launch", case.name]
-    argv += ["--harness", "qoder", "--home", str(world.home)]
-    done = subprocess.run(argv, env=world.env, capture_output=True, text=True, timeout=TIMEOUT)
-    assert done.returncode == 1, done.stdout
-    assert "Qoder CLI cannot start as an agent over ACP" in done.stderr, done.stderr
-    cwd = tmp_path / "work"
-    cwd.mkdir()
-    with AcpClient(["qodercli", "--acp"], env=harness_env(world.home), cwd=cwd) as acp:
-        acp.initialize()
-        with pytest.raises(AcpError) as refused:
-            acp.new_session(cwd)
-    proven(
-        "qoder",
-        f"`qodercli --acp`: initialize answers, session/new is refused before a sign-in "
-        f"({str(refused.value)[:80]!r}); `skilltool plugins launch --harness qoder` says why "
-        "and exits 1",
     )
