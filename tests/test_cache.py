@@ -61,6 +61,7 @@ FIRST = {
     "droid": ".factory/droids/helper.md",
     "cline": ".cline/agents/helper.yml",
     "auggie": ".augment/agents/helper.md",
+    "qoder": ".qoder/agents/helper.md",
 }
 
 
@@ -203,6 +204,7 @@ COMMANDS = {
     "droid": ".factory/commands/review.md",
     "cline": ".cline/workflows/review.md",
     "auggie": ".augment/commands/review.md",
+    "qoder": ".qoder/commands/review.md",
 }
 REVIEW = "---\ndescription: Review a file\nmodel: sonnet\n---\nReview $ARGUMENTS carefully.\n"
 

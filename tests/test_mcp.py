@@ -189,10 +189,12 @@ def test_validate_says_what_each_harness_does_with_each_server_in_installs_words
     not_sse = "runs stdio and streamable HTTP servers, not SSE"
     assert said[f"{file}: mcp events"] == (
         "OpenCode, Hermes, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, Qwen Code, "
-        f"Kimi Code, Factory Droid, Cline CLI and Auggie load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
+        f"Kimi Code, Factory Droid, Cline CLI, Auggie and Qoder CLI load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
         f"Mistral Vibe skips it: Mistral Vibe {not_sse}"
     )
-    assert said[f"{file}: mcp keyed"].startswith("Claude Code, Gemini CLI and Copilot CLI load it;")
+    assert said[f"{file}: mcp keyed"].startswith(
+        "Claude Code, Gemini CLI, Copilot CLI and Qoder CLI load it;"
+    )
     data = json.loads(run("plugins", "validate", "--json", root).stdout)
     verdicts = {v["name"]: v for v in data["verdicts"] if v["kind"] == "server"}
     assert verdicts["plain"]["summary"] == "loads everywhere"
@@ -218,7 +220,7 @@ def test_validate_notes_a_bare_dollar_the_harnesses_that_put_in_its_value(tmp_pa
     note = "when the variable is set (Claude Code passes it on as written)"
     assert result.lines[:-1] == [
         f"{file}: mcp priced: verdict: loads everywhere; pi puts in the value of $USER in env "
-        f"{note}; Gemini CLI, Copilot CLI and Qwen Code put in the value of $AMOUNT in args, "
+        f"{note}; Gemini CLI, Copilot CLI, Qwen Code and Qoder CLI put in the value of $AMOUNT in args, "
         f"$USER in env {note}"
     ]
 

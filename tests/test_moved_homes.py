@@ -30,6 +30,7 @@ MOVES = {
     "kimi": ("KIMI_CODE_HOME", "alt/kimi", "alt/kimi", "agents/plugin-author.md"),
     "droid": ("FACTORY_HOME_OVERRIDE", "alt/f", "alt/f/.factory", "droids/plugin-author.md"),
     "cline": ("CLINE_DIR", "alt/cline", "alt/cline", "agents/plugin-author.yml"),
+    "qoder": ("QODER_CONFIG_DIR", "alt/qoder", "alt/qoder", "agents/plugin-author.md"),
 }
 DEFAULTS = {
     "claude": ".claude",
@@ -43,6 +44,7 @@ DEFAULTS = {
     "kimi": ".kimi-code",
     "droid": ".factory",
     "cline": ".cline",
+    "qoder": ".qoder",
 }
 
 

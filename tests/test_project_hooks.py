@@ -283,5 +283,9 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "hooks: Auggie runs none: Auggie 0.36.0 runs hooks only when Augment's server turns them "
         "on for the account, from lists under each event of its settings.json with no name an "
         "entry of skilltool's could be kept by; skilltool does not write them",
+        "hooks: Qoder CLI runs none: Qoder CLI 1.1.52 reads hooks from its settings.json, but "
+        "none of its listings shows a hook loaded (its 'hooks' command only migrates Claude "
+        "Code's) and a prompt needs a login, so no hook of skilltool's there is proven to run; "
+        "skilltool writes none",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -29,6 +29,7 @@ TARGETS = {
     "droid": ".factory/commands/review.md",
     "cline": ".cline/workflows/review.md",
     "auggie": ".augment/commands/review.md",
+    "qoder": ".qoder/commands/review.md",
 }
 ROOTS = harness_roots()
 REVIEW = (
@@ -308,7 +309,7 @@ def test_install_renders_every_command_where_it_can_and_says_where_not(
         said = [line for line in lines if line.startswith(f"skipped   {name}: plugin demo's")]
         assert len(said) == 1, lines  # one line per plugin, not one per command
         assert "3 commands not carried" in said[0]
-    assert lines[-1] == "20 rendered"
+    assert lines[-1] == "23 rendered"
 
 
 def test_a_harness_that_takes_no_command_is_one_line_for_all_plugins(
@@ -332,7 +333,7 @@ def test_a_second_install_writes_nothing(home: Path, source: Path) -> None:
     skilltool(home, source, "install")
     before = {t: (home / t).stat().st_mtime_ns for t in TARGETS.values()}
     code, lines = skilltool(home, source, "install")
-    assert code == 0 and lines[-1] == "20 unchanged"
+    assert code == 0 and lines[-1] == "23 unchanged"
     assert before == {t: (home / t).stat().st_mtime_ns for t in TARGETS.values()}
 
 

@@ -190,6 +190,8 @@ TEAM_FILES: dict[str, dict[str, str]] = {
              "command": f".qwen/commands/{TEAM_COMMAND}.toml", "mcp": ".qwen/settings.json"},
     "droid": {"agent": f".factory/droids/{TEAM_AGENT}.md",
               "command": f".factory/commands/{TEAM_COMMAND}.md", "mcp": ".factory/mcp.json"},
+    "qoder": {"agent": f".qoder/agents/{TEAM_AGENT}.md",
+              "command": f".qoder/commands/{TEAM_COMMAND}.md", "mcp": ".qoder/settings.json"},
 }  # fmt: skip
 _ITEM = re.compile(r"^  (skill|agent|mcp|command)\s+/?(\S+)\s+(.*)$")
 _RENDERING = re.compile(r"^    (\w+)\s+(current|harness absent|\w+(?: \w+)*?)\s{2,}(.*)$")

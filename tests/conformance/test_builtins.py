@@ -164,6 +164,15 @@ def auggie_builtins(home: Path) -> set[str]:
     return {n.removeprefix("sub-agent-") for n in tools_of(request) if n.startswith("sub-agent-")}
 
 
+def qoder_builtins(home: Path) -> set[str]:
+    """The names under "Built-in:" of `qodercli agents list`."""
+    (home / "work").mkdir()
+    done = run(["qodercli", "agents", "list"], harness_env(home), home / "work", timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = done.stdout.split("Built-in:", 1)[1]
+    return set(re.findall(r"^  (\S+) · ", listed, re.M))
+
+
 # agents a harness has in its code but does not list (Kilo 7.7.7: `build`, `scout`; Kimi Code
 # 2.1.0: `agent`, the one its sessions start as, which it does not offer as a subagent)
 UNLISTED = {"kilo": {"build", "scout"}, "kimi": {"agent"}}
@@ -184,6 +193,7 @@ READERS = {
         "its 'Built-in subagent types' (stub model request) and the "
         "droids it writes into ~/.factory/droids on its start",
     ),
+    "qoder": (qoder_builtins, "`qodercli agents list`"),
 }
 
 

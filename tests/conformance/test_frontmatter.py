@@ -65,7 +65,7 @@ NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
     "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid",
-    "cline", "auggie",
+    "cline", "auggie", "qoder",
 )  # fmt: skip
 
 
@@ -460,4 +460,31 @@ def test_auggie_skills_match_the_verdicts_and_it_offers_every_rendering(
         f"verdicts, each listed once; each of the {len(rendered)} renderings of the "
         "Claude-style agents is offered as its sub-agent-<name> tool (my.agent as "
         "sub-agent-my-agent, as validate says)",
+    )
+
+
+def test_qoder_skills_match_the_verdicts_and_it_lists_every_rendering(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("qoder")
+    from skilltool.harnesses.qoder import qoder_agents, qoder_skills
+    from tests.conformance.test_qoder import listings
+
+    work = tmp_path / "work"
+    work.mkdir()
+    which = (("skills", "list"), ("agents", "list"))
+    listed = listings(world.home, work, which=which)
+    skills = qoder_skills(listed["skills"], "").skills or {}
+    assert compared(set(skills)) == world.loads("qoder"), sorted(skills)  # by their folders
+    said = qoder_agents(listed["agents"], "")
+    rendered = {p.stem for p in (world.home / ".qoder/agents").glob("*.md")}
+    skipped = {a for a, v in world.verdicts.items() if v["kind"] == "agent"
+               and not v["harnesses"]["qoder"]["loads"]}  # fmt: skip
+    assert rendered == set(world.agents) - skipped, (rendered, skipped)
+    assert set(said.agents or {}) == rendered and not said.errors, listed["agents"]
+    proven(
+        "qoder",
+        "`qodercli skills list`: the skill variants it lists (by their folders) match "
+        f"validate's verdicts (it loads every one); `agents list` lists each of the "
+        f"{len(rendered)} renderings of the Claude-style agents, with no load error",
     )

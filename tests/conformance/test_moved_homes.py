@@ -6,7 +6,8 @@ One row per harness, each in a throwaway home with a plugin of one agent and one
 variables are the ones each binary reads (skilltool's `ROOTS`): CLAUDE_CONFIG_DIR, CODEX_HOME,
 COPILOT_HOME, GEMINI_CLI_HOME (a home: its .gemini is the folder), HERMES_HOME,
 PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, KIMI_CODE_HOME, FACTORY_HOME_OVERRIDE (a home: its
-.factory is the folder), CLINE_DIR, and XDG_CONFIG_HOME for OpenCode and Kilo."""
+.factory is the folder), CLINE_DIR, QODER_CONFIG_DIR, and XDG_CONFIG_HOME for OpenCode and
+Kilo."""
 
 from __future__ import annotations
 
@@ -504,4 +505,28 @@ def test_cline_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, prov
         "CLINE_DIR moved: install writes $CLINE_DIR/agents/moved-agent.yml (no ~/.cline); "
         "`cline … 'say hi'` (stub) with CLINE_DIR offers subagent_moved_agent and lists "
         "moved-skill (linked only into ~/.agents/skills)",
+    )
+
+
+def test_qoder_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, proven: Proven) -> None:
+    need("qoder")
+    from tests.conformance.test_qoder import listings
+
+    folder = tmp_path / "moved/qoder"
+    moved = moved_home(tmp_path, "QODER_CONFIG_DIR", folder)
+    folder.mkdir(parents=True)
+    install(moved, ".qoder")
+    assert (folder / "agents" / f"{AGENT}.md").is_file()
+    work = tmp_path / "work"
+    work.mkdir()
+    which = (("skills", "list"), ("agents", "list"))
+    listed = listings(moved.home, work, {"QODER_CONFIG_DIR": str(folder)}, which)
+    assert f"  {AGENT} · " in listed["agents"].split("User:", 1)[1], listed["agents"]
+    assert f"  Location:    {moved.skill()}" in listed["skills"], listed["skills"]
+    assert not (moved.home / ".qoder/agents").exists()
+    proven(
+        "qoder",
+        "QODER_CONFIG_DIR moved: install writes $QODER_CONFIG_DIR/agents/moved-agent.md (no "
+        "~/.qoder/agents); with it, `qodercli agents list` lists moved-agent and `skills list` "
+        "moved-skill (linked only into ~/.agents/skills, which it still reads)",
     )

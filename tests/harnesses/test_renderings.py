@@ -202,7 +202,7 @@ def test_render_unknown_agent_or_harness(home: Path) -> None:
 
 
 # the harnesses whose ACP server no route starts as a plugin agent (docs/acp.md)
-NO_ACP_AGENT = frozenset({"droid", "cline"})
+NO_ACP_AGENT = frozenset({"droid", "cline", "qoder"})
 
 
 @pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_ACP_AGENT])
@@ -237,6 +237,9 @@ NO_ACP_AGENT_LINE = {
     "cline": "skilltool: Cline CLI cannot start as an agent over ACP: 'cline --acp' starts a "
     "session only once signed in to a provider and has no agent option; in a terminal: "
     "cline, then ask for the plugin-author subagent",
+    "qoder": "skilltool: Qoder CLI cannot start as an agent over ACP here: 'qodercli --acp' "
+    "answers initialize, but starts a session only once signed in to Qoder; in a terminal: "
+    "qodercli --agent plugin-author",
 }
 
 

@@ -112,9 +112,9 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     verdicts = dict(line.split(": verdict: ", 1) for line in result.lines if ": verdict: " in line)
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
-        "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code and Factory Droid load it; "
-        "pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI and Auggie skip it: "
-        "frontmatter is not valid YAML"
+        "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code, Factory Droid and Qoder CLI "
+        "load it; pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI and Auggie "
+        "skip it: frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
     assert result.lines[index - 1].startswith(f"{skill}:3: frontmatter is not valid YAML")
