@@ -2,7 +2,8 @@
 plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}`, quoted for the shell (no harness but
 Claude Code sets it for a hook, and Claude Code sets it to the generated folder), grouped as
 Claude Code groups them.
-The harness modules use it; hooks.py plans with it."""
+The harness modules use it when they write hooks; hooks.py plans with it. Where the files
+that carry hooks lie is `hook_places`."""
 
 from __future__ import annotations
 
@@ -13,17 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from skilltool import markers
+from skilltool.hook_places import HOOKS_FILE, HOOKS_FOLDER
 from skilltool.model import Hook, Plugin, Rendering
 
 # the forms of the plugin's folder a hook's command may name
 ROOT_NAMES = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT(?![A-Za-z0-9_])")
 # a path a shell reads as one word, wherever it stands: written as it is
 PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
-
-
-def same_names(*events: str) -> Mapping[str, str]:
-    """`Harness.hook_events` of a harness that calls these events as Claude Code does."""
-    return {event: event for event in events}
 
 
 def expand(command: str, root: Path) -> str | None:
@@ -205,20 +202,6 @@ def json_file(value: Mapping[str, Any], source: Path | str) -> bytes:
     return markers.stamp(text + "\n", source, escape=True)
 
 
-def files_under(folder: Path, pattern: str) -> list[Path]:
-    """The files of `folder` matching `pattern` (a glob, may hold one '/'), sorted; none when
-    the folder is not there."""
-    if not os.path.isdir(folder):
-        return []
-    return sorted(folder.glob(pattern))
-
-
-# the folder of a plugin or an extension skilltool generates to hold one plugin's hooks (Claude
-# Code, Qwen Code, Gemini CLI): `<plugin>.hooks/`, its manifest, and `hooks/hooks.json`
-HOOKS_FOLDER = "{plugin}.hooks"
-HOOKS_FILE = "hooks/hooks.json"
-
-
 def hooks_folder(
     parent: Path,
     manifest: str,
@@ -234,18 +217,3 @@ def hooks_folder(
         Rendering(folder / manifest, json_file(fields, source)),
         Rendering(folder / HOOKS_FILE, json_file({"hooks": hooks}, source)),
     ]
-
-
-def hooks_folder_files(parent: Path, manifest: str) -> list[Path]:
-    """The files of every generated hooks folder in `parent` (`hook_files`)."""
-    folders = HOOKS_FOLDER.format(plugin="*")
-    return files_under(parent, f"{folders}/{manifest}") + files_under(
-        parent, f"{folders}/{HOOKS_FILE}"
-    )
-
-
-def hooks_folder_plugin(path: Path) -> str:
-    """The plugin a file of a generated hooks folder is for (`hook_plugin`)."""
-    suffix = HOOKS_FOLDER.format(plugin="")
-    folder = next(p for p in path.parents if p.name.endswith(suffix))
-    return folder.name.removesuffix(suffix)

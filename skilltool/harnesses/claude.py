@@ -22,14 +22,7 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.hook_format import (
-    claude_object,
-    hooks_folder,
-    hooks_folder_files,
-    hooks_folder_plugin,
-    reach,
-    relative,
-)
+from skilltool.hook_places import hooks_folder_files, hooks_folder_plugin
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Problem, Rendering
 
 if TYPE_CHECKING:
@@ -189,10 +182,14 @@ class Claude(Harness):
     project_hooks = True
 
     def plugin_reach(self, plugin: Plugin) -> str:
+        from skilltool.hook_format import reach, relative
+
         # the project's top folder, the only one it loads the folder in
         return reach("CLAUDE_PROJECT_DIR", relative(plugin.root, self.home.path))
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        from skilltool.hook_format import claude_object, hooks_folder
+
         fields = {"name": f"{plugin.name}-hooks"}
         source = self.home.stored(plugin.hooks[0])
         carried = claude_object(plugin, hooks, command=lambda c: self.hook_command(plugin, c))

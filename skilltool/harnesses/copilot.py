@@ -24,14 +24,7 @@ from skilltool.harnesses import (
     skills_by_folder,
     stdio_entry,
 )
-from skilltool.hook_format import (
-    claude_object,
-    files_under,
-    json_file,
-    reach,
-    relative,
-    same_names,
-)
+from skilltool.hook_places import files_under, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Problem, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 from skilltool.paths import Scope
@@ -159,6 +152,8 @@ class Copilot(Harness):
     project_hooks = True
 
     def plugin_reach(self, plugin: Plugin) -> str:
+        from skilltool.hook_format import reach, relative
+
         # the folder of the hooks file, which Copilot CLI gives each hook as COPILOT_HOOK_DIR
         return reach("COPILOT_HOOK_DIR", relative(plugin.root, self.root() / "hooks"))
 
@@ -169,6 +164,8 @@ class Copilot(Harness):
         return None
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        from skilltool.hook_format import claude_object, json_file
+
         target = self.root() / "hooks" / f"{plugin.name}.json"
         carried = claude_object(plugin, hooks, command=lambda c: self.hook_command(plugin, c))
         return [Rendering(target, json_file({"hooks": carried}, self.home.stored(plugin.hooks[0])))]

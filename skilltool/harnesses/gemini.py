@@ -27,17 +27,7 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.hook_format import (
-    HOOKS_FOLDER,
-    claude_object,
-    files_under,
-    hooks_folder,
-    hooks_folder_files,
-    hooks_folder_plugin,
-    reach,
-    relative,
-    settings_entries,
-)
+from skilltool.hook_places import HOOKS_FOLDER, files_under, hooks_folder_files, hooks_folder_plugin
 from skilltool.model import (
     Agent,
     Hook,
@@ -342,6 +332,8 @@ class Gemini(Harness):
         return McpPlace(self.root() / "settings.json", "json-hooks", ("hooks",))
 
     def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
+        from skilltool.hook_format import settings_entries
+
         if self.home.kind != "project":
             return []
         return settings_entries(
@@ -354,6 +346,8 @@ class Gemini(Harness):
         )
 
     def plugin_reach(self, plugin: Plugin) -> str:
+        from skilltool.hook_format import reach, relative
+
         # the folder it was started in, the project's top folder: the only one it reads there
         return reach("GEMINI_PROJECT_DIR", relative(plugin.root, self.home.path))
 
@@ -374,6 +368,8 @@ class Gemini(Harness):
         return None
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        from skilltool.hook_format import claude_object, hooks_folder
+
         if self.home.kind == "project":
             return []  # its entries only (hook_entries)
         fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}

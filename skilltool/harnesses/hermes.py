@@ -23,7 +23,7 @@ from skilltool.harnesses import (
     remote_entry,
     stdio_entry,
 )
-from skilltool.hook_format import files_under, same_names
+from skilltool.hook_places import files_under, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 
 # digests of SOUL.md files Hermes seeds itself, carrying no one's intent: replaced, kept beside

@@ -24,7 +24,7 @@ from skilltool.harnesses import (
     remote_entry,
     skills_by_folder,
 )
-from skilltool.hook_format import files_under, same_names
+from skilltool.hook_places import files_under, same_names
 from skilltool.model import (
     Agent,
     Hook,

@@ -21,7 +21,7 @@ from skilltool.harnesses import (
     skills_by_folder,
     stdio_entry,
 )
-from skilltool.hook_format import files_under, same_names
+from skilltool.hook_places import files_under, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT, is_safe_name
 from skilltool.placeholders import Translation

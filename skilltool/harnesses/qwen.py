@@ -24,16 +24,7 @@ from skilltool.harnesses import (
     named_or_skipped,
 )
 from skilltool.harnesses.gemini import settings_entry, settings_place
-from skilltool.hook_format import (
-    claude_object,
-    hooks_folder,
-    hooks_folder_files,
-    hooks_folder_plugin,
-    reach,
-    relative,
-    same_names,
-    settings_entries,
-)
+from skilltool.hook_places import hooks_folder_files, hooks_folder_plugin, same_names
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill, SlashCommand
 from skilltool.placeholders import Translation
 
@@ -213,15 +204,21 @@ class Qwen(Harness):
         return McpPlace(self.root() / "settings.json", "json-hooks", ("hooks",))
 
     def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
+        from skilltool.hook_format import settings_entries
+
         if self.home.kind != "project":
             return []
         return settings_entries(plugin, hooks, command=lambda c: self.hook_command(plugin, c))
 
     def plugin_reach(self, plugin: Plugin) -> str:
+        from skilltool.hook_format import reach, relative
+
         # the folder it was started in, the project's top folder: the only one it reads there
         return reach("QWEN_PROJECT_DIR", relative(plugin.root, self.home.path))
 
     def render_hooks(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[Rendering]:
+        from skilltool.hook_format import claude_object, hooks_folder
+
         if self.home.kind == "project":
             return []  # its entries only (hook_entries)
         fields = {"name": f"{plugin.name}-hooks", "version": "1.0.0"}

@@ -22,7 +22,7 @@ from skilltool.harnesses import (
     stdio_entry,
     toml_string_table,
 )
-from skilltool.hook_format import claude_object, files_under
+from skilltool.hook_places import files_under
 from skilltool.model import Agent, Hook, McpPlace, McpServer, Plugin, Rendering, Skill
 from skilltool.parse import SKILL_DESCRIPTION_LIMIT
 
@@ -119,6 +119,8 @@ class Vibe(Harness):
 
     def hook_entries(self, plugin: Plugin, hooks: Sequence[Hook]) -> list[tuple[str, McpValue]]:
         import shlex
+
+        from skilltool.hook_format import claude_object
 
         # in a project, from its top folder: the only one where Vibe reads `.vibe/hooks.toml`,
         # and the folder it runs a hook in (proven in test_project_hooks.py)
