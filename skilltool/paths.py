@@ -37,6 +37,8 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "droid": ("home", ".factory", "FACTORY_HOME_OVERRIDE"),  # a home: its .factory is the folder
     "cline": ("home", ".cline", "CLINE_DIR"),
     "auggie": ("home", ".augment", None),  # it reads $HOME/.augment, no variable of its own
+    # OPENHANDS_PERSISTENCE_DIR moves its settings and mcp.json, not its agents and skills
+    "openhands": ("home", ".openhands", None),
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

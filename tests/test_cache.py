@@ -61,6 +61,7 @@ FIRST = {
     "droid": ".factory/droids/helper.md",
     "cline": ".cline/agents/helper.yml",
     "auggie": ".augment/agents/helper.md",
+    "openhands": ".openhands/agents/helper.md",
 }
 
 

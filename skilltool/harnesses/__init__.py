@@ -819,6 +819,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "droid": ".factory",
     "cline": ".cline",
     "auggie": ".augment",
+    "openhands": ".openhands",
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",

@@ -29,6 +29,7 @@ TARGETS = {
     "droid": [".factory/droids/helper.md"],
     "cline": [".cline/agents/helper.yml"],
     "auggie": [".augment/agents/helper.md"],
+    "openhands": [".openhands/agents/helper.md"],
 }  # fmt: skip
 
 
