@@ -285,14 +285,19 @@ def test_its_own_subagents_and_the_skills_folders_it_reads(tmp_path: Path, prove
         build_file_tree(
             home / folder, {"both/SKILL.md": f"---\nname: both\ndescription: {folder}\n---\nB.\n"}
         )
+    own = "---\nname: general-purpose\ndescription: A FILE OF THE USER'S\n---\nB.\n"
+    build_file_tree(home / ".openhands/agents", {"general-purpose.md": own})
     _, [first, *_] = headless(home, tmp_path / "project")
     listed = skills_listed(first)
     assert sorted(listed) == sorted(["both", *folders.values()]), listed
     assert "<description>.agents/skills</description>" in system_of(first)
-    assert set(agent_types(first)) == BUILT_IN
+    offered = agent_types(first)
+    assert set(offered) == BUILT_IN
+    assert "A FILE OF THE USER'S" not in offered["general-purpose"]
     proven(
         "openhands",
         "skills folders: ~/.agents/skills, ~/.openhands/skills and ~/.openhands/microagents "
         "are listed; a skill of one name in two is listed once, from ~/.agents/skills; its "
-        f"own subagents in a clean home are {', '.join(sorted(BUILT_IN))}",
+        f"own subagents are {', '.join(sorted(BUILT_IN))}, and a file of one of their names "
+        "(~/.openhands/agents/general-purpose.md) does not take its place",
     )
