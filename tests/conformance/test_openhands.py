@@ -3,7 +3,7 @@ stub offers the rendered agent as a subagent type of its `task` tool (and, when 
 calls it, sends the agent's body at the end of the subagent's system prompt, with exactly the
 tools the rendering names), lists the skills of ~/.agents/skills once each, and offers the
 tools of the MCP servers of ~/.openhands/mcp.json; a user's own agent file and server are left
-alone; `openhands acp` answers a prompt with its own agent, which offers the plugin's agent.
+alone. Its ACP route is proven in test_acp.py.
 
 Each run names the stub as OpenHands' model by its environment (LLM_MODEL, LLM_API_KEY,
 LLM_BASE_URL with --override-with-envs); GIT_ALLOW_PROTOCOL=file stops its clone of public
@@ -23,9 +23,7 @@ import pytest
 pytest.importorskip("skilltool.harnesses.openhands")
 
 from skilltool.harnesses.openhands import BUILT_IN, openhands_tools
-from tests.conformance.acp import AcpClient
 from tests.conformance.homes import (
-    ACP_TIMEOUT,
     OPENHANDS,
     TIMEOUT,
     Installed,
@@ -232,41 +230,6 @@ def test_servers_are_offered_beside_the_users_and_a_users_own_agent_stays(
         f"`mine`, both offered to the model ({', '.join(served)}); uninstall leaves the file "
         f"byte for byte as it was. A user's own ~/.openhands/agents/{case.name}.md is left by "
         "install and uninstall, and is the agent the task tool offers",
-    )
-
-
-def test_acp_answers_a_prompt_and_offers_the_agent(
-    installed: Installed, tmp_path: Path, proven: Proven
-) -> None:
-    case, home = installed.case, installed.home
-    if case.key != "bundled":
-        pytest.skip("one ACP session proves the route; the tricky agent is proven headless")
-    how = installed.launch("openhands")
-    assert (how["command"], how["env"]) == (["openhands", "acp"], {})
-    cwd = tmp_path / "project"
-    cwd.mkdir()
-    settings = home / ".openhands/agent_settings.json"
-    with OpenAIStub(reply="acp done") as stub:
-        # what `openhands` writes once a model is set up; with none, session/new asks a login
-        llm = {"model": MODEL, "api_key": "dummy", "base_url": stub.base_url, "usage_id": "agent"}
-        settings.write_text(json.dumps({"llm": llm}))
-        try:
-            with AcpClient(how["command"], env=openhands_env(home, stub), cwd=cwd) as acp:
-                acp.initialize()
-                session = acp.new_session(cwd)
-                result = acp.prompt(session["sessionId"], "hi", timeout=ACP_TIMEOUT)
-                assert result["stopReason"] == "end_turn"
-                assert "acp done" in acp.agent_text()
-            request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
-        finally:
-            settings.unlink()
-    assert agent_types(request)[case.name].startswith(case.description)
-    assert "agent" not in json.dumps(session.get("configOptions", []))  # no agent to choose
-    proven(
-        "openhands",
-        f"[{case.key}] `openhands acp` (stub named in ~/.openhands/agent_settings.json): a "
-        f"prompt is answered; the session is OpenHands' own agent (no agent option), whose "
-        f"task tool offers {case.name}",
     )
 
 
