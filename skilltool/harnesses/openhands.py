@@ -1,8 +1,9 @@
 """OpenHands CLI: each agent a file of ~/.openhands/agents/<name>.md (`name`, `description`,
 `tools` by OpenHands' own names, the body added to the end of its system prompt), offered to
 the model as a subagent type of its `task` tool; each MCP server an entry of
-~/.openhands/mcp.json. It reads ~/.agents/skills itself, before ~/.openhands/skills, and keeps
-the first skill of a name.
+~/.openhands/mcp.json (of $OPENHANDS_PERSISTENCE_DIR when that is set; it moves nothing else).
+It reads ~/.agents/skills itself, before ~/.openhands/skills, and keeps the first skill of a
+name.
 
 It reads ~/.agents/agents too, before ~/.openhands/agents; skilltool writes nothing there,
 since Kimi Code reads that folder as well."""
@@ -17,8 +18,9 @@ from skilltool.harnesses import Harness, Launch, McpValue, Verdict, remote_entry
 from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 from skilltool.paths import Scope
 
-# Claude Code's tool names -> the tools OpenHands 1.16.0 registers for a subagent (terminal,
-# file_editor, task_tracker); a subagent given any other name fails when it is called
+# Claude Code's tool names -> the tools of OpenHands 1.16.0's CLI a subagent can name for them
+# (terminal, file_editor, task_tracker); one naming glob or grep, not registered there, fails
+# when it is called
 TOOL_NAMES = {
     "Bash": "terminal",
     "Read": "file_editor",
@@ -37,6 +39,7 @@ BUILT_IN = frozenset({"bash-runner", "code-explorer", "general-purpose"})
 SKILL_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 SKILL_NAME_LIMIT = 64
 DESCRIPTION_LIMIT = 1024
+PERSISTENCE_VARIABLE = "OPENHANDS_PERSISTENCE_DIR"
 
 
 def openhands_tools(agent: Agent) -> list[str]:
@@ -79,8 +82,11 @@ class OpenHands(Harness):
     def mcp_place(self) -> McpPlace | None:
         if self.home.kind == "project":
             return None
+        # OPENHANDS_PERSISTENCE_DIR moves its settings and mcp.json, not its agents and skills
+        moved = self.home.variable(PERSISTENCE_VARIABLE)
+        folder = self.home.expand(moved) if moved else self.root()
         # fastmcp's MCPConfig: one entry it cannot read loses every server of the file
-        return McpPlace(self.root() / "mcp.json", "json", ("mcpServers",))
+        return McpPlace(folder / "mcp.json", "json", ("mcpServers",))
 
     def mcp_value(self, server: McpServer) -> McpValue | Verdict:
         if server.transport != "stdio":

@@ -56,7 +56,9 @@ def _openhands() -> None:
     need("openhands")
 
 
-def openhands_env(home: Path, stub: OpenAIStub) -> dict[str, str]:
+def openhands_env(
+    home: Path, stub: OpenAIStub, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """The stub as OpenHands' model, by its environment alone (no agent_settings.json)."""
     model = {
         "LLM_MODEL": MODEL,
@@ -66,17 +68,18 @@ def openhands_env(home: Path, stub: OpenAIStub) -> dict[str, str]:
         "OPENHANDS_SUPPRESS_BANNER": "1",
         "GIT_ALLOW_PROTOCOL": "file",  # its clone of public skills fails at once
     }
-    return harness_env(home, model)
+    return harness_env(home, {**model, **(extra or {})})
 
 
 def headless(
-    home: Path, cwd: Path, reply: Reply = "openhands done"
+    home: Path, cwd: Path, reply: Reply = "openhands done", extra: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], list[Recorded]]:
     """`openhands --headless -t hi` against the stub: its output and its chat requests."""
     cwd.mkdir(parents=True, exist_ok=True)
     argv = ["openhands", "--headless", "--override-with-envs", "--exit-without-confirmation"]
     with OpenAIStub(reply=reply) as stub:
-        done = run([*argv, "-t", "hi"], openhands_env(home, stub), cwd, timeout=TIMEOUT)
+        env = openhands_env(home, stub, extra)
+        done = run([*argv, "-t", "hi"], env, cwd, timeout=TIMEOUT)
         requests = [r for r in stub.snapshot() if r.kind == "chat"]
     assert done.returncode == 0, done.stdout + done.stderr
     assert requests, done.stdout + done.stderr
@@ -263,4 +266,47 @@ def test_its_own_subagents_and_the_skills_folders_it_reads(tmp_path: Path, prove
         "are listed; a skill of one name in two is listed once, from ~/.agents/skills; its "
         f"own subagents are {', '.join(sorted(BUILT_IN))}, and a file of one of their names "
         "(~/.openhands/agents/general-purpose.md) does not take its place",
+    )
+
+
+def test_its_persistence_folder_moves_the_servers_and_not_the_agents(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """OPENHANDS_PERSISTENCE_DIR moves OpenHands' mcp.json and settings, not the folders of
+    its agents and skills: skilltool, run without --home in that environment, writes the
+    server there and the agent into ~/.openhands/agents, and OpenHands offers both."""
+    case = bundled_case()
+    home = make_home(tmp_path)
+    harness_dirs(home, case.name, OPENHANDS)
+    state = tmp_path / "state"
+    script = tmp_path / "srv.py"
+    script.write_text(mcp_server(ping=True))
+    plugin = build_file_tree(
+        tmp_path / "srv-plugin",
+        {
+            ".claude-plugin/plugin.json": '{"name": "srv-plugin", "version": "1.0.0"}\n',
+            ".mcp.json": json.dumps(
+                {"mcpServers": {MCP_SERVER: {"command": sys.executable, "args": [str(script)]}}}
+            ),
+        },
+    )
+    moved = {"OPENHANDS_PERSISTENCE_DIR": str(state)}
+    env = harness_env(home, {**moved, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    env["XDG_DATA_DIRS"] = str(tmp_path / "no-system-plugins")
+    env["SKILLTOOL_PLUGINS"] = f"{plugin}:{case.plugin}"
+    argv = [sys.executable, "-m", "skilltool", "plugins", "install"]
+    done = subprocess.run(argv, env=env, cwd=home, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(json.loads((state / "mcp.json").read_text())["mcpServers"]) == {MCP_SERVER}
+    assert not (home / ".openhands/mcp.json").exists()
+    assert (home / ".openhands/agents" / f"{case.name}.md").is_file()
+    _, [first, *_] = headless(home, tmp_path / "work", extra=moved)
+    assert "ping" in tools_of(first), sorted(tools_of(first))  # one server: its tool's own name
+    assert agent_types(first)[case.name].startswith(case.description)
+    proven(
+        "openhands",
+        "OPENHANDS_PERSISTENCE_DIR moved: install (no --home) writes the server into "
+        "$OPENHANDS_PERSISTENCE_DIR/mcp.json (no ~/.openhands/mcp.json) and the agent into "
+        f"~/.openhands/agents; `openhands --headless` with the variable offers the server's tool "
+        f"(`ping`: with one server, OpenHands does not prefix its name) and {case.name}",
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from skilltool.harnesses.openhands import DEFAULT_TOOLS, OpenHands, openhands_tools
@@ -50,7 +51,9 @@ def test_tools_by_openhands_names_and_its_own_set_for_an_agent_with_none(
     assert agent("tools: Glob, Grep, WebFetch\n") == []  # none it has: it gets no tools
 
 
-def test_servers_go_to_mcp_json_in_the_home_only(home: Path, tmp_path: Path) -> None:
+def test_servers_go_to_mcp_json_in_the_home_only(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     harness = openhands(home)
     place = harness.mcp_place()
     assert place is not None and place.path == home / ".openhands/mcp.json"
@@ -60,6 +63,11 @@ def test_servers_go_to_mcp_json_in_the_home_only(home: Path, tmp_path: Path) -> 
     assert harness.mcp_value(remote) == {"transport": "http", "url": "https://h.invalid/mcp"}
     in_dir = harness.mcp_value(McpServer("d", SRC, "stdio", command="srv", cwd="/tmp"))
     assert getattr(in_dir, "skips", False)
+    monkeypatch.setenv("OPENHANDS_PERSISTENCE_DIR", str(tmp_path / "state"))
+    moved = OpenHands(Home(home)).mcp_place()  # the variable moves mcp.json, not the agents
+    assert moved is not None and moved.path == tmp_path / "state/mcp.json"
+    assert OpenHands(Home(home)).root() == home / ".openhands"
+    assert openhands(home).mcp_place() == place  # under --home, no variable of this one's
     project = OpenHands(Project(tmp_path / "repo", harnesses=("openhands",)))
     assert project.mcp_place() is None and "none from a project" in project.mcp_unsupported
 
