@@ -107,9 +107,6 @@ class OpenHands(Harness):
             return Verdict(False, f"cut its description to {DESCRIPTION_LIMIT} characters")
         return None
 
-    def unnamed_tools(self, agent: Agent) -> list[str]:
-        return [t for t in agent.tools if t not in TOOL_NAMES]
-
     def render(self, agent: Agent) -> list[Rendering]:
         content = self.template("agent.md.j2", agent, tools=openhands_tools(agent))
         return [Rendering(self.root() / "agents" / f"{agent.name}.md", content)]
