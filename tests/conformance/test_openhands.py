@@ -236,48 +236,32 @@ def test_servers_are_offered_beside_the_users_and_a_users_own_agent_stays(
     )
 
 
-def test_its_own_subagents_and_the_skills_folders_it_reads(tmp_path: Path, proven: Proven) -> None:
-    home = make_home(tmp_path)
-    folders = {
-        ".agents/skills": "shared-only",
-        ".openhands/skills": "own-only",
-        ".openhands/microagents": "legacy-only",
-    }
-    for folder, name in folders.items():
-        build_file_tree(
-            home / folder, {f"{name}/SKILL.md": f"---\nname: {name}\ndescription: D.\n---\nB.\n"}
-        )
-    for folder in (".agents/skills", ".openhands/skills"):  # one name in both: listed once
-        build_file_tree(
-            home / folder, {"both/SKILL.md": f"---\nname: both\ndescription: {folder}\n---\nB.\n"}
-        )
-    own = "---\nname: general-purpose\ndescription: A FILE OF THE USER'S\n---\nB.\n"
-    build_file_tree(home / ".openhands/agents", {"general-purpose.md": own})
-    _, [first, *_] = headless(home, tmp_path / "project")
-    listed = skills_listed(first)
-    assert sorted(listed) == sorted(["both", *folders.values()]), listed
-    assert "<description>.agents/skills</description>" in system_of(first)
-    offered = agent_types(first)
-    assert set(offered) == BUILT_IN
-    assert "A FILE OF THE USER'S" not in offered["general-purpose"]
-    proven(
-        "openhands",
-        "skills folders: ~/.agents/skills, ~/.openhands/skills and ~/.openhands/microagents "
-        "are listed; a skill of one name in two is listed once, from ~/.agents/skills; its "
-        f"own subagents are {', '.join(sorted(BUILT_IN))}, and a file of one of their names "
-        "(~/.openhands/agents/general-purpose.md) does not take its place",
-    )
+SKILL_FOLDERS = {
+    ".agents/skills": "shared-only",
+    ".openhands/skills": "own-only",
+    ".openhands/microagents": "legacy-only",
+}
 
 
-def test_its_persistence_folder_moves_the_servers_and_not_the_agents(
+def test_its_persistence_folder_moves_the_servers_and_not_the_agents_or_skills(
     tmp_path: Path, proven: Proven
 ) -> None:
     """OPENHANDS_PERSISTENCE_DIR moves OpenHands' mcp.json and settings, not the folders of
     its agents and skills: skilltool, run without --home in that environment, writes the
-    server there and the agent into ~/.openhands/agents, and OpenHands offers both."""
+    server there and the agent into ~/.openhands/agents, and OpenHands offers both. The same
+    run shows the skills folders it reads, one skill of a name once, and its own subagents,
+    which a file of one of their names does not replace."""
     case = bundled_case()
     home = make_home(tmp_path)
     harness_dirs(home, case.name, OPENHANDS)
+    for folder, name in SKILL_FOLDERS.items():
+        skill = f"---\nname: {name}\ndescription: D.\n---\nB.\n"
+        build_file_tree(home / folder, {f"{name}/SKILL.md": skill})
+    for folder in (".agents/skills", ".openhands/skills"):  # one name in both: listed once
+        skill = f"---\nname: both\ndescription: {folder}\n---\nB.\n"
+        build_file_tree(home / folder, {"both/SKILL.md": skill})
+    own = "---\nname: general-purpose\ndescription: A FILE OF THE USER'S\n---\nB.\n"
+    build_file_tree(home / ".openhands/agents", {"general-purpose.md": own})
     state = tmp_path / "state"
     script = tmp_path / "srv.py"
     script.write_text(mcp_server(ping=True))
@@ -302,7 +286,20 @@ def test_its_persistence_folder_moves_the_servers_and_not_the_agents(
     assert (home / ".openhands/agents" / f"{case.name}.md").is_file()
     _, [first, *_] = headless(home, tmp_path / "work", extra=moved)
     assert "ping" in tools_of(first), sorted(tools_of(first))  # one server: its tool's own name
-    assert agent_types(first)[case.name].startswith(case.description)
+    offered = agent_types(first)
+    assert set(offered) == BUILT_IN | {case.name}
+    assert offered[case.name].startswith(case.description)
+    assert "A FILE OF THE USER'S" not in offered["general-purpose"]
+    listed = skills_listed(first)
+    assert sorted(listed) == sorted(["both", *SKILL_FOLDERS.values(), *case.skills]), listed
+    assert "<description>.agents/skills</description>" in system_of(first)
+    proven(
+        "openhands",
+        "skills folders: ~/.agents/skills, ~/.openhands/skills and ~/.openhands/microagents "
+        "are listed; a skill of one name in two is listed once, from ~/.agents/skills; its "
+        f"own subagents are {', '.join(sorted(BUILT_IN))}, and a file of one of their names "
+        "(~/.openhands/agents/general-purpose.md) does not take its place",
+    )
     proven(
         "openhands",
         "OPENHANDS_PERSISTENCE_DIR moved: install (no --home) writes the server into "
