@@ -38,6 +38,8 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "cline": ("home", ".cline", "CLINE_DIR"),
     "auggie": ("home", ".augment", None),  # it reads $HOME/.augment, no variable of its own
     "qoder": ("home", ".qoder", "QODER_CONFIG_DIR"),
+    # OPENHANDS_PERSISTENCE_DIR moves its settings and mcp.json, not its agents and skills
+    "openhands": ("home", ".openhands", None),
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

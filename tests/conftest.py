@@ -97,6 +97,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "XDG_STATE_HOME",
         "XDG_CACHE_HOME",
         *LOCATION_VARIABLES,
+        "OPENHANDS_PERSISTENCE_DIR",  # moves OpenHands' mcp.json alone, not its folder
         "SKILLTOOL_PLUGINS",
         "SKILLTOOL_NAMESPACE",
         "SKILLTOOL_DEBUG",

@@ -62,6 +62,7 @@ FIRST = {
     "cline": ".cline/agents/helper.yml",
     "auggie": ".augment/agents/helper.md",
     "qoder": ".qoder/agents/helper.md",
+    "openhands": ".openhands/agents/helper.md",
 }
 
 

@@ -255,10 +255,11 @@ def test_the_version_doctor_says_proven_is_the_one_the_conformance_suite_install
         proven = load(name)(Home(Path("/nowhere"))).proven()
         if name in packages:
             assert f'"{packages[name]}": "{proven}"' in pins, name
-        else:  # pi, Hermes, Mistral Vibe: a constant of their own
-            constant = {"pi": "PI_VERSION", "hermes": "HERMES_VERSION", "vibe": "VIBE_VERSION"}[
-                name
-            ]
+        else:  # pi, Hermes, Mistral Vibe, OpenHands: a constant of their own
+            constant = {
+                "pi": "PI_VERSION", "hermes": "HERMES_VERSION", "vibe": "VIBE_VERSION",
+                "openhands": "OPENHANDS_VERSION",
+            }[name]  # fmt: skip
             assert f'{constant} = "{proven}"' in pins, name
 
 

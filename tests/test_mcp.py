@@ -189,7 +189,7 @@ def test_validate_says_what_each_harness_does_with_each_server_in_installs_words
     not_sse = "runs stdio and streamable HTTP servers, not SSE"
     assert said[f"{file}: mcp events"] == (
         "OpenCode, Hermes, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, Qwen Code, "
-        f"Kimi Code, Factory Droid, Cline CLI, Auggie and Qoder CLI load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
+        f"Kimi Code, Factory Droid, Cline CLI, Auggie, Qoder CLI and OpenHands load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
         f"Mistral Vibe skips it: Mistral Vibe {not_sse}"
     )
     assert said[f"{file}: mcp keyed"].startswith(

@@ -287,5 +287,8 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "none of its listings shows a hook loaded (its 'hooks' command only migrates Claude "
         "Code's) and a prompt needs a login, so no hook of skilltool's there is proven to run; "
         "skilltool writes none",
+        "hooks: OpenHands runs none: OpenHands 1.16.0 runs hooks from ~/.openhands/hooks.json, "
+        "lists under each event with no name an entry of skilltool's could be kept by, and reads "
+        "none of it when the project has a .openhands/hooks.json of its own",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

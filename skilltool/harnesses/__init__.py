@@ -825,6 +825,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "cline": ".cline",
     "auggie": ".augment",
     "qoder": ".qoder",
+    "openhands": ".openhands",
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.conformance
 
 HARNESSES = (
     "opencode", "kilo", "codex", "pi", "claude", "copilot", "gemini", "qwen", "vibe", "hermes",
-    "kimi", "auggie",
+    "kimi", "auggie", "openhands",
 )  # fmt: skip
 NO_PERMISSION_BYPASS = {"claudeCode": {"options": {"allowDangerouslySkipPermissions": False}}}
 
@@ -273,6 +273,37 @@ def test_auggie_answers_with_the_agent_offered_as_its_subagent(
         "auggie",
         f"`skilltool acp {name} --harness auggie` as a plain argv: `auggie --acp` answers, "
         f"offering sub-agent-{name} (no agent option over ACP); cancel and close pass",
+    )
+
+
+def test_openhands_answers_with_the_agent_offered_as_its_subagent(
+    installed: Installed, proven: Proven
+) -> None:
+    """OpenHands 1.16.0 has no agent option over ACP: `skilltool acp` replaces itself with
+    `openhands acp`, whose session is OpenHands' own agent with the plugin's among the
+    subagent types of its task tool. A session needs a model set up in
+    ~/.openhands/agent_settings.json (what `openhands` writes once one is chosen)."""
+    need("openhands")
+    from tests.conformance.test_openhands import MODEL, agent_types
+
+    name = installed.case.name
+    cwd = work(installed, "openhands")
+    settings = installed.home / ".openhands/agent_settings.json"
+    with OpenAIStub(reply="acp done") as stub:
+        llm = {"model": MODEL, "api_key": "dummy", "base_url": stub.base_url, "usage_id": "agent"}
+        settings.write_text(json.dumps({"llm": llm}))
+        host = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "GIT_ALLOW_PROTOCOL": "file"}
+        try:
+            with started(installed, "openhands", host, cwd) as acp:
+                converse(acp, cwd)
+        finally:
+            settings.unlink()
+        request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+    assert agent_types(request)[name].startswith(installed.case.description)
+    proven(
+        "openhands",
+        f"`skilltool acp {name} --harness openhands` as a plain argv: `openhands acp` answers, "
+        f"its task tool offering {name} (no agent option over ACP); cancel and close pass",
     )
 
 

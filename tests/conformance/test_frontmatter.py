@@ -65,7 +65,7 @@ NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
     "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid",
-    "cline", "auggie", "qoder",
+    "cline", "auggie", "qoder", "openhands",
 )  # fmt: skip
 
 
@@ -487,4 +487,27 @@ def test_qoder_skills_match_the_verdicts_and_it_lists_every_rendering(
         "`qodercli skills list`: the skill variants it lists (by their folders) match "
         f"validate's verdicts (it loads every one); `agents list` lists each of the "
         f"{len(rendered)} renderings of the Claude-style agents, with no load error",
+    )
+
+
+def test_openhands_skills_match_the_verdicts_and_it_offers_every_rendering(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("openhands")
+    from skilltool.harnesses.openhands import BUILT_IN
+    from tests.conformance.test_openhands import agent_types, headless, skills_listed
+
+    _, [first, *_] = headless(world.home, tmp_path / "project")
+    listed = skills_listed(first)
+    assert len(listed) == len(set(listed)), listed  # each once
+    assert compared(set(listed)) == world.loads("openhands"), sorted(listed)
+    rendered = {p.stem for p in (world.home / ".openhands/agents").glob("*.md")}
+    offered = set(agent_types(first)) - BUILT_IN
+    assert offered == {n for n in world.agents if n in rendered}, (offered, rendered)
+    proven(
+        "openhands",
+        "`openhands --headless -t hi` (stub): the skill variants in <available_skills> match "
+        "validate's verdicts (a name that is not its folder's, or not lowercase letters, "
+        f"digits and single hyphens, or frontmatter that is not YAML: left out); each of the "
+        f"{len(rendered)} renderings of the Claude-style agents is offered by its task tool",
     )

@@ -30,6 +30,7 @@ TARGETS = {
     "cline": [".cline/agents/helper.yml"],
     "auggie": [".augment/agents/helper.md"],
     "qoder": [".qoder/agents/helper.md"],
+    "openhands": [".openhands/agents/helper.md"],
 }  # fmt: skip
 
 

@@ -226,6 +226,7 @@ def test_launch_gives_command_env_and_agents_toml(harness: str, home: Path) -> N
         "vibe": ("vibe-acp", [], {"VIBE_DEFAULT_AGENT": "plugin-author"}),
         "kimi": ("kimi", ["acp"], None),
         "auggie": ("auggie", ["--acp"], None),
+        "openhands": ("openhands", ["acp"], None),
     }[harness]  # fmt: skip
     assert (entry["command"], entry["args"], entry.get("env")) == expected
 

@@ -34,13 +34,13 @@ VARIANTS = {
 # the harnesses that skip each variant (None: every one loads it), from the table
 SKIPPED_BY = {
     "control": set(),
-    "caps-name": {"qwen", "vibe", "droid", "auggie"},
-    "other-folder": set(),
+    "caps-name": {"qwen", "vibe", "droid", "auggie", "openhands"},
+    "other-folder": {"openhands"},
     "long-description": {"copilot", "vibe", "auggie"},
     "list-tools": set(),
-    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi", "cline", "auggie"},
+    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi", "cline", "auggie", "openhands"},
     "hidden": set(),
-    "dotted.name": {"vibe", "droid", "auggie"},
+    "dotted.name": {"vibe", "droid", "auggie", "openhands"},
     "list-hint": {"copilot"},
     "no-name": {
         "opencode",
@@ -113,7 +113,8 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
         "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code, Factory Droid and Qoder CLI "
-        "load it; pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI and Auggie "
+        "load it; pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI, Auggie and "
+        "OpenHands "
         "skip it: frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
