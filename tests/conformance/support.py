@@ -32,6 +32,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "droid": ("Factory Droid", "droid", ()),
     "cline": ("Cline CLI", "cline", ()),
     "auggie": ("Auggie", "auggie", ()),
+    "continue": ("Continue CLI", "cn", ()),
 }
 
 Proven = Callable[[str, str], None]
