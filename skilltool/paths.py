@@ -37,6 +37,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "droid": ("home", ".factory", "FACTORY_HOME_OVERRIDE"),  # a home: its .factory is the folder
     "cline": ("home", ".cline", "CLINE_DIR"),
     "auggie": ("home", ".augment", None),  # it reads $HOME/.augment, no variable of its own
+    "continue": ("home", ".continue", "CONTINUE_GLOBAL_DIR"),  # the folder itself
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

@@ -249,7 +249,7 @@ def test_the_version_doctor_says_proven_is_the_one_the_conformance_suite_install
         "opencode": "opencode-ai", "codex": "@openai/codex", "claude": "@anthropic-ai/claude-code",
         "gemini": "@google/gemini-cli", "copilot": "@github/copilot", "kilo": "@kilocode/cli",
         "qwen": "@qwen-code/qwen-code", "kimi": "@moonshot-ai/kimi-code", "droid": "droid",
-        "cline": "cline", "auggie": "@augmentcode/auggie",
+        "cline": "cline", "auggie": "@augmentcode/auggie", "continue": "@continuedev/cli",
     }  # fmt: skip
     for name in NAMES:
         proven = load(name)(Home(Path("/nowhere"))).proven()

@@ -1,27 +1,29 @@
-"""What Continue CLI (`cn` 1.5.47) reads, against a loopback model (a model of
-~/.continue/config.yaml with `provider: openai` and `apiBase` on the stub), from one
-`cn -p` run: an MCP server that skilltool's editor puts as an item of the `mcpServers` list of
-a user's config.yaml is started, with its env, and offered as its tools, the user's lines kept;
-a skill folder in ~/.continue/skills is offered in its Skills tool, but not one that is a link
-(as skilltool links skills) nor one of ~/.agents/skills; and a command of config.yaml's
-`prompts` is not expanded by `cn -p`, which sends `/name` as typed.
-
-These are the facts a Continue harness stands on; skilltool does not register one yet
-(docs/harnesses.md, "Continue CLI")."""
+"""Continue CLI (`cn` 1.5.47) loads what skilltool writes, against a loopback model (a model
+of ~/.continue/config.yaml with `provider: openai` and `apiBase` on the stub), from one
+`cn -p` run: a plugin's MCP server that `skilltool plugins install` puts as an item of the
+`mcpServers` list of the user's config.yaml is started, with its env, and offered as its
+tools (uninstall gives the file back byte for byte); a skill folder in ~/.continue/skills is
+offered in its Skills tool, but not one that is a link (as skilltool links skills) nor one of
+~/.agents/skills; and a command of config.yaml's `prompts` is not expanded by `cn -p`, which
+sends `/name` as typed. These last are why skilltool carries no skill or command to it
+(docs/harnesses.md)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from skilltool.entries import put_entry, read_entries
+from skilltool.entries import read_entries
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import OpenAIStub, Recorded, mcp_server
 from tests.conformance.support import Proven, need
+from tests.helpers import build_file_tree
 
 pytestmark = pytest.mark.conformance
 
@@ -52,7 +54,7 @@ def skill(folder: Path, name: str, description: str) -> None:
 
 
 class Run:
-    def __init__(self, home: Path, config: Path, flag: Path, request: Recorded) -> None:
+    def __init__(self, home: Path, config: str, flag: Path, request: Recorded) -> None:
         self.home, self.config, self.flag, self.request = home, config, flag, request
 
     def tools(self) -> dict[str, Any]:
@@ -70,6 +72,23 @@ class Run:
         return said
 
 
+def skilltool(
+    home: Path, root: Path, plugin: Path, verb: str, extra: dict[str, str] | None = None
+) -> str:
+    env = harness_env(home, {"PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    env.update(extra or {})
+    env["XDG_DATA_DIRS"] = str(root / "no-system-plugins")
+    env["SKILLTOOL_PLUGINS"] = str(plugin)
+    # a variable moving the folder is read from the environment, as a shell gives it, when
+    # skilltool finds the home from HOME (not with --home)
+    argv = [sys.executable, "-m", "skilltool", "plugins", verb]
+    argv += [] if extra else ["--home", str(home)]
+    done = subprocess.run(argv, env=env, cwd=home, capture_output=True, text=True, timeout=120)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0 and "Traceback" not in out, out
+    return out
+
+
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory: pytest.TempPathFactory) -> Run:
     need("continue")
@@ -83,31 +102,42 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> Run:
     server = root / "server.py"
     server.write_text(mcp_server(RECORD_ENV, ping=True))
     flag = root / "started"
+    value = {"command": sys.executable, "args": [str(server), str(flag)]}
+    value["env"] = {"PROBE_VALUE": "from-the-plugin"}
+    plugin = build_file_tree(
+        root / "srv",
+        {
+            ".claude-plugin/plugin.json": '{"name": "srv", "version": "1.0.0"}\n',
+            ".mcp.json": json.dumps({"mcpServers": {"probe": value}}) + "\n",
+        },
+    )
     with OpenAIStub(reply="done") as stub:
         config = home / ".continue/config.yaml"
-        text = USERS_CONFIG.format(base=stub.base_url)
-        value = {"command": sys.executable, "args": [str(server), str(flag)]}
-        value["env"] = {"PROBE_VALUE": "from-the-entry"}
-        config.write_text(put_entry(text, "yaml-list", ("mcpServers",), "probe", value).text)
-        env = harness_env(home)
-        done = run(["cn", "-p", "/mycmd hello", "--auto"], env, home, timeout=120)
+        config.write_text(USERS_CONFIG.format(base=stub.base_url))
+        users = config.read_bytes()
+        out = skilltool(home, root, plugin, "install")
+        assert "added     continue mcp probe in ~/.continue/config.yaml" in out, out
+        done = run(["cn", "-p", "/mycmd hello", "--auto"], harness_env(home), home, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
         request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
-    return Run(home, config, flag, request)
+        installed = config.read_text()
+        skilltool(home, root, plugin, "uninstall")
+        assert config.read_bytes() == users  # byte for byte as the user had it
+    return Run(home, installed, flag, request)
 
 
-def test_an_mcp_server_put_into_a_users_config_yaml_is_started_with_its_env_and_offered(
+def test_an_mcp_server_skilltool_installs_into_a_users_config_yaml_is_started_and_offered(
     ran: Run, proven: Proven
 ) -> None:
     assert "ping" in ran.tools()
-    assert ran.flag.read_text() == "from-the-entry"
-    text = ran.config.read_text()
-    assert text.startswith("# my assistant\nname: Local  # mine\n")
-    assert list(read_entries(text, "yaml-list", ("mcpServers",)) or {}) == ["probe"]
+    assert ran.flag.read_text() == "from-the-plugin"
+    assert ran.config.startswith("# my assistant\nname: Local  # mine\n")
+    assert list(read_entries(ran.config, "yaml-list", ("mcpServers",)) or {}) == ["probe"]
     proven(
         "continue",
-        "an item skilltool puts into the mcpServers list of a user's config.yaml is started "
-        "with its env and offered as its tools",
+        "skilltool install puts the plugin's server as an item of the mcpServers list of the "
+        "user's config.yaml: started with its env and offered as its tools; uninstall gives "
+        "the file back byte for byte",
     )
 
 
@@ -131,19 +161,38 @@ def test_cn_print_sends_a_prompt_command_as_typed(ran: Run, proven: Proven) -> N
     proven("continue", "cn -p does not expand a command of config.yaml's prompts")
 
 
-def test_continue_global_dir_is_where_it_reads(tmp_path: Path, proven: Proven) -> None:
-    """CONTINUE_GLOBAL_DIR in place of ~/.continue: its config.yaml and skills are read."""
+def test_continue_global_dir_is_where_it_reads_and_skilltool_writes(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """CONTINUE_GLOBAL_DIR in place of ~/.continue: install puts the server into its
+    config.yaml, and cn reads that file and its skills."""
     need("continue")
     home = make_home(tmp_path)
     moved = tmp_path / "moved"
     skill(moved / "skills/moved-skill", "moved-skill", "MOVED-SKILL")
+    server = tmp_path / "server.py"
+    server.write_text(mcp_server(ping=True))
+    value = {"command": sys.executable, "args": [str(server)]}
+    plugin = build_file_tree(
+        tmp_path / "srv",
+        {
+            ".claude-plugin/plugin.json": '{"name": "srv", "version": "1.0.0"}\n',
+            ".mcp.json": json.dumps({"mcpServers": {"probe": value}}) + "\n",
+        },
+    )
+    extra = {"CONTINUE_GLOBAL_DIR": os.fspath(moved)}
     with OpenAIStub(reply="done") as stub:
-        moved.mkdir(exist_ok=True)
         (moved / "config.yaml").write_text(USERS_CONFIG.format(base=stub.base_url))
-        env = harness_env(home, {"CONTINUE_GLOBAL_DIR": os.fspath(moved)})
-        done = run(["cn", "-p", "hello", "--auto"], env, home, timeout=120)
+        out = skilltool(home, tmp_path, plugin, "install", extra)
+        assert "added     continue mcp probe in " in out, out
+        done = run(["cn", "-p", "hello", "--auto"], harness_env(home, extra), home, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
         request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
     assert "MOVED-SKILL" in request.text
-    assert not (home / ".continue/config.yaml").exists()
-    proven("continue", "CONTINUE_GLOBAL_DIR moves the folder it reads config.yaml and skills from")
+    assert "ping" in {t["function"]["name"] for t in request.json.get("tools") or []}
+    assert not (home / ".continue").exists()
+    proven(
+        "continue",
+        "CONTINUE_GLOBAL_DIR moved: install puts the server into $CONTINUE_GLOBAL_DIR/config.yaml "
+        "(no ~/.continue), and cn offers its tools and the skills of that folder",
+    )
