@@ -283,8 +283,9 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "hooks: Auggie runs none: Auggie 0.36.0 runs hooks only when Augment's server turns them "
         "on for the account, from lists under each event of its settings.json with no name an "
         "entry of skilltool's could be kept by; skilltool does not write them",
-        "hooks: Continue CLI runs none: Continue CLI 1.5.47 runs hooks from settings.json in "
-        "~/.continue and ~/.claude (Claude Code's, which skilltool writes for Claude Code); no "
-        "run of it proves one fires yet: skilltool writes none for it",
+        "hooks: Continue CLI runs none: Continue CLI 1.5.47 runs hooks from lists under each "
+        "event of settings.json in ~/.continue and ~/.claude, with no name an entry of "
+        "skilltool's could be kept by, and no offline run of it proves one fires: skilltool "
+        "writes none for it",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

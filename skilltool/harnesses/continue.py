@@ -30,9 +30,9 @@ class Continue(Harness):
         "offline run proves: skilltool does not write them"
     )
     no_hooks = (
-        f"Continue CLI {VERSION} runs hooks from settings.json in ~/.continue and ~/.claude "
-        "(Claude Code's, which skilltool writes for Claude Code); no run of it proves one "
-        "fires yet: skilltool writes none for it"
+        f"Continue CLI {VERSION} runs hooks from lists under each event of settings.json in "
+        "~/.continue and ~/.claude, with no name an entry of skilltool's could be kept by, "
+        "and no offline run of it proves one fires: skilltool writes none for it"
     )
 
     def __init__(self, home: Scope) -> None:
