@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from skilltool.harnesses import Harness
     from skilltool.model import McpPlace
 
-FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml", "json-hooks")
+FORMATS = ("toml", "toml-array", "json", "jsonc", "yaml", "yaml-list", "json-hooks")
 # the largest config file skilltool edits: its parsers take a few seconds at this size (TOML
 # and YAML about 10 s a MB, and more than linearly), and a config file is a few kB
 MAX_CONFIG_BYTES = 256 * 1024

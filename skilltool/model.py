@@ -245,7 +245,7 @@ class Rendering(NamedTuple):
 
 
 # the formats of the config files entries are written in (skilltool.entries edits each)
-Format = Literal["toml", "toml-array", "json", "jsonc", "yaml", "json-hooks"]
+Format = Literal["toml", "toml-array", "json", "jsonc", "yaml", "yaml-list", "json-hooks"]
 
 
 class McpPlace(NamedTuple):

@@ -40,6 +40,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "qoder": ("home", ".qoder", "QODER_CONFIG_DIR"),
     # OPENHANDS_PERSISTENCE_DIR moves its settings and mcp.json, not its agents and skills
     "openhands": ("home", ".openhands", None),
+    "continue": ("home", ".continue", "CONTINUE_GLOBAL_DIR"),  # the folder itself
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

@@ -63,7 +63,7 @@ FIRST = {
     "auggie": ".augment/agents/helper.md",
     "qoder": ".qoder/agents/helper.md",
     "openhands": ".openhands/agents/helper.md",
-}
+}  # Continue CLI takes no agent: nothing of its is rendered
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_a_noop_install_renders_nothing(installed: tuple[Path, Path], monkeypatc
     assert done.lines[-1].endswith(" unchanged") and done.lines[-1][0].isdigit()
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", sorted(FIRST))
 def test_a_hand_edit_after_a_cached_run_is_seen_and_kept(
     installed: tuple[Path, Path], harness: str
 ) -> None:
@@ -111,7 +111,7 @@ def test_a_hand_edit_after_a_cached_run_is_seen_and_kept(
     assert target.read_bytes() == edited
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", sorted(FIRST))
 def test_a_link_in_place_of_a_cached_rendering_is_left_alone_even_to_the_same_bytes(
     installed: tuple[Path, Path], harness: str, tmp_path: Path
 ) -> None:

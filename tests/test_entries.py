@@ -23,6 +23,7 @@ CODEX = ("toml", ("mcp_servers",))
 GEMINI = ("json", ("mcpServers",))
 OPENCODE = ("jsonc", ("mcp",))
 HERMES = ("yaml", ("mcp_servers",))
+CONTINUE = ("yaml-list", ("mcpServers",))  # a list of `- name: …` items
 
 USER_FILES = [
     (*CODEX, ""),
@@ -49,6 +50,11 @@ USER_FILES = [
     (*HERMES, "mcp_servers:\n  docs:\n    command: x\n    note: |\n      hi\n\n# end\n"),
     (*HERMES, "---\nmodel: x\n"),
     (*HERMES, "mcp_servers: {docs: {command: x}}"),
+    (*CONTINUE, ""),
+    (*CONTINUE, "name: Local  # mine\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: m\n"),
+    (*CONTINUE, "mcpServers:\n  - name: docs  # mine\n    command: x\n\nprompts: []\n"),
+    (*CONTINUE, "mcpServers:\n- name: docs\n  command: x\n  args: [a]\n"),
+    (*CONTINUE, "mcpServers:\r\n  - name: docs\r\n    command: x\r\n# end\r\n"),
 ]
 
 
@@ -61,7 +67,7 @@ def test_put_then_remove_gives_back_the_users_file(fmt, table, text):
     assert put_entry(put.text, fmt, table, "some-server", SERVER).text == put.text
 
 
-@pytest.mark.parametrize(("fmt", "table"), [CODEX, GEMINI, OPENCODE, HERMES])
+@pytest.mark.parametrize(("fmt", "table"), [CODEX, GEMINI, OPENCODE, HERMES, CONTINUE])
 def test_a_file_that_does_not_exist_gets_only_the_entry_and_returns_to_nothing(fmt, table):
     put = put_entry(None, fmt, table, "some-server", SERVER)
 
@@ -115,6 +121,10 @@ def test_hermes_yaml_reads_back_with_pyyaml():
         (*HERMES, "a: [\n", 2, "not YAML"),
         (*HERMES, "mcp_servers: {\n  # mine\n  a: 1}\n", 1, "comment inside a flow mapping"),
         (*HERMES, "mcp_servers: 3\n", 1, "not a mapping"),
+        (*CONTINUE, "mcpServers: [{name: a, command: x}]\n", 1, "flow style"),
+        (*CONTINUE, "mcpServers:\n  - name: a\n  - name: a\n", 1, "'a' twice"),
+        (*CONTINUE, "mcpServers:\n  - command: x\n", 1, "no string name"),
+        (*CONTINUE, "mcpServers:\n  docs: {}\n", 1, "not a list"),
         (*CODEX, "mcp_servers = { a = 1 }\n", 1, "inline table"),
         (*CODEX, "model = 'o3'\n\nmcp_servers = 3\n", 3, "mcp_servers is not a table"),
         (*CODEX, "[[mcp_servers]]\nname = 'a'\n", 1, "mcp_servers is not a table"),
@@ -296,6 +306,18 @@ def test_an_anchor_no_alias_repeats_is_edited_and_kept() -> None:
     assert put.text.startswith("mcp_servers: &s\n")
     assert yaml.safe_load(put.text)["mcp_servers"]["srv"] == {"command": "ours"}
     assert remove_entry(put.text, "yaml", ("mcp_servers",), "srv", drop_table=False) == text
+
+
+def test_an_item_of_a_yaml_list_is_replaced_in_its_place_and_the_others_stay() -> None:
+    text = "mcpServers:\n  - name: some-server  # old\n    command: y\n  - name: docs\n    command: x  # mine\n"
+    put = put_entry(text, *CONTINUE, "some-server", SERVER)
+
+    assert put.text.startswith("mcpServers:\n  - name: some-server\n    command: npx\n")
+    assert put.text.endswith("  - name: docs\n    command: x  # mine\n")
+    assert list(read_entries(put.text, *CONTINUE)) == ["some-server", "docs"]  # type: ignore[arg-type]
+    assert remove_entry(put.text, *CONTINUE, "some-server", False) == (  # type: ignore[arg-type]
+        "mcpServers:\n  - name: docs\n    command: x  # mine\n"
+    )
 
 
 # --------------------------------------------------------------------------- comments kept

@@ -190,7 +190,8 @@ def test_validate_says_what_each_harness_does_with_each_server_in_installs_words
     assert said[f"{file}: mcp events"] == (
         "OpenCode, Hermes, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, Qwen Code, "
         f"Kimi Code, Factory Droid, Cline CLI, Auggie, Qoder CLI and OpenHands load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
-        f"Mistral Vibe skips it: Mistral Vibe {not_sse}"
+        f"Mistral Vibe skips it: Mistral Vibe {not_sse}; Continue CLI skips it: Continue CLI "
+        "1.5.47 is not proven to reach a remote server"
     )
     assert said[f"{file}: mcp keyed"].startswith(
         "Claude Code, Gemini CLI, Copilot CLI and Qoder CLI load it;"
@@ -201,6 +202,8 @@ def test_validate_says_what_each_harness_does_with_each_server_in_installs_words
     assert not verdicts["events"]["harnesses"]["codex"]["loads"]
     for harness in NAMES:  # every harness present: install skips each in the same words
         root_of(harness, Home.resolve(None)).mkdir(parents=True, exist_ok=True)
+    continue_config = root_of("continue", Home.resolve(None)) / "config.yaml"
+    continue_config.write_text("name: Local\nversion: 1.0.0\nschema: v1\n")  # the user's own
     out = run("plugins", "install", env={"SKILLTOOL_PLUGINS": str(tmp_path / "plugins")}).stdout
     for name in ("events", "keyed"):
         for harness, entry in verdicts[name]["harnesses"].items():

@@ -290,5 +290,9 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "hooks: OpenHands runs none: OpenHands 1.16.0 runs hooks from ~/.openhands/hooks.json, "
         "lists under each event with no name an entry of skilltool's could be kept by, and reads "
         "none of it when the project has a .openhands/hooks.json of its own",
+        "hooks: Continue CLI runs none: Continue CLI 1.5.47 runs hooks from lists under each "
+        "event of settings.json in ~/.continue and ~/.claude, with no name an entry of "
+        "skilltool's could be kept by, and no offline run of it proves one fires: skilltool "
+        "writes none for it",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

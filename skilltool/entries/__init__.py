@@ -43,7 +43,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
-from skilltool.entries import json_hooks, jsonc, toml, toml_array, yaml_text
+from skilltool.entries import json_hooks, jsonc, toml, toml_array, yaml_list, yaml_text
 from skilltool.entries.base import BOM, EntryError, line_of
 from skilltool.model import Format as Format
 
@@ -99,6 +99,8 @@ def _document(text: str, fmt: Format, table: tuple[str, ...] = ()) -> Any:
         return toml_array.document(text, table)
     if fmt == "yaml":
         return yaml_text.document(text)
+    if fmt == "yaml-list":
+        return yaml_list.document(text, table)
     return jsonc.document(text, fmt)
 
 
@@ -122,6 +124,8 @@ def _read(text: str, fmt: Format, table: tuple[str, ...]) -> dict[str, Any] | No
         return dict(node) if isinstance(node, dict) else None
     if fmt == "yaml":
         return yaml_text.read(text, table)
+    if fmt == "yaml-list":
+        return yaml_list.read(text, table)
     return jsonc.read(text, fmt, table)
 
 
@@ -146,6 +150,8 @@ def put_entry(
             after, created = toml_array.put(body, table, name, plain)
         elif fmt == "yaml":
             after, created = yaml_text.put(body, table, name, plain)
+        elif fmt == "yaml-list":
+            after, created = yaml_list.put(body, table, name, plain)
         else:
             after, created = jsonc.put(body, fmt, table, name, plain)
         expected = _with_entry(before, table, name, plain)
@@ -179,6 +185,8 @@ def remove_entry(
             except EntryError:
                 # the line before may be a block scalar's, whose trailing spaces are content
                 after = yaml_text.remove(body, table, name, drop_table, whole_lines=True)
+        elif fmt == "yaml-list":
+            after = yaml_list.remove(body, table, name, drop_table)
         else:
             after = jsonc.remove(body, fmt, table, name, drop_table)
         _check(body, after, fmt, expected, (*table, name), loose)
@@ -281,7 +289,7 @@ def _check(
             f"{error.message}); edit it by hand",
             _line_hint(before, keys),
         ) from None
-    if fmt == "yaml":
+    if fmt in ("yaml", "yaml-list"):
         actual, expected = _null_tables(actual, table), _null_tables(expected, table)
     same = actual == expected or (loose and _prune(actual, table) == _prune(expected, table))
     if not same:

@@ -183,6 +183,9 @@ class Harness(abc.ABC):
     # why, in one clause; the suffix of a command's file
     command_syntax: ClassVar[str | None] = None
     no_commands: ClassVar[str] = ""
+    # why a harness takes no skill (or no agent) at all, said once rather than beside each
+    no_skills: ClassVar[str] = ""
+    no_agents: ClassVar[str] = ""
     command_suffix: ClassVar[str] = ".md"
 
     # hooks (hooks.py, docs/hooks-harnesses.md): Claude Code's events the harness runs a
@@ -826,9 +829,14 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "auggie": ".augment",
     "qoder": ".qoder",
     "openhands": ".openhands",
+    "continue": None,
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",
+    "continue": (
+        "Continue CLI reads from a project only its skills (.continue/skills, and Claude "
+        "Code's .claude/skills), no MCP servers: skilltool writes no project folder for it"
+    ),
 }
 
 

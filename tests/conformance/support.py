@@ -34,6 +34,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "auggie": ("Auggie", "auggie", ()),
     "qoder": ("Qoder CLI", "qodercli", ()),
     "openhands": ("OpenHands", "openhands", ()),
+    "continue": ("Continue CLI", "cn", ()),
 }
 
 Proven = Callable[[str, str], None]

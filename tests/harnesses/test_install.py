@@ -31,7 +31,9 @@ TARGETS = {
     "auggie": [".augment/agents/helper.md"],
     "qoder": [".qoder/agents/helper.md"],
     "openhands": [".openhands/agents/helper.md"],
+    "continue": [],  # it takes no agents (docs/harnesses.md)
 }  # fmt: skip
+RENDERS = tuple(name for name in NAMES if TARGETS[name])  # the harnesses that take an agent
 
 
 @pytest.fixture
@@ -106,7 +108,7 @@ def test_agents_without_a_hermes_profile_are_one_line(home: Path, source: Path) 
     assert (home / ".hermes/profiles/tester/SOUL.md").is_file()
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", RENDERS)
 def test_write_then_second_install_writes_nothing(home: Path, source: Path, harness: str) -> None:
     targets = setup(home, harness)
     code, lines = skilltool(home, source, "install", "--only", harness)
@@ -125,7 +127,20 @@ def test_write_then_second_install_writes_nothing(home: Path, source: Path, harn
     assert {k: v for k, v in tree(home).items() if not k.startswith(".cache/")} == before
 
 
-@pytest.mark.parametrize("harness", NAMES)
+def test_continue_takes_no_agent_and_says_so_in_one_line_each_run(home: Path, source: Path) -> None:
+    setup(home, "continue")
+    before = tree(home / ".continue")
+    for _ in range(2):
+        code, lines = skilltool(home, source, "install", "--only", "continue")
+        assert code == 0
+        assert [line for line in lines if line.startswith("skipped")] == [
+            "skipped   continue: Continue CLI 1.5.47 takes a subagent only as a model of "
+            "config.yaml, offered behind --beta-subagent-tool, which skilltool does not write"
+        ]
+    assert tree(home / ".continue") == before
+
+
+@pytest.mark.parametrize("harness", RENDERS)
 def test_outdated_rendering_is_rewritten(home: Path, source: Path, harness: str) -> None:
     targets = setup(home, harness)
     skilltool(home, source, "install", "--only", harness)
@@ -141,7 +156,7 @@ def test_outdated_rendering_is_rewritten(home: Path, source: Path, harness: str)
     assert any(line.startswith("rewrote") for line in lines)
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", RENDERS)
 def test_hand_edited_rendering_is_left_unless_forced(
     home: Path, source: Path, harness: str
 ) -> None:
@@ -161,7 +176,7 @@ def test_hand_edited_rendering_is_left_unless_forced(
     assert b"New instructions." in edited.read_bytes()
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", RENDERS)
 @pytest.mark.parametrize("kind", ["file", "symlink", "directory"])
 def test_foreign_target_survives_install_and_uninstall(home: Path, source: Path, harness: str,
                                                        kind: str, tmp_path: Path) -> None:  # fmt: skip
@@ -187,7 +202,7 @@ def test_foreign_target_survives_install_and_uninstall(home: Path, source: Path,
     assert elsewhere.read_text() == "someone else's\n"
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", RENDERS)
 def test_uninstall_removes_only_unedited_renderings(home: Path, source: Path, harness: str) -> None:
     targets = setup(home, harness)
     before = tree(home)

@@ -78,7 +78,12 @@ def _prompt_files(harness: str, files: dict[str, bytes]) -> dict[str, bytes]:
             if Path(k).suffix and not k.endswith("config.yaml") and not k.startswith(".vibe/agents/")}  # fmt: skip
 
 
-@pytest.mark.parametrize("harness", NAMES)
+# the harnesses that take no agent of skilltool's (docs/harnesses.md says why)
+AGENTLESS = frozenset({"continue"})
+RENDERS = [n for n in NAMES if n not in AGENTLESS]
+
+
+@pytest.mark.parametrize("harness", RENDERS)
 @pytest.mark.parametrize("which", ["bundled", "tricky"])
 def test_rendering_snapshot(harness: str, which: str, home: Path, tmp_path: Path, snapshot) -> None:  # type: ignore[no-untyped-def]
     agent = bundled_agent() if which == "bundled" else tricky_agent(tmp_path)
@@ -87,7 +92,7 @@ def test_rendering_snapshot(harness: str, which: str, home: Path, tmp_path: Path
     assert shown == snapshot
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", RENDERS)
 def test_body_is_byte_identical_in_every_rendering(
     harness: str, home: Path, tmp_path: Path
 ) -> None:
@@ -202,7 +207,7 @@ def test_render_unknown_agent_or_harness(home: Path) -> None:
 
 
 # the harnesses whose ACP server no route starts as a plugin agent (docs/acp.md)
-NO_ACP_AGENT = frozenset({"droid", "cline", "qoder"})
+NO_ACP_AGENT = frozenset({"droid", "cline", "qoder", "continue"})
 
 
 @pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_ACP_AGENT])
@@ -241,6 +246,8 @@ NO_ACP_AGENT_LINE = {
     "qoder": "skilltool: Qoder CLI cannot start as an agent over ACP here: 'qodercli --acp' "
     "answers initialize, but starts a session only once signed in to Qoder; in a terminal: "
     "qodercli --agent plugin-author",
+    "continue": "skilltool: Continue CLI 1.5.47 cannot start as an agent over ACP: cn has no "
+    "ACP server, and takes no agent of skilltool's; in a terminal: cn",
 }
 
 
