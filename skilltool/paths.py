@@ -38,6 +38,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     "cline": ("home", ".cline", "CLINE_DIR"),
     "auggie": ("home", ".augment", None),  # it reads $HOME/.augment, no variable of its own
     "qoder": ("home", ".qoder", "QODER_CONFIG_DIR"),
+    "amp": ("config", "amp", None),  # XDG_CONFIG_HOME moves it; AMP_SETTINGS_FILE names a file
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

@@ -287,5 +287,8 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "none of its listings shows a hook loaded (its 'hooks' command only migrates Claude "
         "Code's) and a prompt needs a login, so no hook of skilltool's there is proven to run; "
         "skilltool writes none",
+        "hooks: Amp runs none: Amp 0.0.1790142911-g7618fb runs hooks only from its plugins, "
+        "which are TypeScript programs, not hook entries skilltool could write and own; "
+        "skilltool writes none",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -130,9 +130,10 @@ def _verdicts(catalogue: Catalogue, found: list[Harness]) -> list[ItemVerdicts]:
         for skill in plugin.skills:
             by = {h.name: (h.title, h.skill_verdict(skill)) for h in found}
             items.append(ItemVerdicts("skill", skill.name, skill.path / SKILL_FILE, by))
+        no_agents = frozenset(h.name for h in found if h.no_agents)
         for agent in plugin.agents:
             by = {h.name: (h.title, h.agent_verdict(agent)) for h in found}
-            items.append(ItemVerdicts("agent", agent.name, agent.path, by))
+            items.append(ItemVerdicts("agent", agent.name, agent.path, by, no_agents))
         none = frozenset(h.name for h in found if h.command_syntax is None)
         for command in plugin.slash_commands:
             by = {h.name: (h.title, slash.verdict(h, command)) for h in found}
@@ -159,8 +160,10 @@ def _hook_verdicts(plugin: Plugin, found: list[Harness]) -> list[ItemVerdicts]:
 
 
 def _no_commands_lines(catalogue: Catalogue, found: list[Harness]) -> list[str]:
-    """A harness that takes no command (or no hook) at all is said once, not beside each."""
+    """A harness that takes no agent, command (or hook) at all is said once, not beside each."""
     lines = []
+    if any(p.agents for p in catalogue.active):
+        lines += [f"agents: {h.title} takes none: {h.no_agents}" for h in found if h.no_agents]
     if any(p.slash_commands for p in catalogue.active):
         lines += [
             f"commands: {h.title} takes none: {h.no_commands}"

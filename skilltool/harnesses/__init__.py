@@ -199,6 +199,8 @@ class Harness(abc.ABC):
     # an agent's frontmatter its format shares with Claude Code's, kept as they are; the
     # others are the harness's own (`Agent.native`), carried where a harness has them
     shared_agent_keys: ClassVar[frozenset[str]] = frozenset()
+    # a harness that takes no agent at all: why, in one clause (said once, not beside each)
+    no_agents: ClassVar[str] = ""
     # the keys of another harness's agent (`Agent.native`) this one writes: {key: its name}
     takes_native: ClassVar[Mapping[str, str]] = {}
 
@@ -282,7 +284,7 @@ class Harness(abc.ABC):
 
     def refusal(self, agent: Agent) -> str | None:
         """Why this harness cannot take the agent at all (nothing is rendered), or None."""
-        return None
+        return self.no_agents or None
 
     def tools_verdict(self, agent: Agent) -> Verdict | None:
         """How the agent's tool list fares here, when not as written."""
@@ -825,9 +827,11 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "cline": ".cline",
     "auggie": ".augment",
     "qoder": ".qoder",
+    "amp": None,
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",
+    "amp": "Amp's project files are not proven in its binary yet: skilltool writes only its home's",
 }
 
 

@@ -18,6 +18,9 @@ from skilltool.parse import read_agent
 from skilltool.paths import Home
 from tests.helpers import REPO, agent_md, build_file_tree, run, scrub, toml_loads
 
+# the harnesses that take no agent (each refusal names why): nothing is rendered for them
+NO_AGENTS = frozenset({"amp"})
+
 BUNDLED_AGENT = REPO / "resources/plugins/skilltool/agents/plugin-author.md"
 TRICKY = (
     "---\r\n"
@@ -87,7 +90,7 @@ def test_rendering_snapshot(harness: str, which: str, home: Path, tmp_path: Path
     assert shown == snapshot
 
 
-@pytest.mark.parametrize("harness", NAMES)
+@pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_AGENTS])
 def test_body_is_byte_identical_in_every_rendering(
     harness: str, home: Path, tmp_path: Path
 ) -> None:
@@ -202,7 +205,7 @@ def test_render_unknown_agent_or_harness(home: Path) -> None:
 
 
 # the harnesses whose ACP server no route starts as a plugin agent (docs/acp.md)
-NO_ACP_AGENT = frozenset({"droid", "cline", "qoder"})
+NO_ACP_AGENT = frozenset({"droid", "cline", "qoder", "amp"})
 
 
 @pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_ACP_AGENT])
@@ -240,6 +243,8 @@ NO_ACP_AGENT_LINE = {
     "qoder": "skilltool: Qoder CLI cannot start as an agent over ACP here: 'qodercli --acp' "
     "answers initialize, but starts a session only once signed in to Qoder; in a terminal: "
     "qodercli --agent plugin-author",
+    "amp": "skilltool: Amp cannot start as an agent over ACP: it has no ACP mode, and a session "
+    "needs an account at ampcode.com; in a terminal: amp",
 }
 
 
