@@ -33,6 +33,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "cline": ("Cline CLI", "cline", ()),
     "auggie": ("Auggie", "auggie", ()),
     "qoder": ("Qoder CLI", "qodercli", ()),
+    "amp": ("Amp", "amp", ()),
 }
 
 Proven = Callable[[str, str], None]
