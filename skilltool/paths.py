@@ -41,6 +41,7 @@ HARNESS_ROOTS: dict[str, tuple[Literal["home", "config"], str, str | None]] = {
     # OPENHANDS_PERSISTENCE_DIR moves its settings and mcp.json, not its agents and skills
     "openhands": ("home", ".openhands", None),
     "continue": ("home", ".continue", "CONTINUE_GLOBAL_DIR"),  # the folder itself
+    "amp": ("config", "amp", None),  # XDG_CONFIG_HOME moves it; AMP_SETTINGS_FILE names a file
 }
 HARNESS_NAMES = tuple(HARNESS_ROOTS)
 

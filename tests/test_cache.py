@@ -63,7 +63,7 @@ FIRST = {
     "auggie": ".augment/agents/helper.md",
     "qoder": ".qoder/agents/helper.md",
     "openhands": ".openhands/agents/helper.md",
-}  # Continue CLI takes no agent: nothing of its is rendered
+}  # Continue CLI and Amp take no agent: nothing of theirs is rendered
 
 
 @pytest.fixture

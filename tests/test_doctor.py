@@ -250,7 +250,7 @@ def test_the_version_doctor_says_proven_is_the_one_the_conformance_suite_install
         "gemini": "@google/gemini-cli", "copilot": "@github/copilot", "kilo": "@kilocode/cli",
         "qwen": "@qwen-code/qwen-code", "kimi": "@moonshot-ai/kimi-code", "droid": "droid",
         "cline": "cline", "auggie": "@augmentcode/auggie", "qoder": "@qoder-ai/qodercli",
-        "continue": "@continuedev/cli",
+        "continue": "@continuedev/cli", "amp": "@sourcegraph/amp",
     }  # fmt: skip
     for name in NAMES:
         proven = load(name)(Home(Path("/nowhere"))).proven()

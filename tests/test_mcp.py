@@ -187,11 +187,13 @@ def test_validate_says_what_each_harness_does_with_each_server_in_installs_words
     file = root / ".mcp.json"
     assert sorted(said) == [f"{file}: mcp events", f"{file}: mcp keyed"]
     not_sse = "runs stdio and streamable HTTP servers, not SSE"
+    amp = "0.0.1790142911-g7618fb"
     assert said[f"{file}: mcp events"] == (
         "OpenCode, Hermes, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, Qwen Code, "
         f"Kimi Code, Factory Droid, Cline CLI, Auggie, Qoder CLI and OpenHands load it; Codex skips it: Codex {not_sse}; pi skips it: pi {not_sse}; "
         f"Mistral Vibe skips it: Mistral Vibe {not_sse}; Continue CLI skips it: Continue CLI "
-        "1.5.47 is not proven to reach a remote server"
+        f"1.5.47 is not proven to reach a remote server; Amp skips it: Amp {amp} is not proven "
+        "to reach a remote (sse) server: add it yourself with 'amp mcp add'"
     )
     assert said[f"{file}: mcp keyed"].startswith(
         "Claude Code, Gemini CLI, Copilot CLI and Qoder CLI load it;"

@@ -294,5 +294,8 @@ def test_validate_in_a_project_says_which_harness_runs_none_once(repo: Path) -> 
         "event of settings.json in ~/.continue and ~/.claude, with no name an entry of "
         "skilltool's could be kept by, and no offline run of it proves one fires: skilltool "
         "writes none for it",
+        "hooks: Amp runs none: Amp 0.0.1790142911-g7618fb runs hooks only from its plugins, "
+        "which are TypeScript programs, not hook entries skilltool could write and own; "
+        "skilltool writes none",
     ]
     assert not any("hook PreToolUse" in x for x in done.lines)  # every other harness runs it

@@ -104,8 +104,8 @@ def test_errors_exit_1_and_each_is_one_line_with_path_line_and_field(tmp_path: P
             "OpenCode, Hermes, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, "
             "Qwen Code, Kimi Code, Cline CLI and Qoder CLI load it; pi warns that its name breaks the Agent Skills rules; "
             "Mistral Vibe skips it: name breaks the Agent Skills rules; Factory Droid skips it: "
-            "name is not lowercase letters, digits and hyphens; Auggie and OpenHands skip it: name "
-            "is not lowercase letters, digits and single hyphens"
+            "name is not lowercase letters, digits and hyphens; Auggie, OpenHands and Amp skip it: "
+            "name is not lowercase letters, digits and single hyphens"
         )
     }
 

@@ -285,7 +285,7 @@ class Harness(abc.ABC):
 
     def refusal(self, agent: Agent) -> str | None:
         """Why this harness cannot take the agent at all (nothing is rendered), or None."""
-        return None
+        return self.no_agents or None
 
     def tools_verdict(self, agent: Agent) -> Verdict | None:
         """How the agent's tool list fares here, when not as written."""
@@ -830,6 +830,7 @@ PROJECT_ROOTS: dict[str, str | None] = {
     "qoder": ".qoder",
     "openhands": ".openhands",
     "continue": None,
+    "amp": None,
 }
 NO_PROJECT = {
     "hermes": "Hermes reads no project folder: its agents, skills and MCP servers are its home's",
@@ -837,6 +838,7 @@ NO_PROJECT = {
         "Continue CLI reads from a project only its skills (.continue/skills, and Claude "
         "Code's .claude/skills), no MCP servers: skilltool writes no project folder for it"
     ),
+    "amp": "Amp's project files are not proven in its binary yet: skilltool writes only its home's",
 }
 
 

@@ -45,6 +45,7 @@ CLINE = ("cline",)
 AUGGIE = ("auggie",)
 QODER = ("qoder",)
 OPENHANDS = ("openhands",)
+AMP = ("amp",)
 # ~/.gemini/settings.json for an offline run: API-key auth (GEMINI_API_KEY + the stub's
 # GOOGLE_GEMINI_BASE_URL), no usage statistics
 GEMINI_SETTINGS = {
@@ -254,6 +255,8 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
         (home / ".qoder").mkdir(parents=True, exist_ok=True)
     if "openhands" in harnesses:
         (home / ".openhands").mkdir(parents=True, exist_ok=True)
+    if "amp" in harnesses:
+        (home / ".config/amp").mkdir(parents=True, exist_ok=True)
     if "qwen" in harnesses:
         (home / ".qwen").mkdir(parents=True, exist_ok=True)
         settings = home / ".qwen/settings.json"

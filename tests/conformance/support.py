@@ -35,6 +35,7 @@ HARNESSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "qoder": ("Qoder CLI", "qodercli", ()),
     "openhands": ("OpenHands", "openhands", ()),
     "continue": ("Continue CLI", "cn", ()),
+    "amp": ("Amp", "amp", ()),
 }
 
 Proven = Callable[[str, str], None]

@@ -65,7 +65,7 @@ NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
     "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid",
-    "cline", "auggie", "qoder", "openhands",
+    "cline", "auggie", "qoder", "openhands", "amp",
 )  # fmt: skip
 
 
@@ -510,4 +510,30 @@ def test_openhands_skills_match_the_verdicts_and_it_offers_every_rendering(
         "validate's verdicts (a name that is not its folder's, or not lowercase letters, "
         f"digits and single hyphens, or frontmatter that is not YAML: left out); each of the "
         f"{len(rendered)} renderings of the Claude-style agents is offered by its task tool",
+    )
+
+
+def test_amp_skills_match_the_verdicts_and_it_takes_no_agent(
+    world: World, tmp_path: Path, proven: Proven
+) -> None:
+    need("amp")
+    from tests.conformance.sandbox import DEAD_PROXY
+
+    work = tmp_path / "work"
+    work.mkdir()
+    env = harness_env(world.home, {"AMP_API_KEY": "sk-conformance", "AMP_URL": DEAD_PROXY})
+    done = run(["amp", "skill", "list", "--json"], env, work, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = json.loads(done.stdout)
+    # by their folders: Amp names a skill by its frontmatter ("other-folder" as not-the-folder)
+    folders = {s["baseDir"].rsplit("/", 1)[1] for s in listed["skills"] if s["source"] != "builtin"}
+    assert compared(folders) == world.loads("amp"), (sorted(folders), listed["errors"])
+    refused = {e["path"].rsplit("/", 2)[1] for e in listed["errors"]}
+    assert compared(refused) == set(VARIANTS) - NOT_OFFERED - world.loads("amp"), refused
+    assert sorted(p.name for p in (world.home / ".config/amp").iterdir()) == []
+    proven(
+        "amp",
+        "`amp skill list --json`: the skill variants it lists (by their folders) match "
+        "validate's verdicts, and it names each one it skips among its errors; no agent is "
+        "written into ~/.config/amp",
     )

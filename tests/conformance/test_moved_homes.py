@@ -6,8 +6,8 @@ One row per harness, each in a throwaway home with a plugin of one agent and one
 variables are the ones each binary reads (skilltool's `ROOTS`): CLAUDE_CONFIG_DIR, CODEX_HOME,
 COPILOT_HOME, GEMINI_CLI_HOME (a home: its .gemini is the folder), HERMES_HOME,
 PI_CODING_AGENT_DIR, QWEN_HOME, VIBE_HOME, KIMI_CODE_HOME, FACTORY_HOME_OVERRIDE (a home: its
-.factory is the folder), CLINE_DIR, QODER_CONFIG_DIR, and XDG_CONFIG_HOME for OpenCode and
-Kilo."""
+.factory is the folder), CLINE_DIR, QODER_CONFIG_DIR, and XDG_CONFIG_HOME for OpenCode, Kilo
+and Amp."""
 
 from __future__ import annotations
 
@@ -529,4 +529,37 @@ def test_qoder_reads_skilltools_files_from_its_moved_folder(tmp_path: Path, prov
         "QODER_CONFIG_DIR moved: install writes $QODER_CONFIG_DIR/agents/moved-agent.md (no "
         "~/.qoder/agents); with it, `qodercli agents list` lists moved-agent and `skills list` "
         "moved-skill (linked only into ~/.agents/skills, which it still reads)",
+    )
+
+
+def test_amp_reads_skilltools_server_from_its_moved_folder(tmp_path: Path, proven: Proven) -> None:
+    """Amp has no agent file: the row is its settings.json, with a server of the plugin's."""
+    need("amp")
+    from tests.conformance.sandbox import DEAD_PROXY
+
+    config = tmp_path / "moved/config"
+    moved = moved_home(tmp_path, "XDG_CONFIG_HOME", config)
+    (config / "amp").mkdir(parents=True)
+    server = {"command": "/bin/true", "args": ["moved"]}
+    source = build_file_tree(tmp_path / "plugins/moved-amp", {
+        ".claude-plugin/plugin.json": '{"name": "moved-amp", "version": "1.0.0"}\n',
+        ".mcp.json": json.dumps({"mcpServers": {"moved-srv": server}}) + "\n",
+    })  # fmt: skip
+    env = {**moved.env, "PYTHONPATH": str(REPO), "SKILLTOOL_PLUGINS": str(source)}
+    env["XDG_DATA_DIRS"] = str(tmp_path / "no-system-plugins")
+    done = subprocess.run(
+        [sys.executable, "-m", "skilltool", "plugins", "install"],
+        env=env, cwd=moved.home, capture_output=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    written = json.loads((config / "amp/settings.json").read_text())
+    assert written == {"amp.mcpServers": {"moved-srv": server}}
+    assert not (moved.home / ".config/amp").exists()
+    amp_env = {**moved.env, "AMP_API_KEY": "sk-conformance", "AMP_URL": DEAD_PROXY}
+    listed = run(["amp", "mcp", "list"], amp_env, moved.home, timeout=TIMEOUT)
+    assert "  moved-srv  command  /bin/true moved" in listed.stdout, listed.stdout + listed.stderr
+    proven(
+        "amp",
+        "XDG_CONFIG_HOME moved: install writes the server into $XDG_CONFIG_HOME/amp/settings.json "
+        "(no ~/.config/amp), and `amp mcp list` lists it from there",
     )

@@ -32,6 +32,7 @@ TARGETS = {
     "qoder": [".qoder/agents/helper.md"],
     "openhands": [".openhands/agents/helper.md"],
     "continue": [],  # it takes no agents (docs/harnesses.md)
+    "amp": [],  # Amp takes no agents: skipped, naming why
 }  # fmt: skip
 RENDERS = tuple(name for name in NAMES if TARGETS[name])  # the harnesses that take an agent
 

@@ -79,7 +79,7 @@ def _prompt_files(harness: str, files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 # the harnesses that take no agent of skilltool's (docs/harnesses.md says why)
-AGENTLESS = frozenset({"continue"})
+AGENTLESS = frozenset({"continue", "amp"})
 RENDERS = [n for n in NAMES if n not in AGENTLESS]
 
 
@@ -207,7 +207,7 @@ def test_render_unknown_agent_or_harness(home: Path) -> None:
 
 
 # the harnesses whose ACP server no route starts as a plugin agent (docs/acp.md)
-NO_ACP_AGENT = frozenset({"droid", "cline", "qoder", "continue"})
+NO_ACP_AGENT = frozenset({"droid", "cline", "qoder", "continue", "amp"})
 
 
 @pytest.mark.parametrize("harness", [n for n in NAMES if n not in NO_ACP_AGENT])
@@ -248,6 +248,8 @@ NO_ACP_AGENT_LINE = {
     "qodercli --agent plugin-author",
     "continue": "skilltool: Continue CLI 1.5.47 cannot start as an agent over ACP: cn has no "
     "ACP server, and takes no agent of skilltool's; in a terminal: cn",
+    "amp": "skilltool: Amp cannot start as an agent over ACP: it has no ACP mode, and a session "
+    "needs an account at ampcode.com; in a terminal: amp",
 }
 
 

@@ -35,13 +35,23 @@ VARIANTS = {
 # CLI takes none (it reads no link of skilltool's)
 SKIPPED_BY = {
     "control": set(),
-    "caps-name": {"qwen", "vibe", "droid", "auggie", "openhands"},
+    "caps-name": {"qwen", "vibe", "droid", "auggie", "openhands", "amp"},
     "other-folder": {"openhands"},
     "long-description": {"copilot", "vibe", "auggie"},
     "list-tools": set(),
-    "unquoted-colon": {"pi", "copilot", "kilo", "vibe", "kimi", "cline", "auggie", "openhands"},
+    "unquoted-colon": {
+        "pi",
+        "copilot",
+        "kilo",
+        "vibe",
+        "kimi",
+        "cline",
+        "auggie",
+        "openhands",
+        "amp",
+    },
     "hidden": set(),
-    "dotted.name": {"vibe", "droid", "auggie", "openhands"},
+    "dotted.name": {"vibe", "droid", "auggie", "openhands", "amp"},
     "list-hint": {"copilot"},
     "no-name": {
         "opencode",
@@ -53,6 +63,7 @@ SKIPPED_BY = {
         "droid",
         "cline",
         "auggie",
+        "amp",
     },  # each seen in its binary
 }
 
@@ -115,9 +126,8 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     skill = str(root / "skills/unquoted-colon/SKILL.md")
     assert verdicts[skill] == (
         "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code, Factory Droid and Qoder CLI "
-        "load it; pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI, Auggie and "
-        "OpenHands "
-        "skip it: frontmatter is not valid YAML"
+        "load it; pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI, Auggie, "
+        "OpenHands and Amp skip it: frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
     assert result.lines[index - 1].startswith(f"{skill}:3: frontmatter is not valid YAML")
@@ -158,7 +168,7 @@ def test_agent_names_gemini_and_hermes_cannot_take_are_not_rendered_there(
     assert agent is not None
     found = harnesses(home)
     skipped = {h.name for h in found if (v := h.agent_verdict(agent)) is not None and v.skips}  # type: ignore[attr-defined]
-    assert skipped == refused_by | {"continue"}  # Continue CLI takes no agent
+    assert skipped == refused_by | {"continue", "amp"}  # Continue CLI and Amp take no agent
     for directory in (".gemini", f".hermes/profiles/{name.lower()}", ".config/opencode"):
         (home / directory).mkdir(parents=True)
     result = run("plugins", "install", "--home", home, env={"SKILLTOOL_PLUGINS": str(root)})
