@@ -7,7 +7,9 @@ by construction.
 
 from __future__ import annotations
 
+import copy
 import re
+from typing import Any
 
 BOM = "\ufeff"
 
@@ -23,6 +25,38 @@ class EntryError(Exception):
         super().__init__(f"line {line}: {message}" if line is not None else message)
         self.message = message
         self.line = line
+
+
+def keyed_by(data: Any, table: tuple[str, ...], key: str, shape: str, item: str) -> Any:
+    """The document with the list of mappings at `table` (TOML's array of tables, YAML's list
+    of `- name: …` items) seen as a table of its items by their `key`, so that the checks
+    every editor shares compare values, not positions; a null list is an empty one. `shape`
+    and `item` word the errors, `{where}` in them the list's dotted path: what the list
+    must be, and what one of its items is called."""
+    node: Any = data
+    for name in table[:-1]:
+        node = node.get(name) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or table[-1] not in node:
+        return data
+    items = node[table[-1]]
+    where = ".".join(table)
+    if items is None:
+        items = []
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise EntryError(f"{shape.format(where=where)}: edit it by hand")
+    found: dict[str, Any] = {}
+    for each in items:
+        name = each.get(key)
+        if not isinstance(name, str) or name in found:
+            why = "has no string name" if not isinstance(name, str) else f"{name!r} twice"
+            raise EntryError(f"{item.format(where=where)} {why}: edit it by hand")
+        found[name] = {k: v for k, v in each.items() if k != key}
+    view = copy.deepcopy(data)
+    parent = view
+    for name in table[:-1]:
+        parent = parent[name]
+    parent[table[-1]] = found
+    return view
 
 
 def line_of(text: str, index: int) -> int:

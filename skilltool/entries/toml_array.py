@@ -10,7 +10,6 @@ without a string `name`, or two elements of one name are an EntryError.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +20,7 @@ from skilltool.entries.base import (
     content_end,
     cut_lines,
     eol_of,
+    keyed_by,
     splice,
 )
 
@@ -29,27 +29,13 @@ KEY = "name"
 
 def keyed(data: dict[str, Any], table: tuple[str, ...]) -> dict[str, Any]:
     """The document with the array at `table` as a table of its elements by name."""
-    node: Any = data
-    for key in table[:-1]:
-        node = node.get(key) if isinstance(node, dict) else None
-    if not isinstance(node, dict) or table[-1] not in node:
-        return data
-    items = node[table[-1]]
-    where = ".".join(table)
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        raise EntryError(f"{where} is not an array of tables ([[{where}]]): edit it by hand")
-    found: dict[str, Any] = {}
-    for item in items:
-        name = item.get(KEY)
-        if not isinstance(name, str) or name in found:
-            why = "has no string name" if not isinstance(name, str) else f"{name!r} twice"
-            raise EntryError(f"an element of [[{where}]] {why}: edit it by hand")
-        found[name] = {k: v for k, v in item.items() if k != KEY}
-    view = copy.deepcopy(data)
-    parent = view
-    for key in table[:-1]:
-        parent = parent[key]
-    parent[table[-1]] = found
+    view: dict[str, Any] = keyed_by(
+        data,
+        table,
+        KEY,
+        "{where} is not an array of tables ([[{where}]])",
+        "an element of [[{where}]]",
+    )
     return view
 
 

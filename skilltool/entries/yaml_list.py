@@ -10,7 +10,6 @@ rewritten, comments included (the parsing is yaml_text's).
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -18,37 +17,24 @@ from typing import Any
 import yaml
 
 import skilltool.entries.yaml_text as yaml_text
-from skilltool.entries.base import EntryError, cut_lines, line_indent, line_of, splice, starts_line
+from skilltool.entries.base import (
+    EntryError,
+    cut_lines,
+    keyed_by,
+    line_indent,
+    line_of,
+    splice,
+    starts_line,
+)
 
 KEY = "name"
 
 
 def keyed(data: Any, table: tuple[str, ...]) -> Any:
     """The document with the list at `table` as a table of its items by name."""
-    node: Any = data
-    for key in table[:-1]:
-        node = node.get(key) if isinstance(node, dict) else None
-    if not isinstance(node, dict) or table[-1] not in node:
-        return data
-    items = node[table[-1]]
-    where = ".".join(table)
-    if items is None:
-        items = []
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        raise EntryError(f"{where} is not a list of mappings (- name: …): edit it by hand")
-    found: dict[str, Any] = {}
-    for item in items:
-        name = item.get(KEY)
-        if not isinstance(name, str) or name in found:
-            why = "has no string name" if not isinstance(name, str) else f"{name!r} twice"
-            raise EntryError(f"an item of {where} {why}: edit it by hand")
-        found[name] = {k: v for k, v in item.items() if k != KEY}
-    view = copy.deepcopy(data)
-    parent = view
-    for key in table[:-1]:
-        parent = parent[key]
-    parent[table[-1]] = found
-    return view
+    return keyed_by(
+        data, table, KEY, "{where} is not a list of mappings (- name: …)", "an item of {where}"
+    )
 
 
 def document(text: str, table: tuple[str, ...]) -> Any:
