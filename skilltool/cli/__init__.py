@@ -308,11 +308,10 @@ COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
 PLUGINS_WORDS = tuple(word for group, word, _ in TABLE if group is plugins_app)
 
 
-def declared(word: str) -> Callable[..., None]:
+def declared(family: str, word: str) -> Callable[..., None]:
     """The function that declares a command, from the module of its family."""
     import importlib
 
-    [family] = [module for _, said, module in TABLE if said == word]
     found: Callable[..., None] = getattr(
         importlib.import_module(f"skilltool.cli.{family}"), f"{word}_command"
     )
@@ -338,9 +337,9 @@ def register(argv: list[str]) -> None:
         completion = argv[0] != words[0]  # a top-level option given: completion's two may be
     for group in (app, plugins_app):
         group.registered_commands = []
-    for group, word, _ in TABLE:
+    for group, word, family in TABLE:
         if word in chosen:
-            group.command(word, cls=Command)(declared(word))
+            group.command(word, cls=Command)(declared(family, word))
     app._add_completion = completion
 
 
