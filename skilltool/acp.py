@@ -39,6 +39,16 @@ MARKS = tuple(f'"{method}"'.encode() for method in sorted(OPENING))
 CHUNK = 1 << 16
 
 
+def run(agent_name: str, harness_name: str, extra: Sequence[str], opts: Options) -> int:
+    """`skilltool acp`: as `start`, a failure one line on stderr (stdout is the agent's
+    alone, as an ACP host reads it); the exit code."""
+    try:
+        return start(agent_name, harness_name, extra, opts)
+    except SkilltoolError as err:
+        print(f"skilltool acp: {err.message}", file=sys.stderr, flush=True)
+        return err.exit_code
+
+
 def start(agent_name: str, harness_name: str, extra: Sequence[str], opts: Options) -> int:
     """Set up the harness for the agent and hand over to its ACP server: by exec, which does
     not return, or through the relay, whose exit code (the agent's) is returned."""

@@ -1,7 +1,7 @@
-"""The command's entry point: a `status` the run's frame reads itself (`runs.plain_status`),
-any other command line parsed by `cli`. Importing what runs a command takes a while, and a
-Ctrl-C in that while is an interruption like any other (one line, exit 130), not a
-traceback."""
+"""The command's entry point: a `status` or an `acp` the run's frame reads itself
+(`runs.plain_status`, `runs.plain_acp`), any other command line parsed by `cli`. Importing
+what runs a command takes a while, and a Ctrl-C in that while is an interruption like any
+other (one line, exit 130), not a traceback."""
 
 import gc
 import os
@@ -21,9 +21,12 @@ def main() -> None:
 def _run(argv: list[str]) -> int:
     from skilltool import runs
 
-    plain = runs.plain_status(argv, os.environ)
-    if plain is None:
-        from skilltool.cli import main
+    status = runs.plain_status(argv, os.environ)
+    if status is not None:
+        return runs.status(*status)
+    acp = runs.plain_acp(argv, os.environ)
+    if acp is not None:
+        return runs.acp(*acp)
+    from skilltool.cli import main
 
-        return main()
-    return runs.status(*plain)
+    return main()

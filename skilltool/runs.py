@@ -3,9 +3,10 @@ never a traceback, unless --debug), a Ctrl-C at any moment (one line, exit 130),
 printing of its result.
 
 A `status` given only plain options is read here and run without the command line: what a
-shell's start-up runs, where typer and its click would cost twice the status itself. The
-entry point sends any other command line, and any doubt, to `cli`, which parses it;
-tests/test_cli.py holds the two to one reading of every command line read here."""
+shell's start-up runs, where typer and its click would cost twice the status itself; so is
+an `acp AGENT --harness NAME`, what an ACP host runs at each session. The entry point sends
+any other command line, and any doubt, to `cli`, which parses it; tests/test_cli.py holds
+the two to one reading of every command line read here."""
 
 from __future__ import annotations
 
@@ -30,10 +31,11 @@ def status(names: list[str], opts: Options) -> int:
     return finish("status", opts.json, lambda: family.status(opts, names))
 
 
-# the options of `status` read here, each as its declaration in cli/install.py reads it
+# the options of the commands read here, each as its declaration in cli/ reads it
 FLAGS = {"--json": "json", "--user": "user", "--verbose": "verbose", "-v": "verbose"}
 FLAGS |= {"--quiet": "quiet", "-q": "quiet"}
 VALUED = {"--home": "home", "--dir": "skills_dir"}
+ACP_VALUED = {"--home": "home", "--harness": "harness"}
 
 
 def plain_status(argv: list[str], environ: Mapping[str, str]) -> tuple[list[str], Options] | None:
@@ -42,33 +44,83 @@ def plain_status(argv: list[str], environ: Mapping[str, str]) -> tuple[list[str]
     line (help, completion, another option, a value that starts with `-`)."""
     if argv[:1] not in (["plugins"], ["skills"]) or argv[1:2] != ["status"]:
         return None
+    read = _plain(argv[2:], FLAGS, VALUED, environ, dashes=False)
+    if read is None:
+        return None
+    names, given = read
+    from skilltool.commands.common import options
+
+    return names, options(namespace=_namespace(environ), **given)  # type: ignore[arg-type]
+
+
+def plain_acp(
+    argv: list[str], environ: Mapping[str, str]
+) -> tuple[str, str, list[str], Options] | None:
+    """The agent, harness, further arguments and options of `acp AGENT --harness NAME
+    [--home PATH] [-- ARGS]` (what an ACP host runs at each session), read as `plain_status`
+    reads its own; None for any other command line, and for a harness typer would refuse."""
+    if argv[:1] != ["acp"]:
+        return None
+    read = _plain(argv[1:], {}, ACP_VALUED, environ, dashes=True)
+    if read is None or not read[0] or not isinstance(read[1].get("harness"), str):
+        return None
+    from skilltool.commands.common import options
+    from skilltool.harnesses import NAMES
+
+    (agent, *extra), given = read
+    harness = str(given.pop("harness"))
+    if harness not in NAMES:
+        return None
+    return agent, harness, extra, options(namespace=_namespace(environ), **given)  # type: ignore[arg-type]
+
+
+def _plain(
+    words: list[str],
+    flags: Mapping[str, str],
+    valued: Mapping[str, str],
+    environ: Mapping[str, str],
+    dashes: bool,
+) -> tuple[list[str], dict[str, str | bool]] | None:
+    """The words that are not options, and the options given, each once; None at anything
+    else (with `dashes`, what follows `--` is words whatever it starts with)."""
     if any(variable.endswith("_COMPLETE") for variable in environ):  # typer's completion
         return None
-    names: list[str] = []
+    positional: list[str] = []
     given: dict[str, str | bool] = {}
-    words = iter(argv[2:])
-    for word in words:
+    left = iter(words)
+    for word in left:
         option, equals, value = word.partition("=")
         said: str | bool = True
-        if word in FLAGS:
-            key = FLAGS[word]
-        elif option in VALUED:
-            key, value = VALUED[option], value if equals else next(words, "")
+        if word == "--" and dashes:
+            positional += left
+            break
+        if word in flags:
+            key = flags[word]
+        elif option in valued:
+            key, value = valued[option], value if equals else next(left, "")
             if not value or value.startswith("-"):
                 return None
             said = value
         elif word.startswith("-"):
             return None
         else:
-            names.append(word)
+            positional.append(word)
             continue
         if key in given:
             return None
         given[key] = said
-    from skilltool.commands.common import options
+    return positional, given
 
-    namespace = environ.get("SKILLTOOL_NAMESPACE") or None  # as --namespace's envvar
-    return names, options(namespace=namespace, **given)  # type: ignore[arg-type]
+
+def _namespace(environ: Mapping[str, str]) -> str | None:
+    return environ.get("SKILLTOOL_NAMESPACE") or None  # as --namespace's envvar reads it
+
+
+def acp(agent: str, harness: str, extra: list[str], opts: Options) -> int:
+    """Run an `acp` read by `plain_acp`, as the command line would: its exit code."""
+    from skilltool import acp as family
+
+    return family.run(agent, harness, extra, opts)
 
 
 def finish(command: str, as_json: bool, call: Callable[[], Result]) -> int:

@@ -347,21 +347,27 @@ def test_a_plain_status_is_answered_without_typer_and_as_typer_answers_it(
 
 WORDS = ["name", "/tmp", "--json", "--user", "-v", "--verbose", "-q", "--quiet", "--home"]
 WORDS += ["--home=/h", "--home=", "--dir", "--dir=/d", "--namespace", "--only", "claude", "-"]
-WORDS += ["--", "-qv", "--project", "--help", "--version", "--debug", "-h"]
+WORDS += ["--", "-qv", "--project", "--help", "--version", "--debug", "-h", "--harness"]
+WORDS += ["codex", "--harness=pi", "--harness=nope", "-x"]
 
 
 def _typer_reads(argv: list[str], environ: dict[str, str]) -> object:
-    """The plugins named and the options `status` is given when typer parses `argv`."""
+    """What `status` (its plugins named and options) or `acp` (its agent, harness, further
+    arguments and options) is given when typer parses `argv`."""
+    from skilltool import acp
     from skilltool.cli import app, register
     from skilltool.commands import install
 
     class Read(Exception):
         pass
 
-    def spy(opts: object, names: list[str]) -> object:
-        raise Read((names, opts))
+    def spy(*given: object) -> object:
+        raise Read(given if argv[0] == "acp" else given[::-1])
 
-    real, install.status = install.status, spy  # type: ignore[assignment]
+    module: Any = acp if argv[0] == "acp" else install
+    name = "run" if argv[0] == "acp" else "status"
+    real = getattr(module, name)
+    setattr(module, name, spy)
     kept = os.environ.pop("SKILLTOOL_NAMESPACE", None)
     os.environ.update(environ)
     try:
@@ -369,11 +375,17 @@ def _typer_reads(argv: list[str], environ: dict[str, str]) -> object:
         with pytest.raises(Read) as read:
             app(argv, standalone_mode=False)
     finally:
-        install.status = real  # type: ignore[assignment]
+        setattr(module, name, real)
         os.environ.pop("SKILLTOOL_NAMESPACE", None)
         if kept is not None:
             os.environ["SKILLTOOL_NAMESPACE"] = kept
     return read.value.args[0]
+
+
+def _plain(argv: list[str], environ: dict[str, str]) -> object:
+    from skilltool import runs
+
+    return runs.plain_status(argv, environ) or runs.plain_acp(argv, environ)
 
 
 @pytest.mark.parametrize(
@@ -383,34 +395,34 @@ def _typer_reads(argv: list[str], environ: dict[str, str]) -> object:
         (["skills", "status", "--json", "-q"], "other"),
         (["plugins", "status", "--home", "/h", "--dir=/d", "--verbose", "one", "two"], ""),
         (["plugins", "status", "-v", "--quiet", "--user", "--home=/h"], None),
+        (["acp", "plugin-author", "--harness", "opencode"], None),
+        (["acp", "--home=/h", "plugin-author", "--harness=codex", "--", "-x", "--y"], "other"),
     ],
 )
 def test_a_status_read_without_typer_is_read_as_typer_reads_it(
     words: list[str], namespace: str | None
 ) -> None:
-    """What a shell's start-up runs is read by the entry point itself, as typer reads it."""
-    from skilltool import runs
-
+    """What a shell's start-up runs, and what an ACP host runs at each session, is read by
+    the entry point itself, as typer reads it."""
     environ = {} if namespace is None else {"SKILLTOOL_NAMESPACE": namespace}
-    plain = runs.plain_status(words, environ)
+    plain = _plain(words, environ)
     assert plain is not None
     assert _typer_reads(words, environ) == plain
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    group=st.sampled_from([["plugins", "status"], ["skills", "status"], ["plugins", "list"]]),
+    group=st.sampled_from([["plugins", "status"], ["skills", "status"], ["acp"], ["doctor"]]),
     words=st.lists(st.sampled_from(WORDS), max_size=6),
     namespace=st.sampled_from([None, "", "other"]),
 )
 def test_every_command_line_the_entry_point_reads_means_to_it_what_it_means_to_typer(
     group: list[str], words: list[str], namespace: str | None
 ) -> None:
-    """The same plugins named, the same options; any other command line is left to typer."""
-    from skilltool import runs
-
+    """The same plugins (or agent, harness and arguments), the same options; any other
+    command line is left to typer."""
     argv = [*group, *words]
     environ = {} if namespace is None else {"SKILLTOOL_NAMESPACE": namespace}
-    plain = runs.plain_status(argv, environ)
+    plain = _plain(argv, environ)
     if plain is not None:
         assert _typer_reads(argv, environ) == plain

@@ -1,7 +1,6 @@
 """The top-level commands, declared for typer: doctor, acp and package."""
 
 # no `from __future__ import annotations`: see skilltool/cli/__init__.py
-import sys
 from typing import Annotated
 
 import typer
@@ -62,15 +61,9 @@ def acp_command(
     """Start the harness as the plugin's agent over ACP, as an ACP host runs it: one command
     line, no environment; a failure is one line on stderr, stdout is the agent's alone."""
     from skilltool import acp
-    from skilltool.errors import SkilltoolError
 
-    try:
-        opts = options(home, namespace=namespace, project=project)
-        code = acp.start(agent, harness, extra or [], opts)
-    except SkilltoolError as err:
-        print(f"skilltool acp: {err.message}", file=sys.stderr, flush=True)
-        raise typer.Exit(err.exit_code) from None
-    raise typer.Exit(code)
+    opts = options(home, namespace=namespace, project=project)
+    raise typer.Exit(acp.run(agent, harness, extra or [], opts))
 
 
 def package_command(
