@@ -187,6 +187,9 @@ class Harness(abc.ABC):
     no_skills: ClassVar[str] = ""
     no_agents: ClassVar[str] = ""
     command_suffix: ClassVar[str] = ".md"
+    # a harness whose own skills dir passes over a skill folder that is a link: its skills
+    # are copies there, each skilltool's by its marker file and digest (copies.py)
+    copies_skills: ClassVar[bool] = False
 
     # hooks (hooks.py, docs/hooks-harnesses.md): Claude Code's events the harness runs a
     # plugin's hooks on, each by the harness's own name (None: every event, as Claude Code
