@@ -290,6 +290,14 @@ class Harness(abc.ABC):
         """Why this harness cannot take the agent at all (nothing is rendered), or None."""
         return self.no_agents or None
 
+    def takes(self) -> list[str]:
+        """The kinds of a plugin's parts this harness takes here, as a line names them."""
+        kinds = [] if self.no_agents else ["agents"]
+        kinds += [] if self.no_skills else ["skills"]
+        kinds += [] if self.command_syntax is None else ["commands"]
+        kinds += ["MCP servers"] if self.takes_mcp() else []
+        return kinds + ([] if self.hook_events == {} else ["hooks"])
+
     def tools_verdict(self, agent: Agent) -> Verdict | None:
         """How the agent's tool list fares here, when not as written."""
         if not self.tools_enforced(agent):
