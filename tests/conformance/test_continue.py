@@ -202,7 +202,8 @@ def test_continue_global_dir_is_where_it_reads_and_skilltool_writes(
     tmp_path: Path, proven: Proven
 ) -> None:
     """CONTINUE_GLOBAL_DIR in place of ~/.continue: install puts the server into its
-    config.yaml, and cn reads that file and its skills."""
+    config.yaml and copies the plugin's skill into its skills folder, and cn reads that file
+    and its skills."""
     need("continue")
     home = make_home(tmp_path)
     moved = tmp_path / "moved"
@@ -215,6 +216,7 @@ def test_continue_global_dir_is_where_it_reads_and_skilltool_writes(
         {
             ".claude-plugin/plugin.json": '{"name": "srv", "version": "1.0.0"}\n',
             ".mcp.json": json.dumps({"mcpServers": {"probe": value}}) + "\n",
+            "skills/srv-skill/SKILL.md": SKILL.format(name="srv-skill", description="SRV-SKILL"),
         },
     )
     extra = {"CONTINUE_GLOBAL_DIR": os.fspath(moved)}
@@ -225,11 +227,13 @@ def test_continue_global_dir_is_where_it_reads_and_skilltool_writes(
         done = run(["cn", "-p", "hello", "--auto"], harness_env(home, extra), home, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
         request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
-    assert "MOVED-SKILL" in request.text
+    assert "MOVED-SKILL" in request.text and "SRV-SKILL" in request.text
+    assert (moved / "skills/srv-skill/.skilltool-copy").is_file()
     assert "ping" in {t["function"]["name"] for t in request.json.get("tools") or []}
     assert not (home / ".continue").exists()
     proven(
         "continue",
         "CONTINUE_GLOBAL_DIR moved: install puts the server into $CONTINUE_GLOBAL_DIR/config.yaml "
-        "(no ~/.continue), and cn offers its tools and the skills of that folder",
+        "and a copy of the skill into its skills folder (no ~/.continue), and cn offers its "
+        "tools and the skills of that folder",
     )
