@@ -131,6 +131,7 @@ def test_claude_codes_loader_prefixes_every_name_and_runs_the_live_folder(
     assert {p.name for p in homes.live.iterdir()} >= {"fired", "started"}
     assert not (copy / "fired").exists() and not (copy / "started").exists()
     assert (homes.plugin / "fired").is_file() and (homes.plugin / "started").is_file()
+    assert (claude / "plugins/data/kit-team-market").is_dir()  # the plugin's data folder
     proven(
         "claude",
         "its Claude-plugin loader: `claude plugin marketplace add DIR` + `plugin install "
@@ -194,6 +195,7 @@ def test_copilots_loader_runs_the_live_folder_and_prefixes_the_agent(
     assert {s.split()[0] for s in rendered["skills"]} == {"kit-skill"}  # no command: none
     assert (homes.live / "fired").is_file() and (homes.live / "started").is_file()
     assert (homes.plugin / "fired").is_file() and (homes.plugin / "started").is_file()
+    assert (copilot / "plugin-data/team-market/kit").is_dir()  # the plugin's data folder
     proven(
         "copilot",
         "its Claude-plugin loader: `copilot plugin marketplace add DIR` + `plugin install "
