@@ -1,7 +1,9 @@
 """Skills copied into a project: a skill of a git source lives in the project's ignored
 checkout (`.skilltool/sources/`), which a teammate's clone does not have; a project that
 commits what skilltool writes (the default) gets a copy of it instead of a link, so that
-every harness finds it right after `git clone`, skilltool or not.
+every harness finds it right after `git clone`, skilltool or not. And skills copied into the
+own skills dir of a harness that passes over a link there (Continue CLI's ~/.continue/skills),
+each marker naming its source by its absolute path.
 
 A copy is skilltool's by its marker file (`.skilltool-copy`, beside `SKILL.md`): the
 source it was copied from, as the project records it, and the digest of every other file
@@ -20,7 +22,7 @@ from skilltool.fs import TEMP_PREFIX, read_link
 
 if TYPE_CHECKING:
     from skilltool.model import Skill
-    from skilltool.paths import Project
+    from skilltool.paths import Project, Scope
     from skilltool.plan import Action, Change, Evidence, State
 
 MARKER = ".skilltool-copy"
@@ -69,7 +71,7 @@ def copied(project: Project, skill_path: Path) -> bool:
 
 
 def plan(
-    project: Project,
+    scope: Scope,
     winners: dict[str, Skill],
     skills_dir: Path,
     remove: bool,
@@ -138,12 +140,12 @@ def plan(
             actions.append(
                 Action("copy", owner, name, target, "edited", "none", source, reason=why, seen=now)
             )
-    actions += _orphans(project, winners, skills_dir, remove, force, evidence, owner)
+    actions += _orphans(scope, winners, skills_dir, remove, force, evidence, owner)
     return actions
 
 
 def _orphans(
-    project: Project,
+    scope: Scope,
     winners: dict[str, Skill],
     skills_dir: Path,
     remove: bool,
@@ -169,7 +171,7 @@ def _orphans(
         mine = marker_of(target)
         if mine is None:
             continue
-        source = project.restored(mine[0])
+        source = scope.restored(mine[0])
         unknown = evidence.unknown(str(source))
         if unknown is not None:
             why = f"its skill {mine[0]} {unknown}; kept"

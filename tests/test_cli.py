@@ -112,6 +112,23 @@ def test_render_json_carries_every_file(home: Path) -> None:
     assert all(f["content"] in text for f in data["files"])
 
 
+@pytest.mark.parametrize(
+    ("harness", "folder", "takes"),
+    [("amp", ".config/amp", "skills and MCP servers"), ("continue", ".continue", "skills")],
+)
+def test_render_says_in_one_line_why_a_harness_gets_no_agent_file(
+    home: Path, harness: str, folder: str, takes: str
+) -> None:
+    """Amp and Continue CLI take no agents: render says so, as for a command one has no file
+    for, with what the harness takes instead (Continue with no config.yaml: no MCP servers)."""
+    (home / folder).mkdir(parents=True)
+    result = run("plugins", "render", "plugin-author", "--harness", harness)
+    assert (result.code, result.stdout) == (1, "")
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"skilltool: {'Amp' if harness == 'amp' else 'Continue CLI'} gets no ")
+    assert "file for plugin-author: " in line and line.endswith(f"; it takes {takes}"), line
+
+
 def test_a_misspelt_agent_gets_did_you_mean() -> None:
     result = run("plugins", "launch", "plugin-autor", "--harness", "pi")
     assert result.code == 1

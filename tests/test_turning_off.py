@@ -85,7 +85,7 @@ def test_a_skill_can_be_off_alone_only_where_a_harness_reads_its_own_folder(
     refused = run("plugins", "disable", "notes", "--harness", "codex", env=tools)
     assert refused.code == 2
     assert "is read from ~/.agents/skills by codex" in refused.stderr
-    assert "or in claude, which read a folder of their own" in refused.stderr
+    assert "or in claude, continue, which read a folder of their own" in refused.stderr
     assert not (home / CONFIG).exists()
     done = run("plugins", "disable", "notes", "--harness", "claude", env=tools)
     assert done.code == 0

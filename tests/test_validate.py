@@ -102,7 +102,7 @@ def test_errors_exit_1_and_each_is_one_line_with_path_line_and_field(tmp_path: P
     assert verdicts == {
         str(root / "skills/Bad-Name/SKILL.md"): (
             "OpenCode, Hermes, Codex, pi, Claude Code, Gemini CLI, Copilot CLI, Kilo Code CLI, "
-            "Qwen Code, Kimi Code, Cline CLI and Qoder CLI load it; pi warns that its name breaks the Agent Skills rules; "
+            "Qwen Code, Kimi Code, Cline CLI, Qoder CLI and Continue CLI load it; pi warns that its name breaks the Agent Skills rules; "
             "Mistral Vibe skips it: name breaks the Agent Skills rules; Factory Droid skips it: "
             "name is not lowercase letters, digits and hyphens; Auggie, OpenHands and Amp skip it: "
             "name is not lowercase letters, digits and single hyphens"

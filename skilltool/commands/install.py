@@ -555,9 +555,9 @@ def install_plan(
     repository = home.path if isinstance(home, paths.Project) else None
     evidence = plan.Evidence(catalogue, opts.prune, repository)
     copied: dict[str, Skill] = {}
-    if isinstance(home, paths.Project):  # a git source's skills: copies (or links, if asked)
-        from skilltool import copies  # the one import, for the loop below too
+    from skilltool import copies  # a project's, and a harness's that passes over links
 
+    if isinstance(home, paths.Project):  # a git source's skills: copies (or links, if asked)
         trust = None
         winners = plan.winning_skills(catalogue)[0]
         copied = {n: s for n, s in winners.items() if copies.copied(home, s.path)}
@@ -583,14 +583,24 @@ def install_plan(
     found = [h for h in found if not (h.present() and boundary.out(h.root()))]
     groups = _by_withheld(home, catalogue, found)
     dirs = [] if opts.only else [("skill", skills_dir, shared_catalogue(home, catalogue))]
+    copying: set[str] = set()  # the harnesses whose own skills dir gets copies of every skill
     for seen, group in groups:
         for harness in group:  # a harness that reads only a skills dir of its own: links there
             own = harness.own_skills_dir() if harness.present() else None
             if own is not None:
                 dirs.append((harness.name, own, seen))
+                if harness.copies_skills:
+                    copying.add(harness.name)
     dirs = [(owner, folder, seen) for owner, folder, seen in dirs if not boundary.out(folder)]
     digests: dict[Path, str] = {}  # a copied skill's folder, read once for every skills dir
     for owner, folder, seen in dirs:
+        if owner in copying:  # no link: a copy of each skill, its own from every source
+            mine = plan.winning_skills(seen)[0]
+            names = frozenset(mine)
+            kept = plan.plan_links(seen, folder, remove, owner, None, detail, evidence, names)
+            made = copies.plan(home, mine, folder, remove, opts.force, evidence, owner, digests)
+            parts += [kept, plan.Plan(tuple(made), ())]
+            continue
         mine = {n: s for n, s in copied.items() if seen is catalogue or _has(seen, s)}
         parts.append(
             # a dir seen as planned is trusted only for the whole catalogue: what the user

@@ -11,6 +11,7 @@ from skilltool import discover, paths, plan, report, slash
 from skilltool.commands.common import Options, harnesses
 from skilltool.errors import OK, SkilltoolError
 from skilltool.model import Agent, Catalogue, quoted
+from skilltool.placeholders import listed
 from skilltool.record import NamedTuple
 from skilltool.report import Result
 
@@ -57,6 +58,11 @@ def render(agent_name: str, harness_name: str, opts: Options) -> Result:
     agent, harness = _agent_for(agent_name, harness_name, opts, warnings)
     home = harness.home
     renderings = harness.render(agent)
+    if not renderings:  # as for a command a harness has no file for: why, in one line
+        why = harness.refusal(agent) or "it renders nothing for it"
+        takes = harness.takes()
+        said = f"; it takes {listed(takes)}" if harness.no_agents and takes else ""
+        raise SkilltoolError(f"{harness.title} gets no file for {agent.name}: {why}{said}")
     data = {
         "agent": agent.name,
         "harness": harness.name,

@@ -187,6 +187,9 @@ class Harness(abc.ABC):
     no_skills: ClassVar[str] = ""
     no_agents: ClassVar[str] = ""
     command_suffix: ClassVar[str] = ".md"
+    # a harness whose own skills dir passes over a skill folder that is a link: its skills
+    # are copies there, each skilltool's by its marker file and digest (copies.py)
+    copies_skills: ClassVar[bool] = False
 
     # hooks (hooks.py, docs/hooks-harnesses.md): Claude Code's events the harness runs a
     # plugin's hooks on, each by the harness's own name (None: every event, as Claude Code
@@ -286,6 +289,14 @@ class Harness(abc.ABC):
     def refusal(self, agent: Agent) -> str | None:
         """Why this harness cannot take the agent at all (nothing is rendered), or None."""
         return self.no_agents or None
+
+    def takes(self) -> list[str]:
+        """The kinds of a plugin's parts this harness takes here, as a line names them."""
+        kinds = [] if self.no_agents else ["agents"]
+        kinds += [] if self.no_skills else ["skills"]
+        kinds += [] if self.command_syntax is None else ["commands"]
+        kinds += ["MCP servers"] if self.takes_mcp() else []
+        return kinds + ([] if self.hook_events == {} else ["hooks"])
 
     def tools_verdict(self, agent: Agent) -> Verdict | None:
         """How the agent's tool list fares here, when not as written."""

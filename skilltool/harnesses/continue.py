@@ -3,16 +3,17 @@
 the items it wrote, by its ledger, and every other byte stays.
 
 `cn` 1.5.47 reads skills from ~/.continue/skills (not ~/.agents/skills) and passes over a
-skill folder that is a link, as skilltool makes them; its commands are `prompts` of
-config.yaml, which it expands only in its interactive session; its subagents are models of
-config.yaml; none of these is carried (docs/harnesses.md says why)."""
+skill folder that is a link: each skill is a copy there, skilltool's by its marker file and
+digest (copies.py), in the home only. Its commands are `prompts` of config.yaml, which it
+expands only in its interactive session; its subagents are models of config.yaml; neither is
+carried (docs/harnesses.md says why)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from skilltool.errors import SkilltoolError
-from skilltool.harnesses import Harness, Launch, McpValue, Verdict
+from skilltool.harnesses import Harness, Launch, McpValue, Verdict, named
 from skilltool.model import Agent, McpPlace, McpServer, Rendering, Skill
 from skilltool.paths import Scope
 
@@ -72,17 +73,29 @@ class Continue(Harness):
             value["env"] = dict(server.env)
         return value
 
-    no_skills = (
-        f"Continue CLI {VERSION} reads ~/.continue/skills, not ~/.agents/skills, and passes "
-        "over a skill folder there that is a link, as skilltool makes them"
+    # it passes over a skill folder that is a link: ~/.continue/skills gets copies
+    copies_skills = True
+    no_project_skills = (
+        f"Continue CLI {VERSION} reads a project's skills from .continue/skills, where "
+        "skilltool writes none: install the plugin in the home to have its skills"
     )
     no_agents = (
         f"Continue CLI {VERSION} takes a subagent only as a model of config.yaml, offered "
         "behind --beta-subagent-tool, which skilltool does not write"
     )
 
+    def own_skills_dir(self) -> Path | None:
+        """~/.continue/skills (or $CONTINUE_GLOBAL_DIR/skills), not ~/.agents/skills."""
+        return self.root() / "skills" if self.home.kind == "home" else None
+
     def skill_verdict(self, skill: Skill) -> Verdict | None:
-        return Verdict(True, self.no_skills)
+        if self.home.kind == "project":
+            return Verdict(True, self.no_project_skills)
+        if skill.repaired:  # its YAML parser refuses it: the skill is not listed
+            return Verdict(True, "frontmatter is not valid YAML")
+        if skill.declared is None:
+            return Verdict(True, "no name")
+        return named(skill)
 
     def refusal(self, agent: Agent) -> str | None:
         return self.no_agents

@@ -257,6 +257,8 @@ def harness_dirs(home: Path, profile: str, harnesses: tuple[str, ...]) -> None:
         (home / ".openhands").mkdir(parents=True, exist_ok=True)
     if "amp" in harnesses:
         (home / ".config/amp").mkdir(parents=True, exist_ok=True)
+    if "continue" in harnesses:
+        (home / ".continue").mkdir(parents=True, exist_ok=True)
     if "qwen" in harnesses:
         (home / ".qwen").mkdir(parents=True, exist_ok=True)
         settings = home / ".qwen/settings.json"

@@ -65,7 +65,7 @@ NOT_OFFERED = {"hidden"}
 LOAD_ERROR = re.compile(r"Error loading user agent|Agent loading error")
 HARNESSES = (
     "opencode", "codex", "pi", "claude", "gemini", "copilot", "kilo", "qwen", "vibe", "kimi", "droid",
-    "cline", "auggie", "qoder", "openhands", "amp",
+    "cline", "auggie", "qoder", "openhands", "amp", "continue",
 )  # fmt: skip
 
 
@@ -536,4 +536,30 @@ def test_amp_skills_match_the_verdicts_and_it_takes_no_agent(
         "`amp skill list --json`: the skill variants it lists (by their folders) match "
         "validate's verdicts, and it names each one it skips among its errors; no agent is "
         "written into ~/.config/amp",
+    )
+
+
+def test_continue_skills_match_the_verdicts(world: World, tmp_path: Path, proven: Proven) -> None:
+    """skilltool copies the variants into ~/.continue/skills (cn passes over a link); one
+    `cn -p` names those it offers in its Skills tool, by their frontmatter names."""
+    need("continue")
+    from tests.conformance.test_continue import USERS_CONFIG
+
+    work = tmp_path / "work"  # in the home, cn reads ~/.continue/skills twice (as a project's)
+    work.mkdir()
+    assert not (world.home / ".continue/skills/control").is_symlink()
+    with OpenAIStub(reply="done") as stub:
+        (world.home / ".continue/config.yaml").write_text(USERS_CONFIG.format(base=stub.base_url))
+        done = run(["cn", "-p", "hi", "--auto"], harness_env(world.home), work, timeout=TIMEOUT)
+        assert done.returncode == 0, done.stderr[-2000:]
+        request = stub.wait_for(lambda r: r.kind == "chat", timeout=30)
+    [described] = [t["function"]["description"] for t in request.json["tools"]
+                   if t["function"]["name"] == "Skills"]  # fmt: skip
+    names = set(re.findall(r"^name: (.*)$", described, re.M))
+    assert compared(variant_folders(names)) == world.loads("continue"), described[:2000]
+    proven(
+        "continue",
+        "`cn -p hi` (stub): the skill variants skilltool copied into ~/.continue/skills that its "
+        "Skills tool offers match validate's verdicts (skipped: frontmatter that is not valid "
+        "YAML, no name; named by the frontmatter)",
     )

@@ -31,8 +31,7 @@ VARIANTS = {
     "argument-hint: [file]\n---\nBody.\n",
     "no-name": "---\ndescription: No name at all. Use in tests.\n---\nBody.\n",
 }
-# the harnesses that skip each variant (None: every one loads it), from the table; Continue
-# CLI takes none (it reads no link of skilltool's)
+# the harnesses that skip each variant (None: every one loads it), from the table
 SKIPPED_BY = {
     "control": set(),
     "caps-name": {"qwen", "vibe", "droid", "auggie", "openhands", "amp"},
@@ -49,6 +48,7 @@ SKIPPED_BY = {
         "auggie",
         "openhands",
         "amp",
+        "continue",
     },
     "hidden": set(),
     "dotted.name": {"vibe", "droid", "auggie", "openhands", "amp"},
@@ -64,6 +64,7 @@ SKIPPED_BY = {
         "cline",
         "auggie",
         "amp",
+        "continue",
     },  # each seen in its binary
 }
 
@@ -87,7 +88,7 @@ def test_each_harness_says_whether_it_loads_each_skill_variant(
     assert skill.name == variant  # linked by its folder, whatever its name says
     verdicts = {h.name: h.skill_verdict(skill) for h in harnesses(home)}  # type: ignore[attr-defined]
     skipped = {n for n, v in verdicts.items() if v is not None and v.skips}
-    assert skipped == SKIPPED_BY[variant] | {"continue"}
+    assert skipped == SKIPPED_BY[variant]
 
 
 def test_codex_cuts_a_long_description_and_copilot_names_spaces_with_hyphens(
@@ -127,7 +128,7 @@ def test_validate_prints_each_verdict_after_the_problems_of_its_skill(tmp_path: 
     assert verdicts[skill] == (
         "OpenCode, Hermes, Codex, Claude Code, Gemini CLI, Qwen Code, Factory Droid and Qoder CLI "
         "load it; pi, Copilot CLI, Kilo Code CLI, Mistral Vibe, Kimi Code, Cline CLI, Auggie, "
-        "OpenHands and Amp skip it: frontmatter is not valid YAML"
+        "OpenHands, Continue CLI and Amp skip it: frontmatter is not valid YAML"
     )
     index = result.lines.index(f"{skill}: verdict: {verdicts[skill]}")
     assert result.lines[index - 1].startswith(f"{skill}:3: frontmatter is not valid YAML")

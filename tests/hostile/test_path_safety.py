@@ -28,9 +28,18 @@ _log: list[list[tuple[str, str]]] = []
 def _record(event: str, args: tuple[Any, ...]) -> None:
     if not _log:
         return
+    base = os.getcwd()
+    if (
+        event in ("os.remove", "os.rmdir")
+        and len(args) > 1
+        and isinstance(args[1], int)
+        and args[1] >= 0
+    ):
+        # a name relative to a folder's descriptor, as shutil.rmtree removes a tree
+        base = os.readlink(f"/proc/self/fd/{args[1]}")
     for path in written_paths(event, args):
         if path is not None and not isinstance(path, int):
-            _log[-1].append((event, os.path.abspath(os.fsdecode(path))))
+            _log[-1].append((event, os.path.normpath(os.path.join(base, os.fsdecode(path)))))
 
 
 sys.addaudithook(_record)
@@ -136,7 +145,9 @@ def snapshot(root: Path) -> dict[str, object]:
 
 # every fixed name skilltool itself puts in a path below a harness root or the skills dir;
 # any other component must be a safe name, alone or before a known suffix
-FIXED = {"agent", "agents", "skills", "profiles", "skilltool", "SOUL.md", "config.yaml"}
+# the names skilltool gives itself (`.skilltool-copy`: the marker file of a skill it copied)
+FIXED = {"agent", "agents", "skills", "profiles", "skilltool", "SOUL.md", "config.yaml",
+         ".skilltool-copy"}  # fmt: skip
 SUFFIXES = (".before-skilltool", ".config.toml", ".agent.md", ".md", ".json")
 
 

@@ -1,0 +1,208 @@
+"""Claude Code's and Copilot CLI's own Claude-plugin loaders, beside skilltool's rendering of the
+same plugin in the same binary: the findings behind the route each harness gets
+(docs/harnesses.md, "The harnesses' own Claude-plugin loaders"). Factory Droid's loader row is
+in test_hooks_droid.py.
+
+One local marketplace (`team-market`) holds one plugin, `kit`, with a skill, an agent, a
+command, a SessionStart hook writing `${CLAUDE_PLUGIN_ROOT}/fired`, and an MCP server started
+as `${CLAUDE_PLUGIN_ROOT}/srv.py ${CLAUDE_PLUGIN_ROOT}/started` (it writes that file when it
+starts). Home A takes it through the harness's loader (`plugin marketplace add DIR`, `plugin
+install kit@team-market`), home B through the real `skilltool plugins install` of a copy of the
+same plugin; each binary is then asked what it loaded. Offline: a dead or loopback model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conformance import carried as C
+from tests.conformance.homes import TIMEOUT
+from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.stub import MCP_FLAG_RECORDER, OpenAIStub
+from tests.conformance.support import Proven, need
+from tests.helpers import build_file_tree
+
+pytestmark = pytest.mark.conformance
+
+ROOT = "${CLAUDE_PLUGIN_ROOT}"
+KIT = {
+    ".claude-plugin/plugin.json": '{"name": "kit", "version": "1.0.0"}',
+    "skills/kit-skill/SKILL.md": "---\nname: kit-skill\ndescription: KIT SKILL\n---\nB.\n",
+    "agents/kit-agent.md": "---\nname: kit-agent\ndescription: KIT AGENT\n---\nKIT BODY\n",
+    "commands/kit-cmd.md": "---\ndescription: KIT CMD\n---\nKIT COMMAND $ARGUMENTS\n",
+    "hooks/hooks.json": json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": f"echo fired > {ROOT}/fired"}]}]}}),
+    ".mcp.json": json.dumps({"mcpServers": {"kit-srv": {
+        "command": sys.executable, "args": [f"{ROOT}/srv.py", f"{ROOT}/started"]}}}),
+    "srv.py": MCP_FLAG_RECORDER,
+}  # fmt: skip
+
+
+class Homes:
+    """The marketplace, the plugin's live folder in it, and the two homes: `loader` (empty but
+    for the harness's folder) and `rendered` (skilltool installed a copy of the plugin,
+    `plugin`, from its user plugin folder)."""
+
+    def __init__(self, root: Path, folder: str) -> None:
+        market = {"name": "team-market", "owner": {"name": "t"},
+                  "plugins": [{"name": "kit", "source": "./plugins/kit"}]}  # fmt: skip
+        self.market = root / "mkt"
+        self.live = build_file_tree(self.market / "plugins/kit", KIT)
+        build_file_tree(self.market, {".claude-plugin/marketplace.json": json.dumps(market)})
+        self.loader, self.rendered = make_home(root / "a"), make_home(root / "b")
+        for home in (self.loader, self.rendered):
+            (home / folder).mkdir()
+        self.plugin = self.rendered / C.USER_PLUGINS / "kit"
+        shutil.copytree(self.live, self.plugin)
+        self.work = root / "work"
+        self.work.mkdir()
+
+    def install(self, harness: str, env: dict[str, str]) -> None:
+        """The loader's two commands in the loader home; skilltool's install in the other."""
+        for argv in (["marketplace", "add", str(self.market)], ["install", "kit@team-market"]):
+            done = run([harness, "plugin", *argv], env, self.loader, TIMEOUT)
+            assert done.returncode == 0, done.stdout + done.stderr
+        C.skilltool(self.rendered, "install")
+
+
+def claude_env(home: Path) -> dict[str, str]:
+    keys = {"ANTHROPIC_API_KEY": "sk-ant-fake", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+            "CLAUDE_CODE_MAX_RETRIES": "0"}  # fmt: skip
+    return harness_env(home, keys)
+
+
+def claude_init(home: Path, work: Path) -> dict[str, Any]:
+    """The `init` event of `claude -p --output-format stream-json --verbose` (the model at a
+    dead port: the event comes first, after the SessionStart hooks)."""
+    argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"]
+    done = run(argv, claude_env(home), work, TIMEOUT)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    init: dict[str, Any] = next(e for e in events if e.get("subtype") == "init")
+    return init
+
+
+def kits(init: dict[str, Any]) -> dict[str, set[str]]:
+    """Of the init event, the names of kit's parts: skills, agents, slash commands, and the MCP
+    servers with their status."""
+    found = {kind: {n for n in init[kind] if "kit" in n}
+             for kind in ("skills", "agents", "slash_commands")}  # fmt: skip
+    found["mcp_servers"] = {f"{s['name']} {s['status']}" for s in init["mcp_servers"]}
+    return found
+
+
+def test_claude_codes_loader_prefixes_every_name_and_runs_the_live_folder(
+    tmp_path: Path, proven: Proven
+) -> None:
+    need("claude")
+    homes = Homes(tmp_path, ".claude")
+    homes.install("claude", claude_env(homes.loader))
+    claude = homes.loader / ".claude"
+    directory = {"source": "directory", "path": str(homes.market)}
+    assert json.loads((claude / "settings.json").read_text()) == {
+        "extraKnownMarketplaces": {"team-market": {"source": directory}},
+        "enabledPlugins": {"kit@team-market": True},
+    }
+    known = json.loads((claude / "plugins/known_marketplaces.json").read_text())
+    assert known["team-market"]["installLocation"] == str(homes.market)
+    installed = json.loads((claude / "plugins/installed_plugins.json").read_text())
+    [record] = installed["plugins"]["kit@team-market"]
+    copy = claude / "plugins/cache/team-market/kit/1.0.0"
+    assert record["installPath"] == str(copy) and (copy / "commands/kit-cmd.md").is_file()
+
+    loaded, rendered = (kits(claude_init(h, homes.work)) for h in (homes.loader, homes.rendered))
+    assert loaded == {
+        "skills": {"kit:kit-skill"},
+        "agents": {"kit:kit-agent"},
+        "slash_commands": {"kit:kit-cmd", "kit:kit-skill"},
+        "mcp_servers": {"plugin:kit:kit-srv connected"},
+    }
+    assert rendered == {
+        "skills": {"kit-skill"},
+        "agents": {"kit-agent"},
+        "slash_commands": {"kit-cmd", "kit-skill"},
+        "mcp_servers": {"plugin:kit:kit-srv connected"},
+    }
+    # the loader ran the plugin from the marketplace's folder, not from its own copy
+    assert {p.name for p in homes.live.iterdir()} >= {"fired", "started"}
+    assert not (copy / "fired").exists() and not (copy / "started").exists()
+    assert (homes.plugin / "fired").is_file() and (homes.plugin / "started").is_file()
+    assert (claude / "plugins/data/kit-team-market").is_dir()  # the plugin's data folder
+    proven(
+        "claude",
+        "its Claude-plugin loader: `claude plugin marketplace add DIR` + `plugin install "
+        "kit@team-market` write settings.json (extraKnownMarketplaces, enabledPlugins), "
+        "known_marketplaces.json, installed_plugins.json and a copy in plugins/cache, yet run "
+        "the marketplace's own folder (${CLAUDE_PLUGIN_ROOT}: the hook fires, the MCP server "
+        "connects); every name is prefixed: kit:kit-skill, kit:kit-agent, /kit:kit-cmd, where "
+        "skilltool's rendering gives kit-skill, kit-agent, /kit-cmd (the MCP server and hook "
+        "alike in both)",
+    )
+
+
+def copilot_env(home: Path, base_url: str) -> dict[str, str]:
+    provider = {"COPILOT_PROVIDER_BASE_URL": base_url, "COPILOT_PROVIDER_API_KEY": "dummy",
+                "COPILOT_MODEL": "gpt-4.1", "COPILOT_OFFLINE": "true"}  # fmt: skip
+    return harness_env(home, provider)
+
+
+def copilot_loads(home: Path, work: Path) -> dict[str, set[str]]:
+    """What Copilot has of kit in `home`: `skill list --json` (name and source), the agents
+    `--agent nonexistent` names, and one `copilot -p` whose request shows the MCP tools."""
+    from tests.conformance.test_copilot import available_agents
+
+    with OpenAIStub(reply="done") as stub:
+        env = copilot_env(home, stub.base_url)
+        done = run(["copilot", "skill", "list", "--json"], env, work, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        skills = {f"{s['name']} {s['source']}" for s in json.loads(done.stdout) if "kit" in s["name"]}  # fmt: skip
+        done = run(["copilot", "-p", "hi", "--allow-all-tools"], env, work, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [request] = stub.model_requests()
+    tools = {t["function"]["name"] for t in (request.json or {})["tools"]}
+    return {
+        "skills": skills,
+        "agents": {a for a in available_agents(home, work) if "kit" in a},
+        "tools": {t for t in tools if "kit" in t},
+    }
+
+
+def test_copilots_loader_runs_the_live_folder_and_prefixes_the_agent(
+    tmp_path: Path, proven: Proven
+) -> None:
+    need("copilot")
+    homes = Homes(tmp_path, ".copilot")
+    homes.install("copilot", copilot_env(homes.loader, "http://127.0.0.1:9/v1"))
+    copilot = homes.loader / ".copilot"
+    directory = {"source": "directory", "path": str(homes.market)}
+    assert json.loads((copilot / "settings.json").read_text()) == {
+        "extraKnownMarketplaces": {"team-market": {"source": directory}},
+        "enabledPlugins": {"kit@team-market": True},
+    }
+    assert not [p for p in copilot.rglob("*") if p.name in ("kit-cmd.md", "srv.py")]  # no copy
+
+    loaded, rendered = (copilot_loads(h, homes.work) for h in (homes.loader, homes.rendered))
+    assert loaded == {
+        "skills": {"kit-skill plugin", "kit-cmd plugin"},
+        "agents": {"kit:kit-agent"},
+        "tools": {"kit-srv-ping"},
+    }
+    assert rendered["agents"] == {"kit-agent"} and rendered["tools"] == {"kit-srv-ping"}
+    assert {s.split()[0] for s in rendered["skills"]} == {"kit-skill"}  # no command: none
+    assert (homes.live / "fired").is_file() and (homes.live / "started").is_file()
+    assert (homes.plugin / "fired").is_file() and (homes.plugin / "started").is_file()
+    assert (copilot / "plugin-data/team-market/kit").is_dir()  # the plugin's data folder
+    proven(
+        "copilot",
+        "its Claude-plugin loader: `copilot plugin marketplace add DIR` + `plugin install "
+        "kit@team-market` write only settings.json (extraKnownMarketplaces, enabledPlugins, "
+        "Claude Code's shape) and copy nothing; it runs the marketplace's folder "
+        "(${CLAUDE_PLUGIN_ROOT}: the hook fires, the MCP server starts, tool kit-srv-ping); "
+        "skill kit-skill and the command as a skill kit-cmd, agent kit:kit-agent, where "
+        "skilltool's rendering gives kit-skill, agent kit-agent, the same MCP tool and hook, "
+        "and no command",
+    )
