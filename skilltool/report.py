@@ -1260,6 +1260,7 @@ def source_line(row: dict[str, Any]) -> str:
     ref = f" ref {row['ref']}" if row["ref"] and row["ref"] != row["commit"] else ""
     ref = " default branch" if row["commit"] and not row["ref"] else ref
     commit = f" commit {row['commit'][:12]}" if row["commit"] else ""
+    commit = f" version {row['version']}" if row.get("version") else commit
     commit += f" plugins {', '.join(row['plugins'])}" if row["plugins"] else ""
     commit += f" skills {', '.join(row['skills'])} alone" if row.get("skills") else ""
     changes = row["local_changes"]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skilltool import parse, paths
+from skilltool import npm, parse, paths, semver
 from skilltool.checkouts import (
     CURRENT,
     FULL_OID,
@@ -100,6 +100,13 @@ class Source(NamedTuple):
     # the plugins of it added because another needs them (`dependencies`), not asked for:
     # removed with the last plugin that needs them
     as_dependency: tuple[str, ...] = ()
+    # a package of an npm registry (a marketplace entry of source `npm`): its name, the
+    # registry the entry names (None: the user's own), and what it resolved to (`ref` holds
+    # the version or range asked)
+    npm: str | None = None
+    registry: str | None = None
+    version: str | None = None
+    integrity: str | None = None
 
     @property
     def picks(self) -> bool:
@@ -111,6 +118,8 @@ class Source(NamedTuple):
         return self.ref is not None and FULL_OID.fullmatch(self.ref) is not None
 
     def shown(self) -> str:
+        if self.npm is not None:
+            return npm.described(self.npm, self.registry)
         where = str(self.path) if self.path is not None else str(self.url)
         return f"{where}/{self.subdir}" if self.subdir else where
 
@@ -308,8 +317,22 @@ def source_from(name: str, table: object, where: str) -> Source:
             "file someone else may read must not hold; remove it and let git's credential "
             "helper supply it"
         )
-    if (path is None) == (url is None):
-        raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
+    package = table.get("npm")
+    if package is not None and not npm.valid_package(package):
+        raise SourceError(
+            f"{where}: sources.{name}.npm: must be an npm package name (name or @scope/name); "
+            "fix it"
+        )
+    if [path, url, package].count(None) != 2:
+        raise SourceError(f"{where}: sources.{name}: give exactly one of url, path and npm")
+    registry = text("registry", re.compile(r"https?://[^/\\\s]\S*"), "an http(s) URL")
+    integrity = text("integrity", npm.INTEGRITY, "sha512-<base64> (the package's integrity)")
+    version = text("version", semver.VERSION, "an exact version (1.2.3)")
+    if package is None and (registry or integrity or version):
+        raise SourceError(
+            f"{where}: sources.{name}: registry, version and integrity belong to an npm "
+            "source; remove them"
+        )
     harness = table.get("harness")
     if harness is not None:
         from skilltool.harnesses import FOLDER_READERS
@@ -335,6 +358,10 @@ def source_from(name: str, table: object, where: str) -> Source:
         tuple(skills),
         harness,
         tuple(needed),
+        package,
+        registry,
+        version,
+        integrity,
     )
 
 
@@ -423,9 +450,11 @@ def table_of(home: paths.Scope, source: Source) -> Any:
     table = tomlkit.table()
     if source.path is not None:
         table["path"] = home.stored(source.path)
+    elif source.npm is not None:
+        table["npm"] = source.npm
     else:
         table["url"] = source.url
-    for key in ("ref", "subdir", "marketplace", "harness"):
+    for key in ("registry", "ref", "subdir", "marketplace", "harness"):
         value = getattr(source, key)
         if value:
             table[key] = value
@@ -435,7 +464,7 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         table["skills"] = list(source.skills)
     if source.as_dependency:
         table["as-dependency"] = list(source.as_dependency)
-    for key in ("commit", "tree"):
+    for key in ("commit", "tree", "version", "integrity"):
         value = getattr(source, key)
         if value:
             table[key] = value
@@ -569,7 +598,7 @@ class Done(NamedTuple):
     def lines(self) -> list[str]:
         where = self.source.shown()
         at = f" {self.source.ref}" if self.source.ref and not self.source.pinned else ""
-        commit = (self.source.commit or "")[:12]
+        commit = (pin(self.source) or "")[:12]
         if self.before and self.before != self.source.commit:
             at += f" {self.before[:12]} -> {commit}"
         elif commit:
@@ -656,8 +685,8 @@ def _narrowing(source: Source) -> Narrow | None:
     folder and each picked plugin's (none picked: the marketplace's folder alone), and the
     manifests of the others (what `search` finds them by); None when it uses all of it
     (skills picked: any plugin may hold them)."""
-    if source.skills or not (source.plugins or source.nothing):
-        return None
+    if source.npm is not None or source.skills or not (source.plugins or source.nothing):
+        return None  # a package comes whole
     return lambda read: plugin_folders(source.plugins, read(parse.MARKETPLACE_FILE))
 
 
@@ -734,7 +763,14 @@ def _check_out(place: Path, source: Source, commit: str) -> Ready:
 
 def fetch_new(source: Source, place: Path) -> Ready:
     """A git source fetched and checked out into the new directory `place`: resolved. Its
-    default branch is fetched by name, with no question before (a round trip less)."""
+    default branch is fetched by name, with no question before (a round trip less). A
+    package of an npm registry: the version its range names now, unpacked."""
+    if source.npm is not None:
+        place.mkdir(parents=True)
+        found = npm.resolve(source.npm, source.ref, source.registry, source.shown())
+        ready = _npm_check_out(place, source, found.version, found.integrity)
+        flip(place, ready.checkout)
+        return ready
     assert source.url is not None
     place.mkdir(parents=True)
     whole = None
@@ -748,17 +784,25 @@ def fetch_new(source: Source, place: Path) -> Ready:
     return ready._replace(whole=whole or ready.whole)
 
 
-def same_ask(a: Source, b: Source) -> bool:
-    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.skills, a.marketplace, a.nothing) == (
-        b.url,
-        b.path,
-        b.ref,
-        b.subdir,
-        b.plugins,
-        b.skills,
-        b.marketplace,
-        b.nothing,
+def _npm_check_out(place: Path, source: Source, version: str, integrity: str | None) -> Ready:
+    """A package at `version` written beside the checkout in use; `integrity`, the digest
+    its tarball must have (the lockfile's, or the registry's), or any."""
+    assert source.npm is not None
+    said = source.shown()
+    folder, got = npm.check_out(
+        place, source.name, source.npm, version, source.registry, integrity, said
     )
+    return Ready(source._replace(version=version, integrity=got), folder, [], None)
+
+
+def pin(source: Source) -> str | None:
+    """What a fetched source is pinned at: its commit, or a package's exact version."""
+    return source.version if source.npm is not None else source.commit
+
+
+def same_ask(a: Source, b: Source) -> bool:
+    asked = ("url", "path", "npm", "registry", "ref", "subdir", "plugins", "skills")
+    return all(getattr(a, k) == getattr(b, k) for k in (*asked, "marketplace", "nothing"))
 
 
 # (the source, where its tree is, the plugins it offers) -> the names picked
@@ -933,7 +977,7 @@ def _more_of(
     grown = known._replace(plugins=names, skills=skills, nothing=False)
     others = [(s, entry(home, s)) for s in sources if s.name != known.name]
     at = source_root(home, known)
-    if known.path is None and at is not None and _used_parts(grown, at) != parts_of(at.parent):
+    if known.url is not None and at is not None and _used_parts(grown, at) != parts_of(at.parent):
         # a checkout of the plugins picked before: the folders of the new ones fetched (no
         # more: the commit's trees are in the store) into a checkout beside it
         _grow(home, known, wanted, grown, others, dry_run)
@@ -1028,7 +1072,8 @@ def _add_source(
         except UnsafeTree as err:
             raise SourceError(f"{err}; the source was not added") from err
         resolved = picked(ready.source, place / CURRENT / wanted.name, pick)
-        if resolved.picks and not wanted.picks:  # the checkout narrowed to those picked
+        if resolved.picks and not wanted.picks and resolved.npm is None:
+            # the checkout narrowed to those picked
             flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
             sweep(place)  # the checkout of all of it, no longer used
         detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
@@ -1069,10 +1114,15 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
             "plugin, and skilltool runs none to fetch one; add the plugin from its git "
             "repository or a folder instead"
         )
+    if kind == "archive":
+        raise SourceError(
+            f"{where}: source: a source of kind 'archive' (a zip over HTTPS) is not fetched by "
+            "skilltool; add the plugin from its git repository or its npm package instead"
+        )
     if kind not in ("github", "url", "git-subdir"):
         raise SourceError(
-            f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url "
-            "and git-subdir can); add the plugin from its git repository instead"
+            f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url, "
+            "git-subdir and npm can); add the plugin from its git repository instead"
         )
     if not isinstance(url, str) or not url:
         key = "repo" if kind == "github" else "url"
@@ -1086,6 +1136,27 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
         raise SourceError(f"{where}: source.path: must be a string")
     _no_secret(url)
     return url, ref, _clean_subdir(subdir, where)
+
+
+def npm_source(fields: Mapping[str, Any], ref: str | None, where: str) -> Source:
+    """A marketplace entry's `npm` source object -> the Source to fetch (named later), its
+    fields checked as Claude Code 2.1.332 checks them: `package` a package name (a path, URL
+    or git spec npm would fetch otherwise is refused), `version` a version, range or tag,
+    `registry` an http(s) URL (plain http only when it is the user's own registry)."""
+    package, version, registry = (fields.get(k) for k in ("package", "version", "registry"))
+    if not npm.valid_package(package):
+        raise SourceError(
+            f"{where}: source.package: {package!r} is not an npm package name (name or "
+            "@scope/name); skilltool fetches packages from a registry alone"
+        )
+    version = ref if ref is not None else version
+    if version is not None and not npm.valid_version(version):
+        raise SourceError(
+            f"{where}: source.version: {version!r} is not a version, a range or a dist-tag"
+        )
+    if registry is not None:
+        npm.check_registry(registry, where)
+    return Source("", npm=str(package), registry=registry, ref=version)
 
 
 # the marketplaces Claude Code knows by name without being told where they are (it adds
@@ -1242,6 +1313,10 @@ def _add_wanted(
         assert done is not None
         return done._replace(detail=f"plugin {wanted.name} of {market.name}")
     assert not isinstance(wanted.source, str)
+    if wanted.source.get("source") == "npm":
+        package = npm_source(wanted.source, ref, f"{market.manifest}: {wanted.name}")
+        source = package._replace(name=asked.name, marketplace=market.name, skills=skills)
+        return _add_source(home, source, sources, dry_run, look)
     url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
     source = Source(
         asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name, skills=skills
@@ -1297,6 +1372,12 @@ def newest(sources: list[Source]) -> dict[str, str]:
     found = {s.name: str(s.ref) for s in sources if s.url is not None and s.pinned}
     for source in asking:
         found[source.name] = resolve(str(source.url), source.ref, answers[str(source.url)])
+    packages = [s for s in sources if s.npm is not None]
+
+    def version(s: Source) -> str:
+        return npm.resolve(str(s.npm), s.ref, s.registry, s.shown()).version
+
+    found.update(zip((s.name for s in packages), at_once(version, packages), strict=True))
     return found
 
 
@@ -1304,6 +1385,9 @@ def _in_use(home: paths.Scope, source: Source, commit: str | None) -> bool:
     """Whether the checkout in use is of `commit` and holds what the source uses of it (a
     plugin picked since, say by a teammate's lockfile, is not in a checkout made before)."""
     there = checkout(home, source)
+    if source.npm is not None:  # the package at that version, with the digest pinned
+        made = npm.checkout_name(source.integrity) if source.integrity else None
+        return there is not None and commit == source.version and there.parent.name == made
     if there is None or commit is None or commit_of(there) != commit:
         return False
     return parts_of(there.parent) == _used_parts(source, there)
@@ -1334,6 +1418,8 @@ def _used_parts(source: Source, there: Path) -> tuple[str, ...]:
 def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
     """The paths changed by hand in a source's checkout (none for a path)."""
     there = checkout(home, source)
+    if there is not None and source.npm is not None:
+        return npm.changes(there.parent / npm.TARBALL, there)
     return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
 
 
@@ -1363,7 +1449,11 @@ def changed_by_hand(there: Path, store: Path) -> list[str]:
 
 
 def fetched(home: paths.Scope, source: Source, commit: str) -> Ready:
-    """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
+    """A source with `commit` fetched and checked out beside the one in use (not yet used);
+    a package at the version `commit`, with the digest pinned when it is the one pinned."""
+    if source.npm is not None:
+        pinned = source.integrity if commit == source.version else None
+        return _npm_check_out(home_of(home, source.name), source, commit, pinned)
     return _check_out(home_of(home, source.name), source, commit)
 
 
@@ -1412,14 +1502,14 @@ def update(
     plan: list[tuple[Source, str]] = []
     for source in chosen:
         commit = commits.get(source.name)
-        if source.url is None:
+        if source.path is not None:
             done.append(Done("unchanged", source, detail="a local path, used in place"))
-        elif commit == source.commit and _in_use(home, source, commit):
+        elif commit == pin(source) and _in_use(home, source, commit):
             done.append(Done("unchanged", source))
         else:
             plan.append((source, str(commit)))
     if check:
-        ahead = [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+        ahead = [Done("outdated", _at_pin(s, c), pin(s)) for s, c in plan]
         return done + [_coming(home, d) if preview else d for d in ahead]
     if not preview:  # a marketplace that renamed a plugin since: its new name recorded
         done = [_renames_recorded(home, d) for d in done]
@@ -1436,9 +1526,13 @@ def update(
         sources = [moved.source if s.name == source.name else s for s in sources]
         write_lock(home, sources)
         sweep(home_of(home, source.name))
-        updated = Done("updated", moved.source, source.commit, moved.detail(), changes)
+        updated = Done("updated", moved.source, pin(source), moved.detail(), changes)
         done.append(_renames_recorded(home, updated))
     return done
+
+
+def _at_pin(source: Source, at: str) -> Source:
+    return source._replace(version=at) if source.npm is not None else source._replace(commit=at)
 
 
 def _renames_recorded(home: paths.Scope, done: Done) -> Done:
@@ -1559,7 +1653,7 @@ def _narrow_to(home: paths.Scope, source: Source) -> None:
     """A checkout of the plugins a source picked before, made one of those it picks now
     from its own store (nothing to fetch: they are fewer), unless edited by hand; left as
     it is if it cannot be (the next `sync` does it)."""
-    if source.path is None and not _in_use(home, source, source.commit):
+    if source.url is not None and not _in_use(home, source, source.commit):
         with contextlib.suppress(SourceError, OSError):
             if checkout(home, source) is not None and not kept_for_changes(home, source):
                 place = home_of(home, source.name)
@@ -1649,20 +1743,19 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
             if not os.path.isdir(source.path):
                 raise SourceError(f"{source.name}: {source.path} does not exist on this machine")
             done.append(Done("unchanged", source, detail="a local path, used in place"))
-        elif source.commit is None and frozen:
+        elif pin(source) is None and frozen:
+            what = "version" if source.npm is not None else "commit"
             raise SourceError(
-                f"{home.lockfile}: sources.{source.name} has no commit, and --frozen "
+                f"{home.lockfile}: sources.{source.name} has no {what}, and --frozen "
                 "resolves nothing; run 'skilltool plugins sync' without --frozen"
             )
-        elif _in_use(home, source, source.commit):
+        elif _in_use(home, source, pin(source)):
             done.append(Done("unchanged", source))
         else:
             todo.append(source)
     if dry_run:
         return done + [Done("would sync", s) for s in todo]
-    resolved = {s.name: s.commit for s in todo if s.commit} | newest(
-        [s for s in todo if not s.commit]
-    )
+    resolved = {s.name: pin(s) for s in todo if pin(s)} | newest([s for s in todo if not pin(s)])
 
     def fetch(source: Source) -> tuple[Source, Ready | SourceError]:
         try:
@@ -1684,7 +1777,7 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
         flip(home_of(home, source.name), synced.checkout)
         sources = [synced.source if s.name == source.name else s for s in sources]
         done.append(Done("synced", synced.source, before, synced.detail()))
-    if not frozen and any(s.commit is None for s in todo):
+    if not frozen and any(pin(s) is None for s in todo):
         write_lock(home, sources)
     for source in sources:
         if source.path is None:
@@ -1694,6 +1787,8 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
 
 def _at(home: paths.Scope, source: Source) -> str | None:
     there = checkout(home, source)
+    if source.npm is not None:  # the version pinned, when its tarball's checkout is in use
+        return source.version if _in_use(home, source, source.version) else None
     return commit_of(there) if there is not None else None
 
 
@@ -1711,6 +1806,9 @@ def states(home: paths.Scope) -> list[dict[str, Any]]:
             "source": source.shown(),
             "ref": source.ref,
             "commit": source.commit,
+            "npm": source.npm,
+            "version": source.version,
+            "integrity": source.integrity,
             "plugins": list(source.plugins),
             "skills": list(source.skills),
             "checkout": str(checkout(home, source) or "") or None,
@@ -1719,7 +1817,7 @@ def states(home: paths.Scope) -> list[dict[str, Any]]:
         }
         if source.path is None and at is None:
             row["problem"] = "not checked out here; run 'skilltool plugins sync'"
-        elif source.path is None and at != source.commit:
+        elif source.path is None and at != pin(source):
             row["problem"] = (
                 f"checked out at {at}, not the lockfile's; run 'skilltool plugins sync'"
             )

@@ -109,6 +109,14 @@ def _remote_state(
     """A remote entry: installed when a source came from it (by its marketplace and name,
     or its repository); else how, or why not, to fetch it."""
     assert not isinstance(entry.source, str)
+    if entry.source.get("source") == "npm":  # fetched by npm: installed when one came from it
+        package = entry.source.get("package")
+        for source in added:
+            if (source.marketplace in names and source.name == entry.name) or (
+                source.npm is not None and source.npm == package
+            ):
+                return "installed", ""
+        return "remote", ""
     try:
         url, _, subdir = remote_of(entry.source, entry.name)
     except SourceError:
