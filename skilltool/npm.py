@@ -264,6 +264,8 @@ def check_out(
     """The package at `version` downloaded and written to `place/n-<digest>/<name>/` (not
     yet in use): that folder's name and the tarball's integrity. `pinned`, the integrity the
     lockfile or the registry gave, must be the tarball's, or nothing is written."""
+    if registry is not None:  # a lockfile's too, which anyone may have edited
+        check_registry(registry, said)
     tarball = download(package, version, registry, said)
     integrity = integrity_of(tarball)
     if pinned is not None and pinned != integrity:

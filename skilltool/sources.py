@@ -1680,13 +1680,23 @@ def strays(home: paths.Scope, sources: Iterable[Source]) -> list[Stray]:
     left = []
     for name in found:
         place = top / name
-        if name in names or name.startswith(TEMP_PREFIX) or not os.path.isdir(place / STORE):
-            continue
         try:
-            there = place / os.readlink(place / CURRENT) / name
+            used = os.readlink(place / CURRENT)
         except OSError:
-            there = None
-        changed = changed_by_hand(there, place / STORE) if there and there.is_dir() else []
+            used = ""
+        package = npm.CHECKOUT.fullmatch(used) is not None  # a package's checkout: no store
+        if name in names or name.startswith(TEMP_PREFIX):
+            continue
+        if not (package or os.path.isdir(place / STORE)):
+            continue
+        there = place / used / name if used else None
+        changed = []
+        if there is not None and there.is_dir():
+            changed = (
+                npm.changes(there.parent / npm.TARBALL, there)
+                if package
+                else changed_by_hand(there, place / STORE)
+            )
         entry = paths.source_entry(home, name, None)
         left.append(Stray(Source(name, path=place), entry, changed))
     return left

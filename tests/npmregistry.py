@@ -47,6 +47,10 @@ def hostile(kind: str) -> bytes:
             info = tarfile.TarInfo("package/skills")
             info.type, info.linkname = tarfile.SYMTYPE, "/etc"
             archive.addfile(info)
+        elif kind == "hardlink":
+            info = tarfile.TarInfo("package/passwd")
+            info.type, info.linkname = tarfile.LNKTYPE, "../../../etc/passwd"
+            archive.addfile(info)
         elif kind == "device":
             info = tarfile.TarInfo("package/null")
             info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 3

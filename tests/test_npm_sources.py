@@ -109,6 +109,41 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     assert not {"alpha", "delta"} & skills_linked(home)
 
 
+def test_a_lockfile_replaced_without_the_package_prunes_its_checkout(
+    home: Path, tmp_path: Path, registry: Registry
+) -> None:
+    registry.publish("@acme/kit", "1.0.0", package("@acme/kit", ("alpha",), "1.0.0"))
+    shop = market(tmp_path, [npm_entry()])
+    run("plugins", "add", shop.url)
+    lockfile = home / ".local/share/skilltool/plugins.lock"
+    without = lockfile.read_bytes()
+    assert run("plugins", "add", "kit@market").code == 0
+    there = home / ".local/share/skilltool/sources/kit"
+    assert "alpha" in skills_linked(home) and there.is_dir()
+    lockfile.write_bytes(without)
+    synced = run("plugins", "sync")
+    assert synced.code == 0, synced.stderr
+    assert not there.exists() and "alpha" not in skills_linked(home)
+
+
+def test_a_checkout_edited_by_hand_is_kept_unless_forced(
+    home: Path, tmp_path: Path, registry: Registry
+) -> None:
+    registry.publish("@acme/kit", "1.0.0", package("@acme/kit", ("alpha",), "1.0.0"))
+    shop = market(tmp_path, [npm_entry()])
+    run("plugins", "add", shop.url)
+    assert run("plugins", "add", "kit@market").code == 0
+    there = home / ".local/share/skilltool/sources/kit/current/kit"
+    (there / "skills/alpha/SKILL.md").write_text("edited\n")
+    (there / "notes.txt").write_text("mine\n")
+    kept = run("plugins", "remove", "kit")
+    said = kept.stdout + kept.stderr
+    assert kept.code == 1 and "local changes" in said
+    assert "notes.txt added" in said and "skills/alpha/SKILL.md changed" in said
+    assert run("plugins", "remove", "kit", "--force").code == 0
+    assert not (home / ".local/share/skilltool/sources/kit").exists()
+
+
 def test_a_tarball_changed_under_a_pinned_version_is_refused(
     home: Path, tmp_path: Path, registry: Registry
 ) -> None:
@@ -133,7 +168,7 @@ def test_a_tarball_changed_under_a_pinned_version_is_refused(
     assert "evil" not in skills_linked(home)
 
 
-@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "device"])
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "hardlink", "device"])
 def test_a_hostile_tarball_is_refused_and_nothing_written(
     home: Path, tmp_path: Path, registry: Registry, kind: str
 ) -> None:
@@ -155,11 +190,11 @@ def test_no_script_of_the_package_runs(home: Path, tmp_path: Path, registry: Reg
     registry.publish(
         "@acme/kit", "1.0.0", package("@acme/kit", ("alpha",), "1.0.0", pkg={"scripts": hooks})
     )
-    shop = market(tmp_path, [npm_entry()])
+    shop = market(tmp_path, [npm_entry(registry=registry.url)])  # the user's own: plain http
     run("plugins", "add", shop.url)
     added = run("plugins", "add", "kit@market")
     assert added.code == 0, added.stderr
-    assert "alpha" in skills_linked(home)
+    assert "alpha" in skills_linked(home) and lock(home)["kit"]["registry"] == registry.url
     assert run("plugins", "update").code == 0
     assert not witness.exists()
 
