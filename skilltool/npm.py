@@ -22,9 +22,10 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from skilltool import semver
+from skilltool import semver, unpacked
 from skilltool.checkouts import SourceError
 from skilltool.record import NamedTuple
+from skilltool.unpacked import Member
 
 # a package name npm publishes (`validate-npm-package-name` for a new package): a path, a
 # URL or a git spec is refused, since npm would fetch it otherwise than from a registry
@@ -33,9 +34,6 @@ TAG = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")  # a dist-tag (`latest`, `next`)
 INTEGRITY = re.compile(r"sha512-[A-Za-z0-9+/]{86}==")
 TARBALL = "package.tgz"
 CHECKOUT = re.compile(r"n-([0-9a-f]{40})")
-# what a package may unpack to: more is refused, not written (a small tarball may unpack to
-# gigabytes)
-MOST_BYTES = 256 * 1024 * 1024
 VIEW_FIELDS = ("name", "version", "dist.tarball", "dist.integrity", "dist-tags.latest")
 
 
@@ -134,88 +132,33 @@ def download(package: str, version: str, registry: str | None, said: str) -> byt
         return (Path(folder) / made[0]).read_bytes()
 
 
-class Member(NamedTuple):
-    """A file or folder of a package, its path with npm's top folder (`package/`) taken off."""
-
-    path: str
-    folder: bool
-    executable: bool
-    data: bytes
-
-
 def members(tarball: bytes, said: str) -> list[Member]:
-    """Every file and folder of a package tarball, checked: a path that is absolute or holds
-    `..`, a link, a device or anything else that is not a file or a folder, a file that is
-    also a folder, or more than MOST_BYTES unpacked is a SourceError, before anything is
-    written."""
+    """Every file and folder of a package tarball, npm's top folder (`package/`, whatever its
+    name) taken off as npm takes it off, checked (unpacked.py) before anything is written."""
     import io
 
-    found: dict[str, Member] = {}
+    what = "the package"
+    found: list[Member] = []
     total = 0
     try:
         with tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz") as archive:
             for info in archive:
-                name = info.name
-                parts = [p for p in name.split("/") if p not in ("", ".")]
-                if name.startswith("/") or ".." in parts or "\\" in name or "\0" in name:
-                    raise SourceError(
-                        f"{said}: the package holds {name!r}, a path outside it; refused, "
-                        "nothing was written"
-                    )
+                parts = unpacked.parts_of(info.name, said, what)
                 if not (info.isfile() or info.isdir()):
-                    what = "a link" if info.issym() or info.islnk() else "a device or special file"
-                    raise SourceError(
-                        f"{said}: the package holds {name!r}, {what}, which npm packages do "
-                        "not carry; refused, nothing was written"
-                    )
-                path = "/".join(parts[1:])  # npm's top folder, whatever its name, taken off
+                    raise unpacked.not_a_file(info.name, info.issym() or info.islnk(), said, what)
+                path = "/".join(parts[1:])
                 if not path:
                     continue
                 data = b""
                 if info.isfile():
                     total += info.size
-                    if total > MOST_BYTES:
-                        raise SourceError(
-                            f"{said}: the package unpacks to more than {MOST_BYTES >> 20} MiB; "
-                            "refused, nothing was written"
-                        )
+                    unpacked.over_budget(total, said, what)
                     handle = archive.extractfile(info)
                     data = handle.read() if handle is not None else b""
-                member = Member(path, info.isdir(), bool(info.mode & 0o111), data)
-                if path in found and found[path].folder != member.folder:
-                    raise SourceError(
-                        f"{said}: the package holds {path!r} both as a file and a folder; "
-                        "refused, nothing was written"
-                    )
-                found[path] = member
+                found.append(Member(path, info.isdir(), bool(info.mode & 0o111), data))
     except (tarfile.TarError, OSError, EOFError) as err:
         raise SourceError(f"{said}: the package is not a tarball npm makes ({err})") from None
-    files = {m.path for m in found.values() if not m.folder}
-    for path in files:
-        above = path.rsplit("/", 1)[0] if "/" in path else ""
-        while above:
-            if above in files:
-                raise SourceError(
-                    f"{said}: the package holds {above!r} both as a file and a folder; "
-                    "refused, nothing was written"
-                )
-            above = above.rsplit("/", 1)[0] if "/" in above else ""
-    return sorted(found.values(), key=lambda m: m.path)
-
-
-def unpack(items: list[Member], where: Path) -> None:
-    """Write checked members into the new, empty folder `where`, never through a link."""
-    where.mkdir(parents=True)
-    for item in items:
-        target = where / item.path
-        if item.folder:
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        handle = os.open(target, flags, 0o755 if item.executable else 0o644)
-        with os.fdopen(handle, "wb") as out:
-            out.write(item.data)
+    return unpacked.collected(found, said, what)
 
 
 def changes(tarball: Path, there: Path) -> list[str]:
@@ -225,31 +168,7 @@ def changes(tarball: Path, there: Path) -> list[str]:
         items = members(tarball.read_bytes(), str(tarball))
     except (OSError, SourceError) as err:
         return [f"cannot be checked ({err})"]
-    want = {m.path: m for m in items}
-    said = []
-    for folder, folders, files in os.walk(there):
-        for name in [*folders, *files]:
-            full = os.path.join(folder, name)
-            path = os.path.relpath(full, there)
-            item = want.get(path)
-            if item is None:
-                if not (name in folders and any(p.startswith(path + "/") for p in want)):
-                    said.append(f"{path} added")
-                continue
-            if os.path.islink(full) or item.folder != os.path.isdir(full):
-                said.append(f"{path} changed")
-            elif not item.folder:
-                try:
-                    with open(full, "rb") as handle:
-                        same = handle.read() == item.data
-                except OSError:
-                    same = False
-                if not same or bool(os.stat(full).st_mode & 0o111) != item.executable:
-                    said.append(f"{path} changed")
-    for path in want:
-        if not os.path.lexists(there / path):
-            said.append(f"{path} removed")
-    return sorted(said)
+    return unpacked.differences(items, there)
 
 
 def check_out(
@@ -277,23 +196,7 @@ def check_out(
         )
     items = members(tarball, said)
     folder = checkout_name(integrity)
-    top = place / folder
-    if os.path.isdir(top / name):
-        return folder, integrity
-    import shutil
-
-    from skilltool.fs import TEMP_PREFIX
-
-    staging = place / f"{TEMP_PREFIX}{folder}-{os.getpid()}"
-
-    shutil.rmtree(staging, ignore_errors=True)
-    try:
-        unpack(items, staging / name)
-        (staging / TARBALL).write_bytes(tarball)
-        shutil.rmtree(top, ignore_errors=True)
-        os.rename(staging, top)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    unpacked.write_checkout(place, folder, name, items, TARBALL, tarball)
     return folder, integrity
 
 
