@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skilltool import npm, parse, paths, semver
+from skilltool import archive, npm, parse, paths, semver
 from skilltool.checkouts import (
     CURRENT,
     FULL_OID,
@@ -107,6 +107,15 @@ class Source(NamedTuple):
     registry: str | None = None
     version: str | None = None
     integrity: str | None = None
+    # a zip over HTTPS (a marketplace entry of source `archive`): its URL, and the SHA-256 of
+    # what was downloaded (`ref` holds the entry's own `sha256`, when it gives one)
+    archive: str | None = None
+    sha256: str | None = None
+
+    @property
+    def unpacked(self) -> bool:
+        """Whether its checkout is written from an archive (an npm package, a zip), not git."""
+        return self.npm is not None or self.archive is not None
 
     @property
     def picks(self) -> bool:
@@ -120,6 +129,8 @@ class Source(NamedTuple):
     def shown(self) -> str:
         if self.npm is not None:
             return npm.described(self.npm, self.registry)
+        if self.archive is not None:
+            return self.archive
         where = str(self.path) if self.path is not None else str(self.url)
         return f"{where}/{self.subdir}" if self.subdir else where
 
@@ -323,11 +334,21 @@ def source_from(name: str, table: object, where: str) -> Source:
             f"{where}: sources.{name}.npm: must be an npm package name (name or @scope/name); "
             "fix it"
         )
-    if [path, url, package].count(None) != 2:
-        raise SourceError(f"{where}: sources.{name}: give exactly one of url, path and npm")
+    zipped = table.get("archive")
+    if zipped is not None:
+        archive.check_url(zipped, f"{where}: sources.{name}")
+    if [path, url, package, zipped].count(None) != 3:
+        raise SourceError(
+            f"{where}: sources.{name}: give exactly one of url, path, npm and archive"
+        )
+    sha256 = text("sha256", archive.DIGEST, "64 hex digits (the archive's SHA-256)")
     registry = text("registry", re.compile(r"https?://[^/\\\s]\S*"), "an http(s) URL")
     integrity = text("integrity", npm.INTEGRITY, "sha512-<base64> (the package's integrity)")
     version = text("version", semver.VERSION, "an exact version (1.2.3)")
+    if zipped is None and table.get("sha256") is not None:
+        raise SourceError(
+            f"{where}: sources.{name}.sha256: belongs to an archive source; remove it"
+        )
     if package is None and (registry or integrity or version):
         raise SourceError(
             f"{where}: sources.{name}: registry, version and integrity belong to an npm "
@@ -362,6 +383,8 @@ def source_from(name: str, table: object, where: str) -> Source:
         registry,
         version,
         integrity,
+        zipped,
+        sha256,
     )
 
 
@@ -452,6 +475,8 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         table["path"] = home.stored(source.path)
     elif source.npm is not None:
         table["npm"] = source.npm
+    elif source.archive is not None:
+        table["archive"] = source.archive
     else:
         table["url"] = source.url
     for key in ("registry", "ref", "subdir", "marketplace", "harness"):
@@ -464,7 +489,7 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         table["skills"] = list(source.skills)
     if source.as_dependency:
         table["as-dependency"] = list(source.as_dependency)
-    for key in ("commit", "tree", "version", "integrity"):
+    for key in ("commit", "tree", "version", "integrity", "sha256"):
         value = getattr(source, key)
         if value:
             table[key] = value
@@ -597,7 +622,8 @@ class Done(NamedTuple):
 
     def lines(self) -> list[str]:
         where = self.source.shown()
-        at = f" {self.source.ref}" if self.source.ref and not self.source.pinned else ""
+        asked = self.source.ref if self.source.archive is None else None  # a zip's: its digest
+        at = f" {asked}" if asked and not self.source.pinned else ""
         commit = (pin(self.source) or "")[:12]
         if self.before and self.before != self.source.commit:
             at += f" {self.before[:12]} -> {commit}"
@@ -685,8 +711,8 @@ def _narrowing(source: Source) -> Narrow | None:
     folder and each picked plugin's (none picked: the marketplace's folder alone), and the
     manifests of the others (what `search` finds them by); None when it uses all of it
     (skills picked: any plugin may hold them)."""
-    if source.npm is not None or source.skills or not (source.plugins or source.nothing):
-        return None  # a package comes whole
+    if source.unpacked or source.skills or not (source.plugins or source.nothing):
+        return None  # a package or a zip comes whole
     return lambda read: plugin_folders(source.plugins, read(parse.MARKETPLACE_FILE))
 
 
@@ -771,6 +797,11 @@ def fetch_new(source: Source, place: Path) -> Ready:
         ready = _npm_check_out(place, source, found.version, found.integrity)
         flip(place, ready.checkout)
         return ready
+    if source.archive is not None:
+        place.mkdir(parents=True)
+        ready = _zip_check_out(place, source, source.ref)
+        flip(place, ready.checkout)
+        return ready
     assert source.url is not None
     place.mkdir(parents=True)
     whole = None
@@ -795,13 +826,25 @@ def _npm_check_out(place: Path, source: Source, version: str, integrity: str | N
     return Ready(source._replace(version=version, integrity=got), folder, [], None)
 
 
+def _zip_check_out(place: Path, source: Source, digest: str | None) -> Ready:
+    """A zip written beside the checkout in use; `digest`, the SHA-256 it must have (the
+    entry's, the lockfile's), or any."""
+    assert source.archive is not None
+    said = source.shown()
+    folder, got = archive.check_out(place, source.name, source.archive, digest, said)
+    return Ready(source._replace(sha256=got), folder, [], None)
+
+
 def pin(source: Source) -> str | None:
-    """What a fetched source is pinned at: its commit, or a package's exact version."""
+    """What a fetched source is pinned at: its commit, a package's exact version, a zip's
+    digest."""
+    if source.archive is not None:
+        return source.sha256
     return source.version if source.npm is not None else source.commit
 
 
 def same_ask(a: Source, b: Source) -> bool:
-    asked = ("url", "path", "npm", "registry", "ref", "subdir", "plugins", "skills")
+    asked = ("url", "path", "npm", "registry", "archive", "ref", "subdir", "plugins", "skills")
     return all(getattr(a, k) == getattr(b, k) for k in (*asked, "marketplace", "nothing"))
 
 
@@ -1072,7 +1115,7 @@ def _add_source(
         except UnsafeTree as err:
             raise SourceError(f"{err}; the source was not added") from err
         resolved = picked(ready.source, place / CURRENT / wanted.name, pick)
-        if resolved.picks and not wanted.picks and resolved.npm is None:
+        if resolved.picks and not wanted.picks and resolved.url is not None:
             # the checkout narrowed to those picked
             flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
             sweep(place)  # the checkout of all of it, no longer used
@@ -1114,15 +1157,10 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
             "plugin, and skilltool runs none to fetch one; add the plugin from its git "
             "repository or a folder instead"
         )
-    if kind == "archive":
-        raise SourceError(
-            f"{where}: source: a source of kind 'archive' (a zip over HTTPS) is not fetched by "
-            "skilltool; add the plugin from its git repository or its npm package instead"
-        )
     if kind not in ("github", "url", "git-subdir"):
         raise SourceError(
             f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url, "
-            "git-subdir and npm can); add the plugin from its git repository instead"
+            "git-subdir, npm and archive can); add the plugin from its git repository instead"
         )
     if not isinstance(url, str) or not url:
         key = "repo" if kind == "github" else "url"
@@ -1157,6 +1195,15 @@ def npm_source(fields: Mapping[str, Any], ref: str | None, where: str) -> Source
     if registry is not None:
         npm.check_registry(registry, where)
     return Source("", npm=str(package), registry=registry, ref=version)
+
+
+def zip_source(fields: Mapping[str, Any], ref: str | None, where: str) -> Source:
+    """A marketplace entry's `archive` source object -> the Source to fetch (named later):
+    `url` an https URL Claude Code 2.1.332 takes, `sha256` (or --ref) the digest it must
+    have, when given."""
+    url = archive.check_url(fields.get("url"), where)
+    digest = archive.check_digest(ref if ref is not None else fields.get("sha256"), where)
+    return Source("", archive=url, ref=digest)
 
 
 # the marketplaces Claude Code knows by name without being told where they are (it adds
@@ -1313,9 +1360,15 @@ def _add_wanted(
         assert done is not None
         return done._replace(detail=f"plugin {wanted.name} of {market.name}")
     assert not isinstance(wanted.source, str)
-    if wanted.source.get("source") == "npm":
-        package = npm_source(wanted.source, ref, f"{market.manifest}: {wanted.name}")
-        source = package._replace(name=asked.name, marketplace=market.name, skills=skills)
+    where = f"{market.manifest}: {wanted.name}"
+    kind = wanted.source.get("source")
+    if kind in ("npm", "archive"):
+        made = (
+            npm_source(wanted.source, ref, where)
+            if kind == "npm"
+            else zip_source(wanted.source, ref, where)
+        )
+        source = made._replace(name=asked.name, marketplace=market.name, skills=skills)
         return _add_source(home, source, sources, dry_run, look)
     url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
     source = Source(
@@ -1378,6 +1431,18 @@ def newest(sources: list[Source]) -> dict[str, str]:
         return npm.resolve(str(s.npm), s.ref, s.registry, s.shown()).version
 
     found.update(zip((s.name for s in packages), at_once(version, packages), strict=True))
+    zips = [s for s in sources if s.archive is not None]
+
+    def digest(s: Source) -> str:  # what the URL serves now: the entry's digest, or any
+        got = archive.digest_of(archive.get(str(s.archive), s.shown()))
+        if s.ref is not None and got != s.ref:
+            raise SourceError(
+                f"{s.shown()}: the archive's SHA-256 is {got[:16]}..., not the {s.ref[:16]}... "
+                "its entry gives; nothing was changed"
+            )
+        return got
+
+    found.update(zip((s.name for s in zips), at_once(digest, zips), strict=True))
     return found
 
 
@@ -1388,6 +1453,9 @@ def _in_use(home: paths.Scope, source: Source, commit: str | None) -> bool:
     if source.npm is not None:  # the package at that version, with the digest pinned
         made = npm.checkout_name(source.integrity) if source.integrity else None
         return there is not None and commit == source.version and there.parent.name == made
+    if source.archive is not None:  # the zip of that digest
+        made = archive.checkout_name(source.sha256) if source.sha256 else None
+        return there is not None and commit == source.sha256 and there.parent.name == made
     if there is None or commit is None or commit_of(there) != commit:
         return False
     return parts_of(there.parent) == _used_parts(source, there)
@@ -1420,6 +1488,8 @@ def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
     there = checkout(home, source)
     if there is not None and source.npm is not None:
         return npm.changes(there.parent / npm.TARBALL, there)
+    if there is not None and source.archive is not None:
+        return archive.changes(there.parent / archive.KEPT, there)
     return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
 
 
@@ -1454,6 +1524,8 @@ def fetched(home: paths.Scope, source: Source, commit: str) -> Ready:
     if source.npm is not None:
         pinned = source.integrity if commit == source.version else None
         return _npm_check_out(home_of(home, source.name), source, commit, pinned)
+    if source.archive is not None:
+        return _zip_check_out(home_of(home, source.name), source, commit)
     return _check_out(home_of(home, source.name), source, commit)
 
 
@@ -1532,6 +1604,8 @@ def update(
 
 
 def _at_pin(source: Source, at: str) -> Source:
+    if source.archive is not None:
+        return source._replace(sha256=at)
     return source._replace(version=at) if source.npm is not None else source._replace(commit=at)
 
 
@@ -1684,7 +1758,8 @@ def strays(home: paths.Scope, sources: Iterable[Source]) -> list[Stray]:
             used = os.readlink(place / CURRENT)
         except OSError:
             used = ""
-        package = npm.CHECKOUT.fullmatch(used) is not None  # a package's checkout: no store
+        # a package's or a zip's checkout: no store
+        package = any(c.fullmatch(used) for c in (npm.CHECKOUT, archive.CHECKOUT))
         if name in names or name.startswith(TEMP_PREFIX):
             continue
         if not (package or os.path.isdir(place / STORE)):
@@ -1692,11 +1767,11 @@ def strays(home: paths.Scope, sources: Iterable[Source]) -> list[Stray]:
         there = place / used / name if used else None
         changed = []
         if there is not None and there.is_dir():
-            changed = (
-                npm.changes(there.parent / npm.TARBALL, there)
-                if package
-                else changed_by_hand(there, place / STORE)
-            )
+            changed = changed_by_hand(there, place / STORE)
+            if npm.CHECKOUT.fullmatch(used):
+                changed = npm.changes(there.parent / npm.TARBALL, there)
+            elif archive.CHECKOUT.fullmatch(used):
+                changed = archive.changes(there.parent / archive.KEPT, there)
         entry = paths.source_entry(home, name, None)
         left.append(Stray(Source(name, path=place), entry, changed))
     return left
@@ -1754,7 +1829,7 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
                 raise SourceError(f"{source.name}: {source.path} does not exist on this machine")
             done.append(Done("unchanged", source, detail="a local path, used in place"))
         elif pin(source) is None and frozen:
-            what = "version" if source.npm is not None else "commit"
+            what = "version" if source.npm else "sha256" if source.archive else "commit"
             raise SourceError(
                 f"{home.lockfile}: sources.{source.name} has no {what}, and --frozen "
                 "resolves nothing; run 'skilltool plugins sync' without --frozen"
@@ -1797,8 +1872,8 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
 
 def _at(home: paths.Scope, source: Source) -> str | None:
     there = checkout(home, source)
-    if source.npm is not None:  # the version pinned, when its tarball's checkout is in use
-        return source.version if _in_use(home, source, source.version) else None
+    if source.unpacked:  # what is pinned, when the checkout of it is in use
+        return pin(source) if _in_use(home, source, pin(source)) else None
     return commit_of(there) if there is not None else None
 
 
@@ -1819,6 +1894,8 @@ def states(home: paths.Scope) -> list[dict[str, Any]]:
             "npm": source.npm,
             "version": source.version,
             "integrity": source.integrity,
+            "archive": source.archive,
+            "sha256": source.sha256,
             "plugins": list(source.plugins),
             "skills": list(source.skills),
             "checkout": str(checkout(home, source) or "") or None,

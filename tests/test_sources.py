@@ -461,7 +461,7 @@ def marketplace(tmp_path: Path, remote: Repo) -> Repo:
         {"name": "alpha-tools", "source": "./alpha-tools"},
         {"name": "beta-tools", "source": "./beta-tools"},
         {"name": "tools", "source": {"source": "url", "url": remote.url}},
-        {"name": "zipped", "source": {"source": "archive", "url": "https://x.example/p.zip"}},
+        {"name": "zipped", "source": {"source": "archive", "url": "https://127.0.0.1/p.zip"}},
         {"name": "made", "source": {"source": "command", "command": "make-plugin"}},
     ]
     files[".claude-plugin/marketplace.json"] = json.dumps(
@@ -501,7 +501,7 @@ def test_marketplace_plugins_by_name_and_plugin_at_marketplace(home: Path, tmp_p
         "zipped, made)" in missing.stderr
     )
     zipped = run("plugins", "add", "zipped@market")
-    assert zipped.code == 1 and "'archive' (a zip over HTTPS) is not fetched" in zipped.stderr
+    assert zipped.code == 1 and "source.url: must be an https:// URL" in zipped.stderr
     made = run("plugins", "add", "made@market")
     assert made.code == 1 and "runs a shell command to make the plugin" in made.stderr
     assert "made" not in str(lock(home))

@@ -109,11 +109,12 @@ def _remote_state(
     """A remote entry: installed when a source came from it (by its marketplace and name,
     or its repository); else how, or why not, to fetch it."""
     assert not isinstance(entry.source, str)
-    if entry.source.get("source") == "npm":  # fetched by npm: installed when one came from it
-        package = entry.source.get("package")
+    kind = entry.source.get("source")
+    if kind in ("npm", "archive"):  # fetched whole: installed when a source came from it
+        where = entry.source.get("package" if kind == "npm" else "url")
         for source in added:
             if (source.marketplace in names and source.name == entry.name) or (
-                source.npm is not None and source.npm == package
+                where is not None and where in (source.npm, source.archive)
             ):
                 return "installed", ""
         return "remote", ""
