@@ -75,7 +75,7 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     assert home_state(home) == before
     added = run("plugins", "add", "kit@market")
     assert added.code == 0, added.stderr
-    assert "added     kit npm:@acme/kit ^1.0.0 @ 1.2.0" in added.stdout
+    assert "added     kit npm:@acme/kit ^1.0.0 @ 1.2.0 (1 plugin(s): kit)" in added.stdout
     assert skills_linked(home) >= {"alpha", "beta"} and "gamma" not in skills_linked(home)
     pinned = lock(home)["kit"]
     assert pinned["npm"] == "@acme/kit" and pinned["ref"] == "^1.0.0"
@@ -91,6 +91,13 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     assert lock(home)["kit"]["version"] == "1.2.0" and "delta" not in skills_linked(home)
     check = run("plugins", "update", "kit", "--check")
     assert check.code == 1 and "1.2.0 -> 1.3.0" in check.stdout
+    said = json.loads(run("plugins", "update", "kit", "--check", "--json").stdout)
+    outdated = next(s for s in said["sources"] if s["name"] == "kit")
+    assert (outdated["npm"], outdated["version"], outdated["before"]) == (
+        "@acme/kit",
+        "1.3.0",
+        "1.2.0",
+    )
     updated = run("plugins", "update", "kit")
     assert updated.code == 0, updated.stderr
     assert lock(home)["kit"]["version"] == "1.3.0" and "delta" in skills_linked(home)
