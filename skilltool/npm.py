@@ -53,10 +53,14 @@ def valid_version(text: object) -> bool:
     return isinstance(text, str) and (semver.valid_range(text) or TAG.fullmatch(text) is not None)
 
 
-def _npm(args: list[str], registry: str | None, said: str) -> bytes:
+def _npm(args: list[str], registry: str | None, said: str, package: str = "") -> bytes:
     command = ["npm", *args]
-    if registry is not None:
-        command.insert(2, f"--registry={registry}")
+    if registry is not None:  # and for the package's scope, which a user's .npmrc may map
+        scope = package.partition("/")[0] if package.startswith("@") else ""
+        command[2:2] = [
+            f"--registry={registry}",
+            *([f"--{scope}:registry={registry}"] * bool(scope)),
+        ]
     env = dict(os.environ)
     env["npm_config_ignore_scripts"] = "true"  # and the flag: nothing of a package runs
     env.setdefault("npm_config_update_notifier", "false")
@@ -72,7 +76,8 @@ def _npm(args: list[str], registry: str | None, said: str) -> bytes:
     if done.returncode != 0:
         lines = [ln for ln in done.stderr.decode(errors="replace").splitlines() if ln.strip()]
         errors = [ln.removeprefix("npm error ").strip() for ln in lines if ln.startswith("npm ")]
-        why = next((e for e in errors if e and not e.startswith(("A complete log", "code "))), "")
+        plain = ("A complete log", "code ", "syscall ", "errno ", "path ", "Log files", "signal ")
+        why = next((e for e in errors if e and not e.startswith(plain)), "")
         raise SourceError(f"{said}: npm failed: {why or (lines or ['no reason given'])[-1]}")
     return done.stdout
 
@@ -82,7 +87,10 @@ def resolve(package: str, wanted: str | None, registry: str | None, said: str) -
     on the registry now: its `latest` when in range, else the highest in range, as Claude
     Code picks it."""
     out = _npm(
-        ["view", "--json", "--", f"{package}@{wanted or 'latest'}", *VIEW_FIELDS], registry, said
+        ["view", "--json", "--", f"{package}@{wanted or 'latest'}", *VIEW_FIELDS],
+        registry,
+        said,
+        package,
     )
     try:
         data = json.loads(out or b"null")
@@ -125,6 +133,7 @@ def download(package: str, version: str, registry: str | None, said: str) -> byt
             ["pack", "--json", "--ignore-scripts", f"--pack-destination={folder}", "--", spec],
             registry,
             said,
+            package,
         )
         made = [name for name in os.listdir(folder) if name.endswith(".tgz")]
         if len(made) != 1:

@@ -197,6 +197,8 @@ def test_no_script_of_the_package_runs(home: Path, tmp_path: Path, registry: Reg
     registry.publish(
         "@acme/kit", "1.0.0", package("@acme/kit", ("alpha",), "1.0.0", pkg={"scripts": hooks})
     )
+    # the entry's registry wins over one the user's .npmrc maps the package's scope to
+    (tmp_path / "npmrc").write_text("@acme:registry=http://127.0.0.1:9/\n")
     shop = market(tmp_path, [npm_entry(registry=registry.url)])  # the user's own: plain http
     run("plugins", "add", shop.url)
     added = run("plugins", "add", "kit@market")
