@@ -221,6 +221,11 @@ def check_registry(registry: object, said: str) -> None:
 
     if not isinstance(registry, str) or not re.match(r"https?://[^/\\]", registry):
         raise SourceError(f"{said}: source.registry: must be an http(s) URL; fix the entry")
+    if urlsplit(registry).password is not None:
+        raise SourceError(
+            f"{said}: source.registry: the URL holds a password, which the lockfile would "
+            "keep; remove it and let npm's own config (.npmrc) give the token"
+        )
     if not registry.startswith("http://"):
         return
     own = _npm(["config", "get", "registry"], None, said).decode(errors="replace").strip()

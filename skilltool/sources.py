@@ -1834,8 +1834,9 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
             if not os.path.isdir(source.path):
                 raise SourceError(f"{source.name}: {source.path} does not exist on this machine")
             done.append(Done("unchanged", source, detail="a local path, used in place"))
-        elif pin(source) is None and frozen:
+        elif (pin(source) is None or _no_digest(source)) and frozen:
             what = "version" if source.npm else "sha256" if source.archive else "commit"
+            what = "integrity" if pin(source) and _no_digest(source) else what
             raise SourceError(
                 f"{home.lockfile}: sources.{source.name} has no {what}, and --frozen "
                 "resolves nothing; run 'skilltool plugins sync' without --frozen"
@@ -1868,12 +1869,17 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
         flip(home_of(home, source.name), synced.checkout)
         sources = [synced.source if s.name == source.name else s for s in sources]
         done.append(Done("synced", synced.source, before, synced.detail()))
-    if not frozen and any(pin(s) is None for s in todo):
+    if not frozen and any(pin(s) is None or _no_digest(s) for s in todo):
         write_lock(home, sources)
     for source in sources:
         if source.path is None:
             sweep(home_of(home, source.name))
     return done
+
+
+def _no_digest(source: Source) -> bool:
+    """A package pinned by version alone (a lockfile written by hand): its bytes unpinned."""
+    return source.npm is not None and source.integrity is None
 
 
 def _at(home: paths.Scope, source: Source) -> str | None:

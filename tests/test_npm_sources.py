@@ -263,6 +263,7 @@ def repo_plugin(tmp_path: Path) -> Repo:
             {"package": "kit", "registry": "http://203.0.113.9/"},
             "plain http and not your npm registry",
         ),
+        ({"package": "kit", "registry": "https://u:secret@npm.example/"}, "holds a password"),
     ],
 )
 def test_entry_fields_npm_would_misread_are_refused(
@@ -290,6 +291,23 @@ def test_without_npm_one_line_says_to_install_it(
     assert added.code == 1
     assert "cannot run npm" in added.stderr and "install npm" in added.stderr
     assert len(added.stderr.splitlines()) == 1
+
+
+def test_a_version_without_integrity_is_pinned_by_sync_and_refused_by_frozen(
+    home: Path, registry: Registry
+) -> None:
+    registry.publish("@acme/kit", "1.0.0", package("@acme/kit", ("alpha",), "1.0.0"))
+    where = home / ".local/share/skilltool"
+    where.mkdir(parents=True)
+    (where / "plugins.lock").write_text(
+        'version = 1\n[sources.kit]\nnpm = "@acme/kit"\nversion = "1.0.0"\n'
+    )
+    frozen = run("plugins", "sync", "--frozen")
+    assert frozen.code == 1 and "sources.kit has no integrity" in frozen.stderr
+    assert run("plugins", "sync").code == 0
+    assert lock(home)["kit"]["integrity"] == integrity(registry.packages["@acme/kit"]["1.0.0"])
+    assert "alpha" in skills_linked(home)
+    assert "synced" not in run("plugins", "sync").stdout  # in use: nothing fetched again
 
 
 def test_a_lockfile_entry_of_npm_is_checked(home: Path) -> None:
