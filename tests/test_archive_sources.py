@@ -73,7 +73,7 @@ def market(tmp_path: Path, source: dict[str, object]) -> Repo:
 
 def lock(home: Path) -> dict[str, dict[str, object]]:
     data = load_toml((home / ".local/share/skilltool/plugins.lock").read_bytes())
-    return data["sources"]
+    return data.get("sources", {})
 
 
 def skills_linked(home: Path) -> set[str]:

@@ -49,7 +49,7 @@ def market(tmp_path: Path, entries: list[dict[str, object]]) -> Repo:
 
 def lock(home: Path) -> dict[str, dict[str, object]]:
     data = load_toml((home / ".local/share/skilltool/plugins.lock").read_bytes())
-    return data["sources"]
+    return data.get("sources", {})
 
 
 def skills_linked(home: Path) -> set[str]:
@@ -318,3 +318,29 @@ def test_a_lockfile_entry_of_npm_is_checked(home: Path) -> None:
     )
     done = run("plugins", "sync")
     assert done.code == 1 and "sources.kit.integrity: must be sha512-" in done.stderr
+
+
+def test_a_dependency_on_an_npm_entry_is_added_at_the_highest_version_in_its_range(
+    home: Path, tmp_path: Path, registry: Registry
+) -> None:
+    for version, skill in (("1.0.0", "one"), ("1.5.0", "onefive"), ("2.0.0", "two")):
+        registry.publish("@acme/kit", version, package("@acme/kit", (skill,), version))
+    made = Repo(tmp_path, "market")
+    files = plugin_files("main", ("mainskill",), prefix="main/")
+    files["main/.claude-plugin/plugin.json"] = json.dumps(
+        {"name": "main", "version": "1.0.0", "dependencies": [{"name": "kit", "version": "^1.0"}]}
+    )
+    entries = [{"name": "main", "source": "./main"}, npm_entry()]
+    files[".claude-plugin/marketplace.json"] = json.dumps(
+        {"name": "market", "owner": {"name": "T"}, "plugins": entries}
+    )
+    made.commit(files)
+    made.push()
+    assert run("plugins", "add", made.url).code == 0
+    added = run("plugins", "add", "main@market")
+    assert added.code == 0, added.stderr
+    assert "needed by main" in added.stdout
+    assert lock(home)["kit"]["version"] == "1.5.0" and lock(home)["kit"]["ref"] == "^1.0"
+    assert {"mainskill", "onefive"} <= skills_linked(home)
+    assert run("plugins", "remove", "main").code == 0
+    assert "kit" not in lock(home) and "onefive" not in skills_linked(home)
