@@ -1,7 +1,7 @@
 """The errors a person is shown: one line that says what is wrong and what to do.
 
 Raised anywhere below the command line and turned into an exit code in one place
-(`cli.main`), as text on stderr or, with --json, as a JSON error object.
+(`runs.finish`), as text on stderr or, with --json, as a JSON error object.
 """
 
 from __future__ import annotations

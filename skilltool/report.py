@@ -186,7 +186,7 @@ def emit_error(command: str, err: SkilltoolError, as_json: bool) -> int:
         error = {"message": err.message, "exit_code": err.exit_code}
         emit_json({"schema": SCHEMA, "command": command, "error": error})
     else:
-        # not "skilltool: error:", which stands for a failure of skilltool itself (cli.main)
+        # not "skilltool: error:", which stands for a failure of skilltool itself (runs.guarded)
         write_lines([f"skilltool: {err.message}"], sys.stderr)
     return err.exit_code
 

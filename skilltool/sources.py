@@ -871,6 +871,31 @@ def picked(source: Source, at: Path, pick: Pick | None) -> Source:
     return source._replace(plugins=chosen, nothing=not chosen)
 
 
+def renamed_picks(source: Source, at: Path) -> tuple[Source, str]:
+    """A source whose `--plugin` names one its marketplace renamed: picked under its new
+    name, and the words that say so (as `add OLD@MARKETPLACE` does); a SourceError for one
+    it removed."""
+    from skilltool import parse
+
+    if not source.plugins or not os.path.isfile(at / parse.MARKETPLACE_FILE):
+        return source, ""
+    market, _ = parse.read_marketplace(at / parse.MARKETPLACE_FILE)
+    if market is None or all(market.current(p) == p for p in source.plugins):
+        return source, ""
+    said = []
+    for old in source.plugins:
+        new = market.current(old)
+        if new is None:
+            raise SourceError(
+                f"{market.manifest}: renames.{old}: marketplace {market.name!r} removed plugin "
+                f"{old!r}; nothing was added: leave out --plugin {old}"
+            )
+        if new != old:
+            said.append(f"marketplace {market.name} renamed {old} to {new}")
+    now = tuple(dict.fromkeys(str(market.current(p)) for p in source.plugins))
+    return source._replace(plugins=now), "; ".join(said)
+
+
 def check_plugins(source: Source, at: Path, others: Iterable[tuple[Source, SearchEntry]]) -> str:
     """The plugins a new source brings, said in words; a SourceError if they cannot be used."""
     from skilltool import discover
@@ -1106,8 +1131,8 @@ def _add_source(
         sweep_all(home, sources)
     local = wanted.path
     if local is not None:
-        wanted = picked(wanted, local, pick)
-        detail = check_plugins(wanted, local, others)
+        wanted, renamed = renamed_picks(picked(wanted, local, pick), local)
+        detail = _joined(check_plugins(wanted, local, others), renamed)
         if not dry_run:
             write_lock(home, [*sources, wanted])
         elif look is not None:
@@ -1120,12 +1145,14 @@ def _add_source(
             ready = fetch_new(wanted, place)
         except UnsafeTree as err:
             raise SourceError(f"{err}; the source was not added") from err
-        resolved = picked(ready.source, place / CURRENT / wanted.name, pick)
+        resolved, renamed = renamed_picks(
+            picked(ready.source, place / CURRENT / wanted.name, pick), place / CURRENT / wanted.name
+        )
         if resolved.picks and not wanted.picks and resolved.url is not None:
-            # the checkout narrowed to those picked
+            # the checkout narrowed to those picked (a package or a zip comes whole)
             flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
             sweep(place)  # the checkout of all of it, no longer used
-        detail = check_plugins(resolved, place / CURRENT / wanted.name, others)
+        detail = _joined(check_plugins(resolved, place / CURRENT / wanted.name, others), renamed)
         if ready.detail():
             detail += f"; {ready.detail()}"
         if not dry_run:
@@ -1665,6 +1692,8 @@ def removal(home: paths.Scope, name: str, force: bool) -> Removal:
     sources = read_lock(home)
     found = next((s for s in sources if s.name == name), None)
     holder = found or next((s for s in sources if name in s.plugins), None)
+    if holder is None:  # a plugin its marketplace renamed: by either name, the one picked
+        holder, name = _picked_as(home, sources, name)
     if holder is None:
         raise SourceError(
             f"{name}: no source of that name was added by skilltool; nothing was removed "
@@ -1682,6 +1711,25 @@ def removal(home: paths.Scope, name: str, force: bool) -> Removal:
             f"({', '.join(changed[:3])}); nothing was removed: --force removes it anyway"
         )
     return Removal(holder, None, entry(home, holder), ())
+
+
+def _picked_as(
+    home: paths.Scope, sources: Sequence[Source], name: str
+) -> tuple[Source | None, str]:
+    """The source that picks the plugin `name` under another name of its marketplace's
+    `renames` (the lockfile names it by its old name, or `name` is the old one), and the
+    name the lockfile gives it; (None, name) when there is none."""
+    for source in sources:
+        root = source_root(home, source)
+        if not source.plugins or root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
+            continue
+        market, _ = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+        if market is None or market.current(name) is None:
+            continue
+        for pick in source.plugins:
+            if market.current(pick) == market.current(name):
+                return source, pick
+    return None, name
 
 
 def removals(home: paths.Scope, name: str, also: Sequence[str], force: bool) -> list[Removal]:

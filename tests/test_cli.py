@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skilltool.harnesses import NAMES, registry
 from tests.helpers import agent_md, build_file_tree, plugin_tree, run
@@ -305,31 +307,110 @@ def test_every_command_is_on_the_app_other_code_imports() -> None:
     assert callable(validate_command)
 
 
-def test_the_collector_paused_for_start_up_is_back_on_when_the_command_runs(
+def test_a_plain_status_is_answered_without_typer_and_as_typer_answers_it(
     tmp_path: Path,
 ) -> None:
+    """What a shell's start-up runs costs no parsing by typer; the collector, paused while
+    the command is imported, is back on when it runs, by either road."""
     import subprocess
     import sys
 
-    # the real entry point, with the command replaced by one that says how it found the collector
+    # the real entry point, with the command replaced by one that says how it was reached
     code = (
         "import gc, sys\n"
-        "from skilltool import cli\n"
+        "from skilltool import entry\n"
         "from skilltool.commands import install\n"
         "real = install.status\n"
         "def spy(opts, named):\n"
-        "    sys.stderr.write(f'collector on: {gc.isenabled()}\\n')\n"
+        "    on, typer = gc.isenabled(), 'typer' in sys.modules\n"
+        "    sys.stderr.write(f'collector on: {on}, typer: {typer}\\n')\n"
         "    return real(opts, named)\n"
         "install.status = spy\n"
-        "sys.argv = ['skilltool', 'plugins', 'status', '--home', sys.argv[1]]\n"
-        "cli.main()\n"
+        "sys.argv = ['skilltool', *sys.argv[1:]]\n"
+        "entry.main()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(tmp_path)},
-        timeout=60,
-    )
-    assert (done.returncode, done.stderr) == (0, "collector on: True\n")
-    assert "plugin    skilltool (bundled)" in done.stdout
+    said = {}
+    for extra in ([], ["--namespace", "skilltool"]):
+        words = ["plugins", "status", "--home", str(tmp_path), "-v", *extra]
+        said[bool(extra)] = subprocess.run(
+            [sys.executable, "-c", code, *words],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HOME": str(tmp_path)},
+            timeout=60,
+        )
+    assert (said[False].returncode, said[False].stderr) == (0, "collector on: True, typer: False\n")
+    assert (said[True].returncode, said[True].stderr) == (0, "collector on: True, typer: True\n")
+    assert "plugin    skilltool (bundled)" in said[False].stdout
+    assert said[False].stdout == said[True].stdout
+
+
+WORDS = ["name", "/tmp", "--json", "--user", "-v", "--verbose", "-q", "--quiet", "--home"]
+WORDS += ["--home=/h", "--home=", "--dir", "--dir=/d", "--namespace", "--only", "claude", "-"]
+WORDS += ["--", "-qv", "--project", "--help", "--version", "--debug", "-h"]
+
+
+def _typer_reads(argv: list[str], environ: dict[str, str]) -> object:
+    """The plugins named and the options `status` is given when typer parses `argv`."""
+    from skilltool.cli import app, register
+    from skilltool.commands import install
+
+    class Read(Exception):
+        pass
+
+    def spy(opts: object, names: list[str]) -> object:
+        raise Read((names, opts))
+
+    real, install.status = install.status, spy  # type: ignore[assignment]
+    kept = os.environ.pop("SKILLTOOL_NAMESPACE", None)
+    os.environ.update(environ)
+    try:
+        register(argv)
+        with pytest.raises(Read) as read:
+            app(argv, standalone_mode=False)
+    finally:
+        install.status = real  # type: ignore[assignment]
+        os.environ.pop("SKILLTOOL_NAMESPACE", None)
+        if kept is not None:
+            os.environ["SKILLTOOL_NAMESPACE"] = kept
+    return read.value.args[0]
+
+
+@pytest.mark.parametrize(
+    ("words", "namespace"),
+    [
+        (["plugins", "status"], None),
+        (["skills", "status", "--json", "-q"], "other"),
+        (["plugins", "status", "--home", "/h", "--dir=/d", "--verbose", "one", "two"], ""),
+        (["plugins", "status", "-v", "--quiet", "--user", "--home=/h"], None),
+    ],
+)
+def test_a_status_read_without_typer_is_read_as_typer_reads_it(
+    words: list[str], namespace: str | None
+) -> None:
+    """What a shell's start-up runs is read by the entry point itself, as typer reads it."""
+    from skilltool import runs
+
+    environ = {} if namespace is None else {"SKILLTOOL_NAMESPACE": namespace}
+    plain = runs.plain_status(words, environ)
+    assert plain is not None
+    assert _typer_reads(words, environ) == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    group=st.sampled_from([["plugins", "status"], ["skills", "status"], ["plugins", "list"]]),
+    words=st.lists(st.sampled_from(WORDS), max_size=6),
+    namespace=st.sampled_from([None, "", "other"]),
+)
+def test_every_command_line_the_entry_point_reads_means_to_it_what_it_means_to_typer(
+    group: list[str], words: list[str], namespace: str | None
+) -> None:
+    """The same plugins named, the same options; any other command line is left to typer."""
+    from skilltool import runs
+
+    argv = [*group, *words]
+    environ = {} if namespace is None else {"SKILLTOOL_NAMESPACE": namespace}
+    plain = runs.plain_status(argv, environ)
+    if plain is not None:
+        assert _typer_reads(argv, environ) == plain

@@ -227,3 +227,52 @@ def test_a_dependency_named_by_its_old_name_is_refused_naming_the_new_one(
         "helper: the plugin should name helper; add helper@market yourself first); nothing "
         "was added"
     ) in done.stderr
+
+
+def test_a_plugin_picked_by_its_old_name_is_added_under_its_new_one(
+    home: Path, tmp_path: Path
+) -> None:
+    """`add URL --plugin OLD`, as `add OLD@MARKETPLACE`: the marketplace's renames followed,
+    said on the line; one it removed is refused and nothing added."""
+    market = market_at(tmp_path, "old-tools")
+    rename(market, "old-tools", "new-tools")
+    done = run("plugins", "add", "--plugin", "old-tools", market.url)
+    assert done.code == 0, done.stderr
+    [added] = [line for line in done.lines if line.startswith("added     market")]
+    assert "1 plugin(s): new-tools; marketplace market renamed old-tools to new-tools" in added
+    assert lock(home)["market"]["plugins"] == ["new-tools"]
+    assert "alpha" in links(home)
+
+    other = Repo(tmp_path, "other")
+    files = plugin_files("kept", ("beta",), prefix="kept/")
+    files[".claude-plugin/marketplace.json"] = catalogue(["kept"], {"gone-tools": None})
+    other.commit(files)
+    other.push()
+    gone = run("plugins", "add", "--plugin", "gone-tools", other.url)
+    assert gone.code == 1
+    assert (
+        "renames.gone-tools: marketplace 'market' removed plugin 'gone-tools'; nothing was "
+        "added: leave out --plugin gone-tools"
+    ) in gone.stderr
+    assert list(lock(home)) == ["market"] and "beta" not in links(home)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "said"), [("old-tools", "new-tools"), ("new-tools", "old-tools")]
+)
+def test_a_renamed_plugin_is_removed_by_either_name(
+    home: Path, tmp_path: Path, recorded: str, said: str
+) -> None:
+    """The lockfile names the plugin by one name (an old lockfile: the old one) and the user
+    by the other: it is the same plugin, and it is removed."""
+    market = market_at(tmp_path, "old-tools")
+    assert run("plugins", "add", "--plugin", "old-tools", market.url).code == 0
+    rename(market, "old-tools", "new-tools")
+    assert run("plugins", "update").code == 0
+    text = (data(home) / "plugins.lock").read_text()
+    (data(home) / "plugins.lock").write_text(text.replace('"new-tools"', f'"{recorded}"'))
+    done = run("plugins", "remove", said)
+    assert done.code == 0, done.stderr
+    assert any(line.startswith("removed   market") for line in done.lines), done.stdout
+    assert "alpha" not in links(home)
+    assert run("plugins", "remove", "no-such-tools").code == 1  # a name of no plugin: refused

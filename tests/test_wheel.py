@@ -31,7 +31,7 @@ def test_wheel_carries_resources_and_templates_and_finds_the_bundled_plugin(
     (home / ".codex").mkdir()
     # run from outside the repo, with the installed copy first on the path
     code = (
-        f"import sys; sys.path.insert(0, {str(target)!r}); from skilltool.cli import main; main()"
+        f"import sys; sys.path.insert(0, {str(target)!r}); from skilltool.entry import main; main()"
     )
     env = {**os.environ, "HOME": str(home)}
     out = subprocess.run([sys.executable, "-c", code, "plugins", "status", "--json"],

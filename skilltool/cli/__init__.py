@@ -8,23 +8,20 @@ declarations of the other twenty."""
 
 # no `from __future__ import annotations` in cli/: typer would eval every string annotation
 # of a command it builds (twice, its Option objects included); real objects cost less
-import contextlib
-import gc
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NoReturn
 
 import typer
 import typer.core
 
-from skilltool import __version__
+from skilltool import __version__, runs
 from skilltool.errors import INTERRUPTED
 from skilltool.harnesses import NAMES
 
 if TYPE_CHECKING:
-    from skilltool.commands.common import Options
-    from skilltool.report import Result, Verbosity
+    from skilltool.report import Result
 
 
 class Commands(typer.core.TyperGroup):
@@ -155,86 +152,9 @@ DiffOpt = Annotated[
 ]
 
 
-def options(
-    home: str | None,
-    skills_dir: str | None = None,
-    dry_run: bool = False,
-    json: bool = False,
-    namespace: str | None = None,
-    force: bool = False,
-    only: str | None = None,
-    verbose: bool = False,
-    quiet: bool = False,
-    diff: bool = False,
-    prune: bool = False,
-    project: str | None = None,
-    user: bool = False,
-    yes: bool = False,
-    strict: bool = False,
-) -> "Options":
-    from skilltool.commands.common import Options
-
-    verbosity: Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
-    return Options(
-        home,
-        skills_dir,
-        dry_run,
-        json,
-        namespace,
-        force,
-        only,
-        verbosity,
-        diff,
-        prune,
-        project,
-        user,
-        yes,
-        strict,
-    )
-
-
 def run(command: str, as_json: bool, call: Callable[[], "Result"]) -> NoReturn:
     """Run one command and print its result or its error: exit codes are decided here."""
-    from skilltool import report
-    from skilltool.errors import SkilltoolError
-
-    if not gc.isenabled():  # paused by `main`: start-up is over
-        gc.freeze()  # what start-up made lives to the end: no collection need walk it again
-        gc.enable()
-    try:
-        try:
-            result = call()
-        except SkilltoolError as err:
-            with _reader_gone(err.exit_code):
-                raise typer.Exit(report.emit_error(command, err, as_json)) from None
-        _INTERRUPTION_SAID[0] = result.code == INTERRUPTED  # the result says how far it got
-        with _reader_gone(result.code):
-            raise typer.Exit(report.emit(command, result, as_json))
-    except KeyboardInterrupt:  # where it landed (typer would exit 130 and say nothing)
-        with _reader_gone(INTERRUPTED):
-            report.write_lines(["skilltool: interrupted"], sys.stderr)
-        _INTERRUPTION_SAID[0] = True
-        raise typer.Exit(INTERRUPTED) from None
-
-
-# whether the run said it was interrupted: a Ctrl-C before `run` (while typer parses, or a
-# command imports its modules) is typer's silent exit 130, which `_main` then says
-_INTERRUPTION_SAID = [False]
-
-
-@contextlib.contextmanager
-def _reader_gone(code: int) -> Iterator[None]:
-    """`skilltool plugins status | head -1`: a reader that stopped reading is no failure, and
-    is not told. The command's own exit code stands."""
-    try:
-        yield
-    except BrokenPipeError:
-        # what is still buffered goes nowhere, so that the flush at exit fails on nothing
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.dup2(devnull, sys.stderr.fileno())
-        os.close(devnull)
-        raise typer.Exit(code) from None
+    raise typer.Exit(runs.finish(command, as_json, call))
 
 
 @app.callback()
@@ -343,14 +263,16 @@ def register(argv: list[str]) -> None:
     app._add_completion = completion
 
 
-def main() -> None:
-    """Entry point: the collector paused until the command runs, and nothing left for the
-    collection at exit to walk (it would take longer than building the command)."""
-    gc.disable()
+def main() -> int:
+    """Parse the command line and run the command it names: its exit code."""
     try:
-        _main()
-    finally:
-        gc.freeze()
+        register(sys.argv[1:])
+        code = app(standalone_mode=False)
+    except ParserError as err:
+        return _usage_error(err)
+    except typer.Abort:
+        return INTERRUPTED
+    return code if isinstance(code, int) else 0
 
 
 def project_value(argv: list[str]) -> list[str]:
@@ -375,35 +297,3 @@ def project_value(argv: list[str]) -> list[str]:
         if following is not None:
             out.append(following)
     return out
-
-
-def _main() -> NoReturn:
-    """No traceback reaches the user unless --debug asks for one."""
-    try:
-        register(sys.argv[1:])
-        code = app(standalone_mode=False)
-    except ParserError as err:
-        sys.exit(_usage_error(err))
-    except (typer.Abort, KeyboardInterrupt):
-        code = INTERRUPTED
-    except Exception as err:  # the last line of defence: one line, exit 1
-        if os.environ.get("SKILLTOOL_DEBUG") or "--debug" in sys.argv:
-            raise
-        sys.stderr.write(
-            f"skilltool: error: {type(err).__name__}: {err} (run with --debug for details)\n"
-        )
-        sys.exit(1)
-    if code == INTERRUPTED and not _INTERRUPTION_SAID[0]:
-        sys.stderr.write("skilltool: interrupted\n")
-    _done()
-    sys.exit(code if isinstance(code, int) else 0)
-
-
-def _done() -> None:
-    """The run is over: a Ctrl-C now has nothing left to stop. Ignored, rather than left to
-    the default handler Python puts back while it exits, which would end the process as
-    killed by the signal instead of with the run's own exit code."""
-    import signal
-
-    with contextlib.suppress(ValueError):  # not the main thread: nothing to set
-        signal.signal(signal.SIGINT, signal.SIG_IGN)

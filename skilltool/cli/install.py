@@ -22,9 +22,9 @@ from skilltool.cli import (
     UserOpt,
     VerboseOpt,
     VersionOpt,
-    options,
     run,
 )
+from skilltool.commands.common import options
 
 
 def status_command(

@@ -19,9 +19,9 @@ from skilltool.cli import (
     UserOpt,
     VerboseOpt,
     VersionOpt,
-    options,
     run,
 )
+from skilltool.commands.common import options
 
 if TYPE_CHECKING:
     from skilltool.settings import Kind

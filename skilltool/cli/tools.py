@@ -15,9 +15,9 @@ from skilltool.cli import (
     NamespaceOpt,
     ProjectOpt,
     VersionOpt,
-    options,
     run,
 )
+from skilltool.commands.common import options
 from skilltool.harnesses import NAMES
 
 

@@ -67,6 +67,42 @@ class Options(NamedTuple):
         return paths.Home.resolve(self.home, self.namespace)
 
 
+def options(
+    home: str | None = None,
+    skills_dir: str | None = None,
+    dry_run: bool = False,
+    json: bool = False,
+    namespace: str | None = None,
+    force: bool = False,
+    only: str | None = None,
+    verbose: bool = False,
+    quiet: bool = False,
+    diff: bool = False,
+    prune: bool = False,
+    project: str | None = None,
+    user: bool = False,
+    yes: bool = False,
+    strict: bool = False,
+) -> Options:
+    verbosity: report.Verbosity = "verbose" if verbose else "quiet" if quiet else "normal"
+    return Options(
+        home,
+        skills_dir,
+        dry_run,
+        json,
+        namespace,
+        force,
+        only,
+        verbosity,
+        diff,
+        prune,
+        project,
+        user,
+        yes,
+        strict,
+    )
+
+
 def home_lines(home: paths.Scope) -> list[str]:
     """The first line of a report: the scope the run acts on."""
     return [home.line()]

@@ -337,3 +337,153 @@ def test_optional_dependencies_are_taken_as_claude_code_installs_them(
         "optionalDependencies: those it can have are installed with the plugin (one off by its "
         "default, off), one not listed is left out, as skilltool adds them",
     )
+
+
+def _official_tree(root: Path) -> Path:
+    """A marketplace in the shape of claude-plugins-official: a `strict: false` LSP entry over
+    a folder with no plugin.json, a plugin with `.lsp.json`, plugins of commands, agents and
+    skills, of hooks, of an MCP server (under external_plugins/), a `strict: false` entry
+    listing its skills and commands, and `git-subdir` and `url` entries."""
+    sha = "bc781f96be8ce17a2972e8a9a3ef38b1ca7e8cc4"
+    pyright = {"command": "pyright-langserver", "args": ["--stdio"]}
+    pyright["extensionToLanguage"] = {".py": "python", ".pyi": "python"}  # type: ignore[assignment]
+    entries: list[dict[str, Any]] = [
+        {
+            "name": "pyright-lsp",
+            "description": "Python language server (Pyright)",
+            "version": "1.0.0",
+            "source": "./plugins/pyright-lsp",
+            "category": "development",
+            "strict": False,
+            "lspServers": {"pyright": pyright},
+        },
+        {"name": "gopls-lsp", "source": "./plugins/gopls-lsp", "description": "Go"},
+        {"name": "agent-sdk-dev", "source": "./plugins/agent-sdk-dev", "description": "SDK"},
+        {"name": "security-guidance", "source": "./plugins/security-guidance"},
+        {"name": "asana", "source": "./external_plugins/asana", "category": "productivity"},
+        {
+            "name": "document-skills",
+            "source": "./",
+            "strict": False,
+            "skills": ["./skills/xlsx", "./skills/pdf"],
+            "commands": ["./extra-commands/convert.md"],
+        },
+        {
+            "name": "api-security-testing",
+            "source": {
+                "source": "git-subdir",
+                "url": "https://github.com/acme/claude-plugins.git",
+                "path": "plugins/api-security-testing",
+                "ref": "v1.5.5",
+                "sha": sha,
+            },
+        },
+        {
+            "name": "adlc",
+            "source": {"source": "url", "url": "https://github.com/acme/adlc.git", "sha": sha},
+        },
+    ]
+    market = {
+        "$schema": "https://anthropic.com/claude-code/marketplace.schema.json",
+        "name": "official-shape",
+        "description": "A directory of plugins",
+        "owner": {"name": "skilltool tests", "email": "tests@example.com"},
+        "plugins": entries,
+    }
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    hooks["hooks"]["PreToolUse"] = [
+        {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "true"}]}
+    ]
+    gopls = {"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}}
+    tree: Tree = {
+        ".claude-plugin/marketplace.json": json.dumps(market, indent=2),
+        "plugins/pyright-lsp/README.md": "# pyright-lsp\n",
+        "plugins/gopls-lsp/.claude-plugin/plugin.json": '{"name": "gopls-lsp"}',
+        "plugins/gopls-lsp/.lsp.json": json.dumps(gopls),
+        "plugins/agent-sdk-dev/.claude-plugin/plugin.json": '{"name": "agent-sdk-dev"}',
+        "plugins/agent-sdk-dev/commands/new-sdk-app.md": "---\ndescription: New app\n---\nGo.\n",
+        "plugins/agent-sdk-dev/agents/agent-sdk-verifier-py.md": agent_md("agent-sdk-verifier-py"),
+        "plugins/agent-sdk-dev/skills/sdk-basics/SKILL.md": skill_md("sdk-basics"),
+        "plugins/security-guidance/.claude-plugin/plugin.json": '{"name": "security-guidance"}',
+        "plugins/security-guidance/hooks/hooks.json": json.dumps(hooks),
+        "external_plugins/asana/.claude-plugin/plugin.json": '{"name": "asana"}',
+        "external_plugins/asana/.mcp.json": json.dumps(
+            {"asana": {"type": "http", "url": "https://mcp.asana.com/sse"}}
+        ),
+        "skills/xlsx/SKILL.md": skill_md("xlsx"),
+        "skills/pdf/SKILL.md": skill_md("pdf"),
+        "skills/not-listed/SKILL.md": skill_md("not-listed"),
+        "extra-commands/convert.md": "---\ndescription: Convert\n---\nConvert it.\n",
+    }
+    return build_file_tree(root, tree)
+
+
+KINDS = {"Skills": "skills", "Agents": "agents", "Hooks": "hooks", "MCP servers": "mcp"}
+KINDS["LSP servers"] = "lsp"
+
+
+def _details(home: Path, plugin: str) -> dict[str, set[str]]:
+    """`claude plugin details P@M`'s component inventory: kind -> names (its Skills are
+    the plugin's skills and its commands, its Hooks the events hooked)."""
+    done = run(["claude", "plugin", "details", plugin], _env(home), home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        label, _, rest = line.strip().partition(" (")
+        if label in KINDS:
+            count, _, names = rest.partition(")")
+            listed = names.split("  (")[0].strip()
+            found[KINDS[label]] = {n.strip() for n in listed.split(",") if n.strip()}
+            assert len(found[KINDS[label]]) == int(count), line
+    assert set(found) == set(KINDS.values()), done.stdout
+    return found
+
+
+def test_the_official_marketplace_is_read_as_claude_code_installs_it(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """The oracle: every plugin of a marketplace in claude-plugins-official's shape that
+    Claude Code installs offline, with every component `claude plugin details` lists of it
+    (agents, hook events, MCP and LSP servers) and every skill and command a session offers,
+    is the plugin skilltool reads, component for component; its remote entries are those
+    skilltool lists as not fetched."""
+    home = make_home(tmp_path)
+    market = _official_tree(tmp_path / "market")
+    catalogue = _found(market)
+    ours = {
+        p.name: {
+            "skills": {s.name for s in p.skills} | {c.name for c in p.slash_commands},
+            "agents": {a.name for a in p.agents},
+            "hooks": {h.event for h in p.hook_commands},
+            "mcp": {s.name for s in p.mcp_servers},
+            "lsp": {s.name for s in p.lsp_servers},
+        }
+        for p in catalogue.plugins
+    }
+    assert [p.problems for p in catalogue.plugins if p.problems] == []
+    assert sorted(e.name for _, e in catalogue.not_fetched()) == ["adlc", "api-security-testing"]
+    env = _env(home)
+    done = run(["claude", "plugin", "marketplace", "add", str(market)], env, home, TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    theirs = {}
+    for name in sorted(ours):
+        done = run(["claude", "plugin", "install", f"{name}@official-shape"], env, home, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        theirs[name] = _details(home, f"{name}@official-shape")
+    # `details` leaves out the commands a strict:false entry lists, which a session loads:
+    # the skills and commands are taken from the session's init event
+    done = run(["claude", "-p", "--output-format", "stream-json", "--verbose", "hi"], env, home, TIMEOUT)  # fmt: skip
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    [event] = [e for e in events if e.get("subtype") == "init"]  # after the hooks' own events
+    for name, kinds in theirs.items():
+        listed = {c.partition(":")[2] for c in event["slash_commands"] if c.startswith(f"{name}:")}
+        assert kinds["skills"] <= listed
+        kinds["skills"] = listed
+    assert theirs == ours
+    assert ours["pyright-lsp"]["lsp"] == {"pyright"} and ours["gopls-lsp"]["lsp"] == {"go"}
+    proven(
+        "claude",
+        "the official marketplace's shape (strict:false LSP entries, .lsp.json, commands, "
+        "agents, skills, hooks, MCP, git-subdir and url entries) read as `claude plugin "
+        "details` lists what it installs",
+    )
