@@ -662,8 +662,10 @@ def flip(place: Path, checkout: str) -> None:
     written from, each in one rename. A store folder of the older layout is moved aside
     first, for `sweep`: killed in between, the next fetch makes one."""
     found = named(checkout)
-    assert found is not None, checkout
+    assert found is not None or checkout.startswith(("n-", "a-")), checkout
     _relink(place, CURRENT, checkout)
+    if found is None:  # a package's or a zip's checkout (unpacked.py): no store
+        return
     store = place / STORE
     if os.path.isdir(store) and not os.path.islink(store):
         os.rename(store, place / f"{TEMP_PREFIX}old-{STORE}-{os.getpid()}")
@@ -701,7 +703,7 @@ def sweep(place: Path) -> None:
     except OSError:
         return
     for name in names:
-        unused = name.startswith(("c-", f"{STORE}-")) and name not in kept
+        unused = name.startswith(("c-", "n-", "a-", f"{STORE}-")) and name not in kept
         if name.startswith(TEMP_PREFIX) or unused:
             path = place / name
             if os.path.islink(path) or not os.path.isdir(path):

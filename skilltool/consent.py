@@ -46,7 +46,7 @@ class Held(NamedTuple):
 def fetched(home: paths.Scope) -> dict[Path, Source]:
     """The lockfile's sources fetched from a URL, by the folder their plugins are read from;
     none when there is no lockfile (or one that cannot be read: the commands say why)."""
-    return {place: s for place, s in _locked(home).items() if s.url is not None}
+    return {place: s for place, s in _locked(home).items() if s.path is None}
 
 
 # the source a plugin of a checkout is taken from when the lockfile cannot be read: one that
@@ -78,7 +78,7 @@ def fetched_or_closed(home: paths.Scope) -> tuple[dict[Path, Source], Problem | 
         )
         return {home.sources_dir: closed}, Problem(home.lockfile, why, line=line)
     by_place = {sources.entry(home, s).path: s for s in found}
-    return {place: s for place, s in by_place.items() if s.url is not None}, None
+    return {place: s for place, s in by_place.items() if s.path is None}, None
 
 
 def added(home: paths.Scope) -> dict[Path, Source]:
@@ -86,7 +86,7 @@ def added(home: paths.Scope) -> dict[Path, Source]:
     of the lockfile (from a URL, or in the user's home a local path added with `add`, as
     often as not someone else's checkout), but a project's paths, the repository's own."""
     own = home.kind == "project"
-    return {place: s for place, s in _locked(home).items() if s.url is not None or not own}
+    return {place: s for place, s in _locked(home).items() if s.path is None or not own}
 
 
 def _locked(home: paths.Scope) -> dict[Path, Source]:

@@ -214,6 +214,8 @@ class Resolver:
         from skilltool import checkouts, sources
 
         assert not isinstance(entry.source, str)
+        if entry.source.get("source") == "npm":  # the registry picks the highest in range
+            return need.version
         url, _, _ = sources.remote_of(entry.source, f"{listing.manifest}: {entry.name}")
         prefix = TAG.format(name=need.name)
         refs = checkouts.ls_remote(url, [f"refs/tags/{prefix}*"])

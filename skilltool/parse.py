@@ -830,7 +830,8 @@ MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
 
 # remote plugin sources Claude Code knows (2.1.332 adds `archive`, a zip over HTTPS, and
 # `command`, a shell command that makes the plugin): kept in the catalogue, listed as not
-# fetched; `plugins add` fetches the git ones and refuses the others with a line
+# fetched; `plugins add` fetches the git ones, `npm` (npm.py) and `archive` (archive.py)
+# ones, and refuses the others with a line
 REMOTE_SOURCES = ("github", "url", "git-subdir", "npm", "archive", "command", "git", "pip")
 
 

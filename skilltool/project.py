@@ -129,7 +129,9 @@ def read(root: Path) -> Manifest:
                     f"({', '.join(NAMES)}); fix it"
                 )
             withheld += [(h, name) for h in NAMES if h not in only]
-        if isinstance(table, dict) and {"commit", "tree"} & set(table):
+        if isinstance(table, dict) and {"commit", "tree", "version", "integrity", "sha256"} & set(
+            table
+        ):
             raise SkilltoolError(
                 f"{where}: sources.{name}: a commit is pinned in skilltool.lock, not here; "
                 "give 'ref' for a branch, a tag or a commit"

@@ -1258,8 +1258,11 @@ def source_line(row: dict[str, Any]) -> str:
     if row["name"] is None:
         return f"problem   {row['problem']}"
     ref = f" ref {row['ref']}" if row["ref"] and row["ref"] != row["commit"] else ""
+    ref = "" if row.get("archive") else ref  # its digest, said as sha256
     ref = " default branch" if row["commit"] and not row["ref"] else ref
     commit = f" commit {row['commit'][:12]}" if row["commit"] else ""
+    commit = f" version {row['version']}" if row.get("version") else commit
+    commit = f" sha256 {row['sha256'][:12]}" if row.get("sha256") else commit
     commit += f" plugins {', '.join(row['plugins'])}" if row["plugins"] else ""
     commit += f" skills {', '.join(row['skills'])} alone" if row.get("skills") else ""
     changes = row["local_changes"]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skilltool import parse, paths
+from skilltool import archive, npm, parse, paths, semver
 from skilltool.checkouts import (
     CURRENT,
     FULL_OID,
@@ -100,6 +100,22 @@ class Source(NamedTuple):
     # the plugins of it added because another needs them (`dependencies`), not asked for:
     # removed with the last plugin that needs them
     as_dependency: tuple[str, ...] = ()
+    # a package of an npm registry (a marketplace entry of source `npm`): its name, the
+    # registry the entry names (None: the user's own), and what it resolved to (`ref` holds
+    # the version or range asked)
+    npm: str | None = None
+    registry: str | None = None
+    version: str | None = None
+    integrity: str | None = None
+    # a zip over HTTPS (a marketplace entry of source `archive`): its URL, and the SHA-256 of
+    # what was downloaded (`ref` holds the entry's own `sha256`, when it gives one)
+    archive: str | None = None
+    sha256: str | None = None
+
+    @property
+    def unpacked(self) -> bool:
+        """Whether its checkout is written from an archive (an npm package, a zip), not git."""
+        return self.npm is not None or self.archive is not None
 
     @property
     def picks(self) -> bool:
@@ -111,6 +127,10 @@ class Source(NamedTuple):
         return self.ref is not None and FULL_OID.fullmatch(self.ref) is not None
 
     def shown(self) -> str:
+        if self.npm is not None:
+            return npm.described(self.npm, self.registry)
+        if self.archive is not None:
+            return self.archive
         where = str(self.path) if self.path is not None else str(self.url)
         return f"{where}/{self.subdir}" if self.subdir else where
 
@@ -308,8 +328,32 @@ def source_from(name: str, table: object, where: str) -> Source:
             "file someone else may read must not hold; remove it and let git's credential "
             "helper supply it"
         )
-    if (path is None) == (url is None):
-        raise SourceError(f"{where}: sources.{name}: give exactly one of url and path")
+    package = table.get("npm")
+    if package is not None and not npm.valid_package(package):
+        raise SourceError(
+            f"{where}: sources.{name}.npm: must be an npm package name (name or @scope/name); "
+            "fix it"
+        )
+    zipped = table.get("archive")
+    if zipped is not None:
+        archive.check_url(zipped, f"{where}: sources.{name}")
+    if [path, url, package, zipped].count(None) != 3:
+        raise SourceError(
+            f"{where}: sources.{name}: give exactly one of url, path, npm and archive"
+        )
+    sha256 = text("sha256", archive.DIGEST, "64 hex digits (the archive's SHA-256)")
+    registry = text("registry", re.compile(r"https?://[^/\\\s]\S*"), "an http(s) URL")
+    integrity = text("integrity", npm.INTEGRITY, "sha512-<base64> (the package's integrity)")
+    version = text("version", semver.VERSION, "an exact version (1.2.3)")
+    if zipped is None and table.get("sha256") is not None:
+        raise SourceError(
+            f"{where}: sources.{name}.sha256: belongs to an archive source; remove it"
+        )
+    if package is None and (registry or integrity or version):
+        raise SourceError(
+            f"{where}: sources.{name}: registry, version and integrity belong to an npm "
+            "source; remove them"
+        )
     harness = table.get("harness")
     if harness is not None:
         from skilltool.harnesses import FOLDER_READERS
@@ -335,6 +379,12 @@ def source_from(name: str, table: object, where: str) -> Source:
         tuple(skills),
         harness,
         tuple(needed),
+        package,
+        registry,
+        version,
+        integrity,
+        zipped,
+        sha256,
     )
 
 
@@ -423,9 +473,13 @@ def table_of(home: paths.Scope, source: Source) -> Any:
     table = tomlkit.table()
     if source.path is not None:
         table["path"] = home.stored(source.path)
+    elif source.npm is not None:
+        table["npm"] = source.npm
+    elif source.archive is not None:
+        table["archive"] = source.archive
     else:
         table["url"] = source.url
-    for key in ("ref", "subdir", "marketplace", "harness"):
+    for key in ("registry", "ref", "subdir", "marketplace", "harness"):
         value = getattr(source, key)
         if value:
             table[key] = value
@@ -435,7 +489,7 @@ def table_of(home: paths.Scope, source: Source) -> Any:
         table["skills"] = list(source.skills)
     if source.as_dependency:
         table["as-dependency"] = list(source.as_dependency)
-    for key in ("commit", "tree"):
+    for key in ("commit", "tree", "version", "integrity", "sha256"):
         value = getattr(source, key)
         if value:
             table[key] = value
@@ -568,8 +622,9 @@ class Done(NamedTuple):
 
     def lines(self) -> list[str]:
         where = self.source.shown()
-        at = f" {self.source.ref}" if self.source.ref and not self.source.pinned else ""
-        commit = (self.source.commit or "")[:12]
+        asked = self.source.ref if self.source.archive is None else None  # a zip's: its digest
+        at = f" {asked}" if asked and not self.source.pinned else ""
+        commit = (pin(self.source) or "")[:12]
         if self.before and self.before != self.source.commit:
             at += f" {self.before[:12]} -> {commit}"
         elif commit:
@@ -603,6 +658,12 @@ class Done(NamedTuple):
             "skills": list(s.skills),
             "commit": s.commit,
             "tree": s.tree,
+            "npm": s.npm,
+            "registry": s.registry,
+            "version": s.version,
+            "integrity": s.integrity,
+            "archive": s.archive,
+            "sha256": s.sha256,
             "before": self.before,
             "marketplace": s.marketplace,
             "detail": self.detail or None,
@@ -656,8 +717,8 @@ def _narrowing(source: Source) -> Narrow | None:
     folder and each picked plugin's (none picked: the marketplace's folder alone), and the
     manifests of the others (what `search` finds them by); None when it uses all of it
     (skills picked: any plugin may hold them)."""
-    if source.skills or not (source.plugins or source.nothing):
-        return None
+    if source.unpacked or source.skills or not (source.plugins or source.nothing):
+        return None  # a package or a zip comes whole
     return lambda read: plugin_folders(source.plugins, read(parse.MARKETPLACE_FILE))
 
 
@@ -734,7 +795,19 @@ def _check_out(place: Path, source: Source, commit: str) -> Ready:
 
 def fetch_new(source: Source, place: Path) -> Ready:
     """A git source fetched and checked out into the new directory `place`: resolved. Its
-    default branch is fetched by name, with no question before (a round trip less)."""
+    default branch is fetched by name, with no question before (a round trip less). A
+    package of an npm registry: the version its range names now, unpacked."""
+    if source.npm is not None:
+        place.mkdir(parents=True)
+        found = npm.resolve(source.npm, source.ref, source.registry, source.shown())
+        ready = _npm_check_out(place, source, found.version, found.integrity)
+        flip(place, ready.checkout)
+        return ready
+    if source.archive is not None:
+        place.mkdir(parents=True)
+        ready = _zip_check_out(place, source, source.ref)
+        flip(place, ready.checkout)
+        return ready
     assert source.url is not None
     place.mkdir(parents=True)
     whole = None
@@ -748,17 +821,37 @@ def fetch_new(source: Source, place: Path) -> Ready:
     return ready._replace(whole=whole or ready.whole)
 
 
-def same_ask(a: Source, b: Source) -> bool:
-    return (a.url, a.path, a.ref, a.subdir, a.plugins, a.skills, a.marketplace, a.nothing) == (
-        b.url,
-        b.path,
-        b.ref,
-        b.subdir,
-        b.plugins,
-        b.skills,
-        b.marketplace,
-        b.nothing,
+def _npm_check_out(place: Path, source: Source, version: str, integrity: str | None) -> Ready:
+    """A package at `version` written beside the checkout in use; `integrity`, the digest
+    its tarball must have (the lockfile's, or the registry's), or any."""
+    assert source.npm is not None
+    said = source.shown()
+    folder, got = npm.check_out(
+        place, source.name, source.npm, version, source.registry, integrity, said
     )
+    return Ready(source._replace(version=version, integrity=got), folder, [], None)
+
+
+def _zip_check_out(place: Path, source: Source, digest: str | None) -> Ready:
+    """A zip written beside the checkout in use; `digest`, the SHA-256 it must have (the
+    entry's, the lockfile's), or any."""
+    assert source.archive is not None
+    said = source.shown()
+    folder, got = archive.check_out(place, source.name, source.archive, digest, said)
+    return Ready(source._replace(sha256=got), folder, [], None)
+
+
+def pin(source: Source) -> str | None:
+    """What a fetched source is pinned at: its commit, a package's exact version, a zip's
+    digest."""
+    if source.archive is not None:
+        return source.sha256
+    return source.version if source.npm is not None else source.commit
+
+
+def same_ask(a: Source, b: Source) -> bool:
+    asked = ("url", "path", "npm", "registry", "archive", "ref", "subdir", "plugins", "skills")
+    return all(getattr(a, k) == getattr(b, k) for k in (*asked, "marketplace", "nothing"))
 
 
 # (the source, where its tree is, the plugins it offers) -> the names picked
@@ -958,7 +1051,7 @@ def _more_of(
     grown = known._replace(plugins=names, skills=skills, nothing=False)
     others = [(s, entry(home, s)) for s in sources if s.name != known.name]
     at = source_root(home, known)
-    if known.path is None and at is not None and _used_parts(grown, at) != parts_of(at.parent):
+    if known.url is not None and at is not None and _used_parts(grown, at) != parts_of(at.parent):
         # a checkout of the plugins picked before: the folders of the new ones fetched (no
         # more: the commit's trees are in the store) into a checkout beside it
         _grow(home, known, wanted, grown, others, dry_run)
@@ -1055,7 +1148,8 @@ def _add_source(
         resolved, renamed = renamed_picks(
             picked(ready.source, place / CURRENT / wanted.name, pick), place / CURRENT / wanted.name
         )
-        if resolved.picks and not wanted.picks:  # the checkout narrowed to those picked
+        if resolved.picks and not wanted.picks and resolved.url is not None:
+            # the checkout narrowed to those picked (a package or a zip comes whole)
             flip(place, _check_out(place, resolved, str(resolved.commit)).checkout)
             sweep(place)  # the checkout of all of it, no longer used
         detail = _joined(check_plugins(resolved, place / CURRENT / wanted.name, others), renamed)
@@ -1098,8 +1192,8 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
         )
     if kind not in ("github", "url", "git-subdir"):
         raise SourceError(
-            f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url "
-            "and git-subdir can); add the plugin from its git repository instead"
+            f"{where}: a source of kind {kind!r} cannot be fetched by skilltool (github, url, "
+            "git-subdir, npm and archive can); add the plugin from its git repository instead"
         )
     if not isinstance(url, str) or not url:
         key = "repo" if kind == "github" else "url"
@@ -1113,6 +1207,36 @@ def remote_of(fields: Mapping[str, Any], where: str) -> tuple[str, str | None, s
         raise SourceError(f"{where}: source.path: must be a string")
     _no_secret(url)
     return url, ref, _clean_subdir(subdir, where)
+
+
+def npm_source(fields: Mapping[str, Any], ref: str | None, where: str) -> Source:
+    """A marketplace entry's `npm` source object -> the Source to fetch (named later), its
+    fields checked as Claude Code 2.1.332 checks them: `package` a package name (a path, URL
+    or git spec npm would fetch otherwise is refused), `version` a version, range or tag,
+    `registry` an http(s) URL (plain http only when it is the user's own registry)."""
+    package, version, registry = (fields.get(k) for k in ("package", "version", "registry"))
+    if not npm.valid_package(package):
+        raise SourceError(
+            f"{where}: source.package: {package!r} is not an npm package name (name or "
+            "@scope/name); skilltool fetches packages from a registry alone"
+        )
+    version = ref if ref is not None else version
+    if version is not None and not npm.valid_version(version):
+        raise SourceError(
+            f"{where}: source.version: {version!r} is not a version, a range or a dist-tag"
+        )
+    if registry is not None:
+        npm.check_registry(registry, where)
+    return Source("", npm=str(package), registry=registry, ref=version)
+
+
+def zip_source(fields: Mapping[str, Any], ref: str | None, where: str) -> Source:
+    """A marketplace entry's `archive` source object -> the Source to fetch (named later):
+    `url` an https URL Claude Code 2.1.332 takes, `sha256` (or --ref) the digest it must
+    have, when given."""
+    url = archive.check_url(fields.get("url"), where)
+    digest = archive.check_digest(ref if ref is not None else fields.get("sha256"), where)
+    return Source("", archive=url, ref=digest)
 
 
 # the marketplaces Claude Code knows by name without being told where they are (it adds
@@ -1269,6 +1393,16 @@ def _add_wanted(
         assert done is not None
         return done._replace(detail=f"plugin {wanted.name} of {market.name}")
     assert not isinstance(wanted.source, str)
+    where = f"{market.manifest}: {wanted.name}"
+    kind = wanted.source.get("source")
+    if kind in ("npm", "archive"):
+        made = (
+            npm_source(wanted.source, ref, where)
+            if kind == "npm"
+            else zip_source(wanted.source, ref, where)
+        )
+        source = made._replace(name=asked.name, marketplace=market.name, skills=skills)
+        return _add_source(home, source, sources, dry_run, look)
     url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
     source = Source(
         asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name, skills=skills
@@ -1324,6 +1458,24 @@ def newest(sources: list[Source]) -> dict[str, str]:
     found = {s.name: str(s.ref) for s in sources if s.url is not None and s.pinned}
     for source in asking:
         found[source.name] = resolve(str(source.url), source.ref, answers[str(source.url)])
+    packages = [s for s in sources if s.npm is not None]
+
+    def version(s: Source) -> str:
+        return npm.resolve(str(s.npm), s.ref, s.registry, s.shown()).version
+
+    found.update(zip((s.name for s in packages), at_once(version, packages), strict=True))
+    zips = [s for s in sources if s.archive is not None]
+
+    def digest(s: Source) -> str:  # what the URL serves now: the entry's digest, or any
+        got = archive.digest_of(archive.get(str(s.archive), s.shown()))
+        if s.ref is not None and got != s.ref:
+            raise SourceError(
+                f"{s.shown()}: the archive's SHA-256 is {got[:16]}..., not the {s.ref[:16]}... "
+                "its entry gives; nothing was changed"
+            )
+        return got
+
+    found.update(zip((s.name for s in zips), at_once(digest, zips), strict=True))
     return found
 
 
@@ -1331,6 +1483,12 @@ def _in_use(home: paths.Scope, source: Source, commit: str | None) -> bool:
     """Whether the checkout in use is of `commit` and holds what the source uses of it (a
     plugin picked since, say by a teammate's lockfile, is not in a checkout made before)."""
     there = checkout(home, source)
+    if source.npm is not None:  # the package at that version, with the digest pinned
+        made = npm.checkout_name(source.integrity) if source.integrity else None
+        return there is not None and commit == source.version and there.parent.name == made
+    if source.archive is not None:  # the zip of that digest
+        made = archive.checkout_name(source.sha256) if source.sha256 else None
+        return there is not None and commit == source.sha256 and there.parent.name == made
     if there is None or commit is None or commit_of(there) != commit:
         return False
     return parts_of(there.parent) == _used_parts(source, there)
@@ -1361,6 +1519,10 @@ def _used_parts(source: Source, there: Path) -> tuple[str, ...]:
 def kept_for_changes(home: paths.Scope, source: Source) -> list[str]:
     """The paths changed by hand in a source's checkout (none for a path)."""
     there = checkout(home, source)
+    if there is not None and source.npm is not None:
+        return npm.changes(there.parent / npm.TARBALL, there)
+    if there is not None and source.archive is not None:
+        return archive.changes(there.parent / archive.KEPT, there)
     return [] if there is None else changed_by_hand(there, home_of(home, source.name) / STORE)
 
 
@@ -1390,7 +1552,13 @@ def changed_by_hand(there: Path, store: Path) -> list[str]:
 
 
 def fetched(home: paths.Scope, source: Source, commit: str) -> Ready:
-    """A source with `commit` fetched and checked out beside the one in use (not yet used)."""
+    """A source with `commit` fetched and checked out beside the one in use (not yet used);
+    a package at the version `commit`, with the digest pinned when it is the one pinned."""
+    if source.npm is not None:
+        pinned = source.integrity if commit == source.version else None
+        return _npm_check_out(home_of(home, source.name), source, commit, pinned)
+    if source.archive is not None:
+        return _zip_check_out(home_of(home, source.name), source, commit)
     return _check_out(home_of(home, source.name), source, commit)
 
 
@@ -1439,14 +1607,14 @@ def update(
     plan: list[tuple[Source, str]] = []
     for source in chosen:
         commit = commits.get(source.name)
-        if source.url is None:
+        if source.path is not None:
             done.append(Done("unchanged", source, detail="a local path, used in place"))
-        elif commit == source.commit and _in_use(home, source, commit):
+        elif commit == pin(source) and _in_use(home, source, commit):
             done.append(Done("unchanged", source))
         else:
             plan.append((source, str(commit)))
     if check:
-        ahead = [Done("outdated", s._replace(commit=c), s.commit) for s, c in plan]
+        ahead = [Done("outdated", _at_pin(s, c), pin(s)) for s, c in plan]
         return done + [_coming(home, d) if preview else d for d in ahead]
     if not preview:  # a marketplace that renamed a plugin since: its new name recorded
         done = [_renames_recorded(home, d) for d in done]
@@ -1463,9 +1631,15 @@ def update(
         sources = [moved.source if s.name == source.name else s for s in sources]
         write_lock(home, sources)
         sweep(home_of(home, source.name))
-        updated = Done("updated", moved.source, source.commit, moved.detail(), changes)
+        updated = Done("updated", moved.source, pin(source), moved.detail(), changes)
         done.append(_renames_recorded(home, updated))
     return done
+
+
+def _at_pin(source: Source, at: str) -> Source:
+    if source.archive is not None:
+        return source._replace(sha256=at)
+    return source._replace(version=at) if source.npm is not None else source._replace(commit=at)
 
 
 def _renames_recorded(home: paths.Scope, done: Done) -> Done:
@@ -1607,7 +1781,7 @@ def _narrow_to(home: paths.Scope, source: Source) -> None:
     """A checkout of the plugins a source picked before, made one of those it picks now
     from its own store (nothing to fetch: they are fewer), unless edited by hand; left as
     it is if it cannot be (the next `sync` does it)."""
-    if source.path is None and not _in_use(home, source, source.commit):
+    if source.url is not None and not _in_use(home, source, source.commit):
         with contextlib.suppress(SourceError, OSError):
             if checkout(home, source) is not None and not kept_for_changes(home, source):
                 place = home_of(home, source.name)
@@ -1634,13 +1808,24 @@ def strays(home: paths.Scope, sources: Iterable[Source]) -> list[Stray]:
     left = []
     for name in found:
         place = top / name
-        if name in names or name.startswith(TEMP_PREFIX) or not os.path.isdir(place / STORE):
-            continue
         try:
-            there = place / os.readlink(place / CURRENT) / name
+            used = os.readlink(place / CURRENT)
         except OSError:
-            there = None
-        changed = changed_by_hand(there, place / STORE) if there and there.is_dir() else []
+            used = ""
+        # a package's or a zip's checkout: no store
+        package = any(c.fullmatch(used) for c in (npm.CHECKOUT, archive.CHECKOUT))
+        if name in names or name.startswith(TEMP_PREFIX):
+            continue
+        if not (package or os.path.isdir(place / STORE)):
+            continue
+        there = place / used / name if used else None
+        changed = []
+        if there is not None and there.is_dir():
+            changed = changed_by_hand(there, place / STORE)
+            if npm.CHECKOUT.fullmatch(used):
+                changed = npm.changes(there.parent / npm.TARBALL, there)
+            elif archive.CHECKOUT.fullmatch(used):
+                changed = archive.changes(there.parent / archive.KEPT, there)
         entry = paths.source_entry(home, name, None)
         left.append(Stray(Source(name, path=place), entry, changed))
     return left
@@ -1697,20 +1882,20 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
             if not os.path.isdir(source.path):
                 raise SourceError(f"{source.name}: {source.path} does not exist on this machine")
             done.append(Done("unchanged", source, detail="a local path, used in place"))
-        elif source.commit is None and frozen:
+        elif (pin(source) is None or _no_digest(source)) and frozen:
+            what = "version" if source.npm else "sha256" if source.archive else "commit"
+            what = "integrity" if pin(source) and _no_digest(source) else what
             raise SourceError(
-                f"{home.lockfile}: sources.{source.name} has no commit, and --frozen "
+                f"{home.lockfile}: sources.{source.name} has no {what}, and --frozen "
                 "resolves nothing; run 'skilltool plugins sync' without --frozen"
             )
-        elif _in_use(home, source, source.commit):
+        elif _in_use(home, source, pin(source)):
             done.append(Done("unchanged", source))
         else:
             todo.append(source)
     if dry_run:
         return done + [Done("would sync", s) for s in todo]
-    resolved = {s.name: s.commit for s in todo if s.commit} | newest(
-        [s for s in todo if not s.commit]
-    )
+    resolved = {s.name: pin(s) for s in todo if pin(s)} | newest([s for s in todo if not pin(s)])
 
     def fetch(source: Source) -> tuple[Source, Ready | SourceError]:
         try:
@@ -1732,7 +1917,7 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
         flip(home_of(home, source.name), synced.checkout)
         sources = [synced.source if s.name == source.name else s for s in sources]
         done.append(Done("synced", synced.source, before, synced.detail()))
-    if not frozen and any(s.commit is None for s in todo):
+    if not frozen and any(pin(s) is None or _no_digest(s) for s in todo):
         write_lock(home, sources)
     for source in sources:
         if source.path is None:
@@ -1740,8 +1925,15 @@ def sync(home: paths.Scope, frozen: bool, dry_run: bool, offline: bool = False) 
     return done
 
 
+def _no_digest(source: Source) -> bool:
+    """A package pinned by version alone (a lockfile written by hand): its bytes unpinned."""
+    return source.npm is not None and source.integrity is None
+
+
 def _at(home: paths.Scope, source: Source) -> str | None:
     there = checkout(home, source)
+    if source.unpacked:  # what is pinned, when the checkout of it is in use
+        return pin(source) if _in_use(home, source, pin(source)) else None
     return commit_of(there) if there is not None else None
 
 
@@ -1759,6 +1951,11 @@ def states(home: paths.Scope) -> list[dict[str, Any]]:
             "source": source.shown(),
             "ref": source.ref,
             "commit": source.commit,
+            "npm": source.npm,
+            "version": source.version,
+            "integrity": source.integrity,
+            "archive": source.archive,
+            "sha256": source.sha256,
             "plugins": list(source.plugins),
             "skills": list(source.skills),
             "checkout": str(checkout(home, source) or "") or None,
@@ -1767,7 +1964,7 @@ def states(home: paths.Scope) -> list[dict[str, Any]]:
         }
         if source.path is None and at is None:
             row["problem"] = "not checked out here; run 'skilltool plugins sync'"
-        elif source.path is None and at != source.commit:
+        elif source.path is None and at != pin(source):
             row["problem"] = (
                 f"checked out at {at}, not the lockfile's; run 'skilltool plugins sync'"
             )

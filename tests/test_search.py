@@ -105,8 +105,7 @@ def test_hits_across_marketplaces_with_their_state(
         "pdf-tools@docs   Fill and merge forms  (not installed)",
         "pdf-reader@docs  Read a PDF aloud  "
         "(remote: fetch with skilltool plugins add pdf-reader@docs)",
-        "from-npm@docs    PDF by npm  (remote: a source of kind 'npm', which skilltool "
-        "cannot fetch)",
+        "from-npm@docs    PDF by npm  (remote: fetch with skilltool plugins add from-npm@docs)",
         "notes@misc       Notes, not PDF  (not installed)",
         "found     4 plugin(s) matching 'PDF' in 2 marketplaces",
     ]
@@ -132,7 +131,7 @@ def test_a_remote_entry_added_is_installed(home: Path, markets: tuple[Repo, Repo
     assert states == {
         "pdf-tools": ("installed", None),
         "pdf-reader": ("installed", None),
-        "from-npm": ("remote", None),
+        "from-npm": ("remote", "skilltool plugins add from-npm@docs"),
     }
     assert data["marketplaces"][0]["name"] == "docs"
     hit = next(h for h in data["hits"] if h["name"] == "pdf-tools")

@@ -461,7 +461,7 @@ def marketplace(tmp_path: Path, remote: Repo) -> Repo:
         {"name": "alpha-tools", "source": "./alpha-tools"},
         {"name": "beta-tools", "source": "./beta-tools"},
         {"name": "tools", "source": {"source": "url", "url": remote.url}},
-        {"name": "from-npm", "source": {"source": "npm", "package": "@x/y"}},
+        {"name": "zipped", "source": {"source": "archive", "url": "https://127.0.0.1/p.zip"}},
         {"name": "made", "source": {"source": "command", "command": "make-plugin"}},
     ]
     files[".claude-plugin/marketplace.json"] = json.dumps(
@@ -498,10 +498,10 @@ def test_marketplace_plugins_by_name_and_plugin_at_marketplace(home: Path, tmp_p
     assert missing.code == 1
     assert (
         "no plugin 'nope' in marketplace 'market' (it lists: alpha-tools, beta-tools, tools, "
-        "from-npm, made)" in missing.stderr
+        "zipped, made)" in missing.stderr
     )
-    npm = run("plugins", "add", "from-npm@market")
-    assert npm.code == 1 and "cannot be fetched by skilltool" in npm.stderr
+    zipped = run("plugins", "add", "zipped@market")
+    assert zipped.code == 1 and "source.url: must be an https:// URL" in zipped.stderr
     made = run("plugins", "add", "made@market")
     assert made.code == 1 and "runs a shell command to make the plugin" in made.stderr
     assert "made" not in str(lock(home))

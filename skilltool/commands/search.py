@@ -109,6 +109,15 @@ def _remote_state(
     """A remote entry: installed when a source came from it (by its marketplace and name,
     or its repository); else how, or why not, to fetch it."""
     assert not isinstance(entry.source, str)
+    kind = entry.source.get("source")
+    if kind in ("npm", "archive"):  # fetched whole: installed when a source came from it
+        where = entry.source.get("package" if kind == "npm" else "url")
+        for source in added:
+            if (source.marketplace in names and source.name == entry.name) or (
+                where is not None and where in (source.npm, source.archive)
+            ):
+                return "installed", ""
+        return "remote", ""
     try:
         url, _, subdir = remote_of(entry.source, entry.name)
     except SourceError:
