@@ -1,6 +1,7 @@
 """Marketplace entries of source `archive`: a zip over HTTPS, checked against its SHA-256,
 unpacked by skilltool with every member checked first, pinned in the lockfile by digest.
-The download itself is served by the test (archive.get), so nothing leaves the machine."""
+The download itself is served by the test (archive.get), so nothing leaves the machine;
+the last test runs archive.get against a TLS server on the loopback."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -205,3 +207,79 @@ def test_a_server_of_a_zip_waits_for_approval(
     assert any(ln.startswith("held      kit:") for ln in added.lines)
     assert run("plugins", "approve", "kit", "--yes").code == 0
     assert "kit-server" in (home / ".codex/config.toml").read_text()
+
+
+class _Served:
+    """An HTTPS server on the loopback, with a certificate made for the test: what each path
+    serves (bytes), or where it redirects (a str)."""
+
+    def __init__(self, folder: Path, paths: dict[str, bytes | str]) -> None:
+        import http.server
+        import ssl
+        import subprocess
+        import threading
+
+        key, self.cert = folder / "key.pem", folder / "cert.pem"
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+             "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", str(key), "-out",
+             str(self.cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+             "subjectAltName=IP:127.0.0.1"],
+            check=True, capture_output=True, timeout=60,
+        )  # fmt: skip
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                found = paths.get(self.path)
+                if isinstance(found, str):
+                    self.send_response(302)
+                    self.send_header("Location", found)
+                    self.end_headers()
+                    return
+                self.send_response(200 if found is not None else 404)
+                self.send_header("Content-Length", str(len(found or b"")))
+                self.end_headers()
+                self.wfile.write(found or b"")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_the_download_is_over_https_alone_from_a_certificate_the_machine_trusts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """archive.get as it runs, against a real TLS server (the entry's own URL check, which
+    refuses the loopback as Claude Code does, is the one step left out): the bytes served;
+    a redirect to plain http refused; a certificate the machine does not trust refused; a
+    body over the limit refused."""
+    data = zipped(plugin(("alpha",)))
+    served = _Served(tmp_path, {"/kit.zip": data, "/plain": "http://example.com/kit.zip"})
+    try:
+        monkeypatch.setenv("SSL_CERT_FILE", str(served.cert))
+        assert archive.get(f"{served.url}/kit.zip", "market: kit") == data
+        with pytest.raises(SourceError, match=r"^market: kit: source.url: must be an https://"):
+            archive.get(f"{served.url}/plain", "market: kit")
+        with pytest.raises(SourceError, match=r"cannot be downloaded \(.*\); check the URL"):
+            archive.get(f"{served.url}/missing.zip", "market: kit")
+        monkeypatch.setattr(archive.unpacked, "MOST_BYTES", len(data) - 1)
+        with pytest.raises(SourceError, match="is larger than"):
+            archive.get(f"{served.url}/kit.zip", "market: kit")
+        monkeypatch.undo()
+        (tmp_path / "other").mkdir()
+        other = _Served(tmp_path / "other", {"/kit.zip": data})
+        monkeypatch.setenv("SSL_CERT_FILE", str(served.cert))  # not the other server's
+        try:
+            with pytest.raises(SourceError, match="CERTIFICATE_VERIFY_FAILED"):
+                archive.get(f"{other.url}/kit.zip", "market: kit")
+        finally:
+            other.server.shutdown()
+    finally:
+        served.server.shutdown()
