@@ -49,6 +49,7 @@ shut down on exit.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -181,7 +182,7 @@ class OpenAIStub:
         class Handler(self._handler_base()):  # type: ignore[misc]
             owner = stub
 
-        self._server = ThreadingHTTPServer((self._host, self._port), Handler)
+        self._server = _Server((self._host, self._port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
@@ -278,6 +279,15 @@ def opencode_provider(stub: OpenAIStub) -> dict[str, Any]:
             }
         },
     }
+
+
+class _Server(ThreadingHTTPServer):
+    """A harness that hangs up mid-request (its own timeout, its process ended) is no failure
+    of the stub: nothing is printed for it; any other error is, as socketserver prints it."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
