@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -17,9 +16,9 @@ import pytest
 
 from skilltool import archive
 from skilltool.checkouts import SourceError
-from skilltool.paths import load_toml
 from tests.gitrepos import Repo, home_state, isolate_git, plugin_files
 from tests.helpers import run
+from tests.test_sources import links, lock
 
 URL = "https://plugins.example.com/kit.zip"
 
@@ -73,16 +72,6 @@ def market(tmp_path: Path, source: dict[str, object]) -> Repo:
     return made
 
 
-def lock(home: Path) -> dict[str, dict[str, object]]:
-    data = load_toml((home / ".local/share/skilltool/plugins.lock").read_bytes())
-    return data.get("sources", {})
-
-
-def skills_linked(home: Path) -> set[str]:
-    where = home / ".agents/skills"
-    return {n for n in os.listdir(where) if (where / n).is_symlink()} if where.is_dir() else set()
-
-
 def test_a_zip_is_fetched_pinned_updated_and_synced_exactly(
     home: Path, tmp_path: Path, served: dict[str, bytes]
 ) -> None:
@@ -93,16 +82,16 @@ def test_a_zip_is_fetched_pinned_updated_and_synced_exactly(
     added = run("plugins", "add", "kit@market")
     assert added.code == 0, added.stderr
     assert f"added     kit {URL} @ {first[:12]}" in added.stdout
-    assert "alpha" in skills_linked(home)
+    assert "alpha" in set(links(home))
     assert lock(home)["kit"]["archive"] == URL and lock(home)["kit"]["sha256"] == first
     status = run("plugins", "status")
     assert f"source    kit {URL} sha256 {first[:12]}" in status.stdout
     # the server serves other bytes: sync keeps what is pinned, update moves to them
     served[URL] = zipped(plugin(("alpha", "beta")))
-    assert run("plugins", "sync").code == 0 and "beta" not in skills_linked(home)
+    assert run("plugins", "sync").code == 0 and "beta" not in set(links(home))
     assert run("plugins", "update", "--check").code == 1
     assert run("plugins", "update").code == 0
-    assert "beta" in skills_linked(home)
+    assert "beta" in set(links(home))
     second = hashlib.sha256(served[URL]).hexdigest()
     assert lock(home)["kit"]["sha256"] == second
     # another home from this lockfile, where the server has changed again: refused

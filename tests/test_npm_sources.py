@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from skilltool.paths import load_toml
 from tests.gitrepos import Repo, home_state, isolate_git, plugin_files
 from tests.helpers import run
 from tests.npmregistry import Registry, hostile, integrity, registry, tarball
+from tests.test_sources import links, lock
 
 __all__ = ["registry"]  # the fixture, used by name
 
@@ -47,16 +47,6 @@ def market(tmp_path: Path, entries: list[dict[str, object]]) -> Repo:
     return made
 
 
-def lock(home: Path) -> dict[str, dict[str, object]]:
-    data = load_toml((home / ".local/share/skilltool/plugins.lock").read_bytes())
-    return data.get("sources", {})
-
-
-def skills_linked(home: Path) -> set[str]:
-    where = home / ".agents/skills"
-    return {n for n in os.listdir(where) if (where / n).is_symlink()} if where.is_dir() else set()
-
-
 def npm_entry(name: str = "kit", **source: object) -> dict[str, object]:
     return {"name": name, "source": {"source": "npm", "package": "@acme/kit", **source}}
 
@@ -76,7 +66,7 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     added = run("plugins", "add", "kit@market")
     assert added.code == 0, added.stderr
     assert "added     kit npm:@acme/kit ^1.0.0 @ 1.2.0 (1 plugin(s): kit)" in added.stdout
-    assert skills_linked(home) >= {"alpha", "beta"} and "gamma" not in skills_linked(home)
+    assert set(links(home)) >= {"alpha", "beta"} and "gamma" not in set(links(home))
     pinned = lock(home)["kit"]
     assert pinned["npm"] == "@acme/kit" and pinned["ref"] == "^1.0.0"
     assert pinned["version"] == "1.2.0" and pinned["marketplace"] == "market"
@@ -88,7 +78,7 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     # a newer version in range: sync keeps the pinned one, update moves to it
     registry.publish("@acme/kit", "1.3.0", package("@acme/kit", ("alpha", "delta"), "1.3.0"))
     assert run("plugins", "sync").code == 0
-    assert lock(home)["kit"]["version"] == "1.2.0" and "delta" not in skills_linked(home)
+    assert lock(home)["kit"]["version"] == "1.2.0" and "delta" not in set(links(home))
     check = run("plugins", "update", "kit", "--check")
     assert check.code == 1 and "1.2.0 -> 1.3.0" in check.stdout
     said = json.loads(run("plugins", "update", "kit", "--check", "--json").stdout)
@@ -100,7 +90,7 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     )
     updated = run("plugins", "update", "kit")
     assert updated.code == 0, updated.stderr
-    assert lock(home)["kit"]["version"] == "1.3.0" and "delta" in skills_linked(home)
+    assert lock(home)["kit"]["version"] == "1.3.0" and "delta" in set(links(home))
     # another home from the lockfile alone gets exactly the pinned package
     other = tmp_path / "other"
     (other / ".local/share/skilltool").mkdir(parents=True)
@@ -108,12 +98,12 @@ def test_an_npm_entry_is_fetched_pinned_and_synced_exactly(
     (other / ".local/share/skilltool/plugins.lock").write_bytes(lockfile.read_bytes())
     synced = run("plugins", "sync", "--frozen", "--home", other)
     assert synced.code == 0, synced.stderr
-    assert skills_linked(other) >= {"alpha", "delta"}
+    assert set(links(other)) >= {"alpha", "delta"}
     removed = run("plugins", "remove", "kit")
     assert removed.code == 0, removed.stderr
     assert "kit" not in lock(home)
     assert not (home / ".local/share/skilltool/sources/kit").exists()
-    assert not {"alpha", "delta"} & skills_linked(home)
+    assert not {"alpha", "delta"} & set(links(home))
 
 
 def test_a_lockfile_replaced_without_the_package_prunes_its_checkout(
@@ -126,11 +116,11 @@ def test_a_lockfile_replaced_without_the_package_prunes_its_checkout(
     without = lockfile.read_bytes()
     assert run("plugins", "add", "kit@market").code == 0
     there = home / ".local/share/skilltool/sources/kit"
-    assert "alpha" in skills_linked(home) and there.is_dir()
+    assert "alpha" in set(links(home)) and there.is_dir()
     lockfile.write_bytes(without)
     synced = run("plugins", "sync")
     assert synced.code == 0, synced.stderr
-    assert not there.exists() and "alpha" not in skills_linked(home)
+    assert not there.exists() and "alpha" not in set(links(home))
 
 
 def test_a_checkout_edited_by_hand_is_kept_unless_forced(
@@ -169,10 +159,10 @@ def test_a_tarball_changed_under_a_pinned_version_is_refused(
     assert "is not the one pinned" in synced.stderr and len(synced.stderr.splitlines()) == 1
     assert "Traceback" not in synced.stderr
     assert not (other / ".local/share/skilltool/sources/kit").exists()
-    assert not skills_linked(other)
+    assert not set(links(other))
     # here, the checkout in use stays; nothing of the new bytes is written
     assert run("plugins", "sync").code == 0
-    assert "evil" not in skills_linked(home)
+    assert "evil" not in set(links(home))
 
 
 @pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "hardlink", "device"])
@@ -203,7 +193,7 @@ def test_no_script_of_the_package_runs(home: Path, tmp_path: Path, registry: Reg
     run("plugins", "add", shop.url)
     added = run("plugins", "add", "kit@market")
     assert added.code == 0, added.stderr
-    assert "alpha" in skills_linked(home) and lock(home)["kit"]["registry"] == registry.url
+    assert "alpha" in set(links(home)) and lock(home)["kit"]["registry"] == registry.url
     assert run("plugins", "update").code == 0
     assert not witness.exists()
 
@@ -241,7 +231,7 @@ def test_a_registry_that_is_down_is_one_line_and_the_rest_goes_on(
     assert added.stderr.startswith("skilltool: npm:@acme/kit: npm failed:")
     assert home_state(home) == before
     assert run("plugins", "add", repo_plugin.url).code == 0  # git sources go on as ever
-    assert "beta" in skills_linked(home)
+    assert "beta" in set(links(home))
 
 
 @pytest.fixture
@@ -306,7 +296,7 @@ def test_a_version_without_integrity_is_pinned_by_sync_and_refused_by_frozen(
     assert frozen.code == 1 and "sources.kit has no integrity" in frozen.stderr
     assert run("plugins", "sync").code == 0
     assert lock(home)["kit"]["integrity"] == integrity(registry.packages["@acme/kit"]["1.0.0"])
-    assert "alpha" in skills_linked(home)
+    assert "alpha" in set(links(home))
     assert "synced" not in run("plugins", "sync").stdout  # in use: nothing fetched again
 
 
@@ -341,6 +331,6 @@ def test_a_dependency_on_an_npm_entry_is_added_at_the_highest_version_in_its_ran
     assert added.code == 0, added.stderr
     assert "needed by main" in added.stdout
     assert lock(home)["kit"]["version"] == "1.5.0" and lock(home)["kit"]["ref"] == "^1.0"
-    assert {"mainskill", "onefive"} <= skills_linked(home)
+    assert {"mainskill", "onefive"} <= set(links(home))
     assert run("plugins", "remove", "main").code == 0
-    assert "kit" not in lock(home) and "onefive" not in skills_linked(home)
+    assert "kit" not in lock(home) and "onefive" not in set(links(home))

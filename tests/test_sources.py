@@ -43,7 +43,7 @@ def data(home: Path) -> Path:
 
 def lock(home: Path) -> dict[str, dict[str, object]]:
     parsed = load_toml((data(home) / "plugins.lock").read_bytes())
-    return parsed["sources"]
+    return parsed.get("sources", {})
 
 
 def links(home: Path) -> dict[str, str]:
