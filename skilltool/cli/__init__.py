@@ -226,6 +226,7 @@ TABLE: tuple[tuple[typer.Typer, str, str], ...] = (
 )
 COMMAND_WORDS = tuple(word for _, word, _ in TABLE)
 PLUGINS_WORDS = tuple(word for group, word, _ in TABLE if group is plugins_app)
+TOP_WORDS = tuple(word for group, word, _ in TABLE if group is app)
 
 
 def declared(family: str, word: str) -> Callable[..., None]:
@@ -250,7 +251,7 @@ def register(argv: list[str]) -> None:
         pass
     elif not words and "--version" in argv:  # answered by the top-level callback alone
         chosen = ()
-    elif words[:1] in (["package"], ["doctor"], ["acp"]):
+    elif words[:1] and words[0] in TOP_WORDS:
         chosen = (words[0],)
     elif words[:1] in (["plugins"], ["skills"]) and words[1:2] and words[1] in PLUGINS_WORDS:
         chosen = (words[1],)  # not `package` and `doctor`, whose options cost as much
