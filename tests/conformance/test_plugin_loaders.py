@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from tests.conformance.homes import TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import MCP_FLAG_RECORDER, OpenAIStub
 from tests.conformance.support import Proven, need
-from tests.helpers import build_file_tree
+from tests.helpers import build_file_tree, toml_loads
 
 pytestmark = pytest.mark.conformance
 
@@ -33,7 +34,7 @@ ROOT = "${CLAUDE_PLUGIN_ROOT}"
 KIT = {
     ".claude-plugin/plugin.json": '{"name": "kit", "version": "1.0.0"}',
     "skills/kit-skill/SKILL.md": "---\nname: kit-skill\ndescription: KIT SKILL\n---\nB.\n",
-    "agents/kit-agent.md": "---\nname: kit-agent\ndescription: KIT AGENT\n---\nKIT BODY\n",
+    "agents/kit-agent.md": "---\nname: kit-agent\ndescription: KIT AGENT\n---\nKIT AGENT BODY\n",
     "commands/kit-cmd.md": "---\ndescription: KIT CMD\n---\nKIT COMMAND $ARGUMENTS\n",
     "hooks/hooks.json": json.dumps({"hooks": {"SessionStart": [{"hooks": [
         {"type": "command", "command": f"echo fired > {ROOT}/fired"}]}]}}),
@@ -56,7 +57,7 @@ class Homes:
         build_file_tree(self.market, {".claude-plugin/marketplace.json": json.dumps(market)})
         self.loader, self.rendered = make_home(root / "a"), make_home(root / "b")
         for home in (self.loader, self.rendered):
-            (home / folder).mkdir()
+            (home / folder).mkdir(exist_ok=True)  # make_home makes .codex
         self.plugin = self.rendered / C.USER_PLUGINS / "kit"
         shutil.copytree(self.live, self.plugin)
         self.work = root / "work"
@@ -64,10 +65,15 @@ class Homes:
 
     def install(self, harness: str, env: dict[str, str]) -> None:
         """The loader's two commands in the loader home; skilltool's install in the other."""
-        for argv in (["marketplace", "add", str(self.market)], ["install", "kit@team-market"]):
-            done = run([harness, "plugin", *argv], env, self.loader, TIMEOUT)
-            assert done.returncode == 0, done.stdout + done.stderr
+        self.load(env, [harness, "plugin", "marketplace", "add", str(self.market)],
+                  [harness, "plugin", "install", "kit@team-market"])  # fmt: skip
         C.skilltool(self.rendered, "install")
+
+    def load(self, env: dict[str, str], *argvs: list[str]) -> None:
+        """The loader's own commands, in order, in the loader home."""
+        for argv in argvs:
+            done = run(argv, env, self.loader, TIMEOUT)
+            assert done.returncode == 0, done.stdout + done.stderr
 
 
 def claude_env(home: Path) -> dict[str, str]:
@@ -205,4 +211,121 @@ def test_copilots_loader_runs_the_live_folder_and_prefixes_the_agent(
         "skill kit-skill and the command as a skill kit-cmd, agent kit:kit-agent, where "
         "skilltool's rendering gives kit-skill, agent kit-agent, the same MCP tool and hook, "
         "and no command",
+    )
+
+
+def codex_app_server(home: Path, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    """The results of `calls` (method, params) to one `codex app-server` (JSON-RPC over stdio)."""
+    hello = {"clientInfo": {"name": "skilltool-test", "version": "0"}}
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+             {"jsonrpc": "2.0", "method": "initialized"}]  # fmt: skip
+    lines += [{"jsonrpc": "2.0", "id": n, "method": m, "params": p} for n, (m, p) in enumerate(calls, 1)]  # fmt: skip
+    proc = subprocess.Popen(
+        ["codex", "app-server"], env=harness_env(home), cwd=home, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    results: dict[int, Any] = {}
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(json.dumps(x) + "\n" for x in lines))
+        proc.stdin.flush()
+        for line in proc.stdout:
+            message = json.loads(line)
+            if message.get("id") in range(1, len(calls) + 1):
+                results[message["id"]] = message["result"]
+            if len(results) == len(calls):
+                return [results[n] for n in range(1, len(calls) + 1)]
+        raise AssertionError(f"codex app-server ended after answering {sorted(results)}")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def codex_loads(home: Path) -> dict[str, set[str]]:
+    """What Codex has of kit in `home`, by its app-server: the skills, the hooks (event and
+    trust) and the MCP servers (their tools, or that they failed to start)."""
+    cwds = {"cwds": [str(home)]}
+    skills, hooks, servers = codex_app_server(
+        home, ("skills/list", cwds), ("hooks/list", cwds), ("mcpServerStatus/list", {})
+    )
+    return {
+        "skills": {s["name"] for s in skills["data"][0]["skills"] if "kit" in s["name"]},
+        "hooks": {f"{h['eventName']} {h['trustStatus']}" for h in hooks["data"][0]["hooks"]},
+        "servers": {
+            f"{s['name']} {' '.join(sorted(s['tools'])) or 'failed'}" for s in servers["data"]
+        },
+    }
+
+
+def codex_prompt(home: Path, *profile: str) -> str:
+    """All the model would be given, `codex [-p NAME] debug prompt-input hi`, as one text."""
+    done = run(["codex", *profile, "debug", "prompt-input", "hi"], harness_env(home), home, TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def codex_exec(home: Path, *flags: str) -> None:
+    """`codex exec hi` against a loopback Responses stub that answers `done`."""
+    with OpenAIStub(reply="done") as stub:
+        provider = {"name": "Stub", "base_url": stub.base_url, "wire_api": "responses",
+                    "env_key": "STUB_API_KEY"}  # fmt: skip
+        argv = ["codex", "exec", "--skip-git-repo-check", *flags,
+                "-c", 'model_provider="stub"', "-c", 'model="gpt-6.1-sol"']  # fmt: skip
+        for key, value in provider.items():
+            argv += ["-c", f"model_providers.stub.{key}={json.dumps(value)}"]
+        env = harness_env(home, {"STUB_API_KEY": "dummy"})
+        done = run([*argv, "hi"], env, home, TIMEOUT)
+        assert done.returncode == 0, done.stderr
+
+
+def test_codexs_loader_copies_the_plugin_and_leaves_out_the_agent_and_command(
+    tmp_path: Path, proven: Proven
+) -> None:
+    need("codex")
+    homes = Homes(tmp_path, ".codex")
+    env = harness_env(homes.loader)
+    homes.load(env, ["codex", "plugin", "marketplace", "add", str(homes.market)],
+               ["codex", "plugin", "add", "kit@team-market"])  # fmt: skip
+    C.skilltool(homes.rendered, "install")
+    codex = homes.loader / ".codex"
+    assert toml_loads((codex / "config.toml").read_text()) == {
+        "marketplaces": {"team-market": {"source_type": "local", "source": str(homes.market)}},
+        "plugins": {"kit@team-market": {"enabled": True}},
+    }
+    copy = codex / "plugins/cache/team-market/kit/1.0.0"
+    assert (copy / "commands/kit-cmd.md").is_file() and (copy / "agents/kit-agent.md").is_file()
+
+    loaded, rendered = codex_loads(homes.loader), codex_loads(homes.rendered)
+    assert loaded == {
+        "skills": {"kit:kit-skill"},
+        "hooks": {"sessionStart untrusted"},
+        "servers": {"kit-srv failed"},  # its args name ${CLAUDE_PLUGIN_ROOT}, not expanded
+    }
+    listed = run(["codex", "mcp", "list", "--json"], env, homes.loader)
+    [server] = json.loads(listed.stdout)
+    assert server["transport"]["args"] == [f"{ROOT}/srv.py", f"{ROOT}/started"]
+    # skilltool's: the same skill name, the server started (no hook: Codex would want trust)
+    assert rendered == {"skills": {"kit:kit-skill"}, "hooks": set(), "servers": {"kit-srv ping"}}
+    # neither the agent nor the command reaches the model by the loader; the rendered agent
+    # is the profile `codex -p kit-agent`
+    prompt = codex_prompt(homes.loader)
+    assert "kit:kit-skill: KIT SKILL" in prompt
+    assert not [w for w in ("kit-agent", "KIT AGENT", "kit-cmd", "KIT CMD", "KIT COMMAND") if w in prompt]  # fmt: skip
+    assert "KIT AGENT BODY" in codex_prompt(homes.rendered, "-p", "kit-agent")
+    # the hook runs only when trusted, then from the copy (${CLAUDE_PLUGIN_ROOT} its folder)
+    codex_exec(homes.loader)
+    assert not (copy / "fired").exists()
+    codex_exec(homes.loader, "--dangerously-bypass-hook-trust")
+    assert (copy / "fired").is_file() and not (homes.live / "fired").exists()
+    assert not (copy / "started").exists() and not (homes.live / "started").exists()
+    proven(
+        "codex",
+        "its Claude-plugin loader: `codex plugin marketplace add DIR` + `plugin add "
+        'kit@team-market` write [marketplaces.team-market] and [plugins."kit@team-market"] in '
+        "config.toml and copy the plugin into plugins/cache; app-server lists skill "
+        "kit:kit-skill, the SessionStart hook (untrusted: it fires only with the trust "
+        "bypassed, in the copy) and the MCP server kit-srv, which fails to start (its args keep "
+        "${CLAUDE_PLUGIN_ROOT}); neither the agent nor the command reaches the model; "
+        "skilltool's rendering gives the same skill name, the server started (tool ping) and "
+        "the agent as the profile kit-agent",
     )
