@@ -13,6 +13,7 @@ same plugin; each binary is then asked what it loaded. Offline: a dead or loopba
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -22,9 +23,9 @@ from typing import Any
 import pytest
 
 from tests.conformance import carried as C
-from tests.conformance.homes import TIMEOUT
+from tests.conformance.homes import QWEN_SETTINGS, TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
-from tests.conformance.stub import MCP_FLAG_RECORDER, OpenAIStub
+from tests.conformance.stub import MCP_FLAG_RECORDER, AnthropicStub, OpenAIStub
 from tests.conformance.support import Proven, need
 from tests.helpers import build_file_tree, toml_loads
 
@@ -328,4 +329,78 @@ def test_codexs_loader_copies_the_plugin_and_leaves_out_the_agent_and_command(
         "${CLAUDE_PLUGIN_ROOT}); neither the agent nor the command reaches the model; "
         "skilltool's rendering gives the same skill name, the server started (tool ping) and "
         "the agent as the profile kit-agent",
+    )
+
+
+def strings(node: Any) -> list[str]:
+    """Every string value anywhere in a JSON document, in order."""
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in strings(value)]
+    if isinstance(node, list):
+        return [s for item in node for s in strings(item)]
+    return [node] if isinstance(node, str) else []
+
+
+def qwen_loads(home: Path, work: Path) -> dict[str, set[str]]:
+    """What Qwen Code has of kit in `home`: one `qwen -p '/kit-cmd go'` against a loopback
+    Anthropic stub, whose main request lists the skills (and commands) by name, the agents
+    in the `agent` tool, the MCP tools by name, and sends the command's text."""
+    with AnthropicStub(reply="done") as stub:
+        keys = {"ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_BASE_URL": stub.base_url}
+        argv = ["qwen", "-p", "/kit-cmd go", "--auth-type", "anthropic", "-m", "claude-sonnet-4-5"]  # fmt: skip
+        done = run(argv, harness_env(home, keys), work, TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        requests = stub.model_requests()
+    # the main request: the one whose tools hold `agent` (a memory task's has not)
+    [(main, agent)] = [(r, t["description"]) for r in requests for t in r.json.get("tools", [])
+                       if t["name"] == "agent"]  # fmt: skip
+    said = "\n".join(strings(main.json))
+    return {
+        "skills": set(re.findall(r"<name>\n(\S*kit\S*)\n</name>", said)),
+        "agents": {a for a in re.findall(r"^- \*\*(\S+)\*\*: ", agent, re.M) if "kit" in a},
+        "tools": set(re.findall(r"mcp__kit[\w-]*", said)),
+        "command": {t for t in main.texts() if "KIT COMMAND" in t},
+    }
+
+
+def test_qwens_loader_makes_an_extension_copy_without_the_server(
+    tmp_path: Path, proven: Proven
+) -> None:
+    need("qwen")
+    homes = Homes(tmp_path, ".qwen")
+    for home in (homes.loader, homes.rendered):
+        (home / ".qwen/settings.json").write_text(json.dumps(QWEN_SETTINGS))
+    homes.load(harness_env(homes.loader), ["qwen", "extensions", "install", f"{homes.market}:kit", "--consent"])  # fmt: skip
+    C.skilltool(homes.rendered, "install")
+    copy = homes.loader / ".qwen/extensions/kit"
+    assert json.loads((copy / "qwen-extension.json").read_text()) == {
+        "name": "kit", "version": "1.0.0"}  # fmt: skip
+    record = json.loads((copy / ".qwen-extension-install.json").read_text())
+    assert record["source"] == str(homes.market) and record["originSource"] == "Claude"
+
+    loaded, rendered = (qwen_loads(h, homes.work) for h in (homes.loader, homes.rendered))
+    assert loaded == {
+        "skills": {"kit:kit-skill", "kit-cmd"},
+        "agents": {"kit-agent"},
+        "tools": set(),
+        "command": {"KIT COMMAND $ARGUMENTS\n\n/kit-cmd go"},  # no $ARGUMENTS put in
+    }
+    assert rendered == {
+        "skills": {"kit-skill", "kit-cmd"},
+        "agents": {"kit-agent"},
+        "tools": {"mcp__kit-srv__ping"},
+        "command": {"KIT COMMAND go\n"},
+    }
+    # the loader's hook ran in its copy, and no server started; skilltool's ran both in place
+    assert (copy / "fired").is_file() and not (homes.live / "fired").exists()
+    assert not (copy / "started").exists() and not (homes.live / "started").exists()
+    assert (homes.plugin / "fired").is_file() and (homes.plugin / "started").is_file()
+    proven(
+        "qwen",
+        "its Claude-plugin loader: `qwen extensions install DIR:kit --consent` converts kit "
+        "into an extension copy ~/.qwen/extensions/kit (qwen-extension.json without the MCP "
+        "server); `qwen -p '/kit-cmd go'` lists skill kit:kit-skill, command kit-cmd, agent "
+        "kit-agent, sends 'KIT COMMAND $ARGUMENTS' with the line appended ($ARGUMENTS not put "
+        "in), runs the hook in the copy, and has no MCP tool; skilltool's rendering gives "
+        "kit-skill, kit-cmd sending 'KIT COMMAND go', kit-agent, mcp__kit-srv__ping and the hook",
     )
