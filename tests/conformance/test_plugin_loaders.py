@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -403,4 +404,74 @@ def test_qwens_loader_makes_an_extension_copy_without_the_server(
         "kit-agent, sends 'KIT COMMAND $ARGUMENTS' with the line appended ($ARGUMENTS not put "
         "in), runs the hook in the copy, and has no MCP tool; skilltool's rendering gives "
         "kit-skill, kit-cmd sending 'KIT COMMAND go', kit-agent, mcp__kit-srv__ping and the hook",
+    )
+
+
+def qoder_loads(listed: dict[str, str]) -> dict[str, set[str]]:
+    """Of Qoder's listings, kit's parts: skills (and commands) by name, agents by name and
+    the heading they are listed under, MCP servers by their line, plugins by name and status."""
+    heading, agents = "", set()
+    for line in listed["agents"].splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            heading = line
+        elif "kit" in line:
+            agents.add(f"{heading} {line.split(' · ')[0].strip()}")
+    found = {
+        "skills": set(re.findall(r"^(\S*kit\S*) \[Enabled\]$", listed["skills"], re.M)),
+        "agents": agents,
+        "mcp": {line.split(": ")[0] for line in listed["mcp"].splitlines() if "kit" in line},
+    }
+    if "plugins" in listed:
+        found["plugins"] = set(re.findall(r"^(kit\S*) .*\n.*\n\s+Status: (\w+)", listed["plugins"], re.M))  # fmt: skip
+    return found
+
+
+def test_qoders_loader_prefixes_the_names_and_lists_no_command_nor_server(
+    tmp_path: Path, proven: Proven
+) -> None:
+    """Each Qoder command waits about ten seconds for Qoder's own servers, out of reach here:
+    skilltool's home is listed while the loader's two commands run."""
+    from tests.conformance.test_qoder import listings
+
+    need("qoder")
+    homes = Homes(tmp_path, ".qoder")
+    qoder = ["qodercli", "plugins"]
+    C.skilltool(homes.rendered, "install")
+    with ThreadPoolExecutor(1) as pool:
+        listing = pool.submit(listings, homes.rendered, homes.work)
+        homes.load(harness_env(homes.loader), [*qoder, "marketplace", "add", str(homes.market)],
+                   [*qoder, "install", "kit@team-market"])  # fmt: skip
+        which = (("skills", "list"), ("agents", "list"), ("mcp", "list"), ("plugins", "list"))
+        loaded = qoder_loads(listings(homes.loader, homes.work, which=which))
+        rendered = qoder_loads(listing.result())
+    settings = json.loads((homes.loader / ".qoder/settings.json").read_text())
+    directory = {"source": "directory", "path": str(homes.market)}
+    assert settings == {
+        "extraKnownMarketplaces": {"team-market": {"source": directory}},
+        "enabledPlugins": {"kit@team-market": True},
+    }
+    copy = homes.loader / ".qoder/plugins/cache/team-market/kit/1.0.0"
+    assert (copy / "commands/kit-cmd.md").is_file() and (copy / ".mcp.json").is_file()
+    assert loaded == {
+        "skills": {"kit:kit-skill"},
+        "agents": {"Plugin: kit:kit-agent"},
+        "mcp": set(),
+        "plugins": {("kit@team-market", "enabled")},
+    }
+    assert rendered == {
+        "skills": {"kit-skill", "kit-cmd"},
+        "agents": {"User: kit-agent"},
+        "mcp": {"✓ kit-srv"},
+    }
+    # the skills and agents listings start the plugin's server, from the copy, unlisted
+    assert (copy / "started").is_file() and not (homes.live / "started").exists()
+    proven(
+        "qoder",
+        "its Claude-plugin loader: `qodercli plugins marketplace add DIR` + `plugins install "
+        "kit@team-market` write extraKnownMarketplaces and enabledPlugins in settings.json and "
+        "copy the plugin into plugins/cache; `skills list` gives kit:kit-skill and no command, "
+        "`agents list` kit:kit-agent under Plugin, `mcp list` no server (though the skills and "
+        "agents listings start it from the copy), `plugins list` kit@team-market enabled; "
+        "skilltool's rendering gives kit-skill, the command kit-cmd, kit-agent under User and "
+        "kit-srv connected",
     )
