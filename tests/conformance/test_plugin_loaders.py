@@ -23,7 +23,9 @@ from typing import Any
 
 import pytest
 
+from tests.conformance import augment_stub
 from tests.conformance import carried as C
+from tests.conformance.augment_stub import AugmentStub, skills_of, tools_of
 from tests.conformance.homes import QWEN_SETTINGS, TIMEOUT
 from tests.conformance.sandbox import harness_env, make_home, run
 from tests.conformance.stub import MCP_FLAG_RECORDER, AnthropicStub, OpenAIStub
@@ -474,4 +476,63 @@ def test_qoders_loader_prefixes_the_names_and_lists_no_command_nor_server(
         "agents listings start it from the copy), `plugins list` kit@team-market enabled; "
         "skilltool's rendering gives kit-skill, the command kit-cmd, kit-agent under User and "
         "kit-srv connected",
+    )
+
+
+def auggie_loads(home: Path, work: Path, *flags: str) -> dict[str, set[str]]:
+    """What Auggie has of kit in `home`: one `auggie --print '/kit-cmd go'` against a loopback
+    stub of Augment's API, whose chat request lists the skills (and where each lives), the
+    subagents and MCP tools among its tools, and the text it sends."""
+    with AugmentStub(reply="done") as stub:
+        argv = ["auggie", *flags, "--print", "--dont-save-session", "/kit-cmd go"]
+        env = harness_env(home, {"AUGMENT_SESSION_AUTH": stub.session})
+        done = run(argv, env, work, TIMEOUT)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        [chat] = stub.chats()
+    nodes = chat.json.get("nodes", [])
+    return {
+        "skills": {f"{n} {s['location']}" for n, s in skills_of(chat).items() if "kit" in n},
+        "tools": {n for n in tools_of(chat) if "kit" in n},
+        "sent": {n["text_node"]["content"] for n in nodes if n.get("text_node")},
+    }
+
+
+def test_auggies_loader_runs_behind_a_server_flag_and_leaves_out_the_command_and_server(
+    tmp_path: Path, proven: Proven, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--plugin-dir DIR` takes a marketplace folder and installs nothing; Auggie loads it only
+    when Augment's /get-models turns on the feature flag `enable_plugin_marketplace`, as the
+    stub does (and, for the last run, does not)."""
+    need("auggie")
+    homes = Homes(tmp_path, ".augment")
+    C.skilltool(homes.rendered, "install")
+    plugin_dir = ("--plugin-dir", str(homes.market))
+    loaded = auggie_loads(homes.loader, homes.work, *plugin_dir)
+    rendered = auggie_loads(homes.rendered, homes.work)
+    assert loaded == {
+        "skills": {f"kit:kit-skill {homes.live}/skills/kit-skill/SKILL.md"},
+        "tools": {"sub-agent-kit-team-market-kit-agent"},
+        "sent": {"/kit-cmd go"},  # no command: the line goes to the model as typed
+    }
+    assert rendered == {
+        "skills": {f"kit-skill {homes.rendered}/.agents/skills/kit-skill/SKILL.md"},
+        "tools": {"sub-agent-kit-agent", "ping_kit-srv"},
+        "sent": {"KIT COMMAND go\n\n"},
+    }
+    # the loader's server (its args naming ${CLAUDE_PLUGIN_ROOT}) did not start; no hook ran
+    assert not (homes.live / "started").exists() and (homes.plugin / "started").is_file()
+    assert not (homes.live / "fired").exists()
+    assert not [p for p in homes.loader.rglob("*") if "kit" in p.name]  # nothing copied in
+    monkeypatch.setattr(augment_stub, "FLAGS", {"beachhead_enable_sub_agent_tool": True})
+    unflagged = auggie_loads(homes.loader, homes.work, *plugin_dir)
+    assert unflagged == {"skills": set(), "tools": set(), "sent": {"/kit-cmd go"}}
+    proven(
+        "auggie",
+        "its Claude-plugin loader: `auggie --plugin-dir DIR` (a marketplace folder; nothing "
+        "copied into the home) loads kit only when /get-models sends the feature flag "
+        "enable_plugin_marketplace; then skill kit:kit-skill from the marketplace's folder and "
+        "the agent as sub-agent-kit-team-market-kit-agent, but not the command (/kit-cmd go "
+        "goes to the model as typed) and not the MCP server (its args name "
+        "${CLAUDE_PLUGIN_ROOT}; it did not start); no hook ran; skilltool's rendering gives kit-skill, sub-agent-kit-agent, "
+        "ping_kit-srv and the command's text",
     )
