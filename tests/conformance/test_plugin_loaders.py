@@ -1,14 +1,16 @@
-"""Claude Code's and Copilot CLI's own Claude-plugin loaders, beside skilltool's rendering of the
-same plugin in the same binary: the findings behind the route each harness gets
-(docs/harnesses.md, "The harnesses' own Claude-plugin loaders"). Factory Droid's loader row is
-in test_hooks_droid.py.
+"""The harnesses' own Claude-plugin loaders (Claude Code, Copilot CLI, Codex, Qwen Code, Qoder
+CLI, Auggie), each beside skilltool's rendering of the same plugin in the same binary: the
+findings behind the route each harness gets (docs/harnesses.md, "The harnesses' own
+Claude-plugin loaders"). Factory Droid's loader row is in test_hooks_droid.py.
 
 One local marketplace (`team-market`) holds one plugin, `kit`, with a skill, an agent, a
 command, a SessionStart hook writing `${CLAUDE_PLUGIN_ROOT}/fired`, and an MCP server started
 as `${CLAUDE_PLUGIN_ROOT}/srv.py ${CLAUDE_PLUGIN_ROOT}/started` (it writes that file when it
 starts). Home A takes it through the harness's loader (`plugin marketplace add DIR`, `plugin
-install kit@team-market`), home B through the real `skilltool plugins install` of a copy of the
-same plugin; each binary is then asked what it loaded. Offline: a dead or loopback model."""
+install kit@team-market`, or the harness's own words for them), home B through the real
+`skilltool plugins install` of a copy of the same plugin; each binary is then asked what it
+loaded. Offline: a dead or loopback model (a stub of Augment's API for Auggie), or, for Qoder,
+which needs a sign-in for a prompt, its listings."""
 
 from __future__ import annotations
 
