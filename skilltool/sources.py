@@ -871,15 +871,20 @@ def picked(source: Source, at: Path, pick: Pick | None) -> Source:
     return source._replace(plugins=chosen, nothing=not chosen)
 
 
+def marketplace_in(root: Path | None) -> Marketplace | None:
+    """The marketplace.json at the top of a source's tree, read; None when there is none, or
+    none that can be used (`validate` says why)."""
+    if root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
+        return None
+    market, _ = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+    return market
+
+
 def renamed_picks(source: Source, at: Path) -> tuple[Source, str]:
     """A source whose `--plugin` names one its marketplace renamed: picked under its new
     name, and the words that say so (as `add OLD@MARKETPLACE` does); a SourceError for one
     it removed."""
-    from skilltool import parse
-
-    if not source.plugins or not os.path.isfile(at / parse.MARKETPLACE_FILE):
-        return source, ""
-    market, _ = parse.read_marketplace(at / parse.MARKETPLACE_FILE)
+    market = marketplace_in(at) if source.plugins else None
     if market is None or all(market.current(p) == p for p in source.plugins):
         return source, ""
     said = []
@@ -1403,7 +1408,7 @@ def _add_wanted(
         )
         source = made._replace(name=asked.name, marketplace=market.name, skills=skills)
         return _add_source(home, source, sources, dry_run, look)
-    url, pinned, subdir = remote_of(wanted.source, f"{market.manifest}: {wanted.name}")
+    url, pinned, subdir = remote_of(wanted.source, where)
     source = Source(
         asked.name, url, None, ref or pinned, subdir, (), marketplace=market.name, skills=skills
     )
@@ -1647,10 +1652,7 @@ def _renames_recorded(home: paths.Scope, done: Done) -> Done:
     lockfile (its picks, those added as dependencies, what was approved of them), said on
     the source's lines. A plugin the marketplace removed stays recorded, and is said."""
     source = done.source
-    root = source_root(home, source)
-    if not source.plugins or root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
-        return done
-    market, _ = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+    market = marketplace_in(source_root(home, source)) if source.plugins else None
     if market is None:
         return done
     renamed = {p: market.current(p) for p in source.plugins if market.current(p) != p}
@@ -1720,10 +1722,7 @@ def _picked_as(
     `renames` (the lockfile names it by its old name, or `name` is the old one), and the
     name the lockfile gives it; (None, name) when there is none."""
     for source in sources:
-        root = source_root(home, source)
-        if not source.plugins or root is None or not os.path.isfile(root / parse.MARKETPLACE_FILE):
-            continue
-        market, _ = parse.read_marketplace(root / parse.MARKETPLACE_FILE)
+        market = marketplace_in(source_root(home, source)) if source.plugins else None
         if market is None or market.current(name) is None:
             continue
         for pick in source.plugins:
