@@ -122,3 +122,19 @@ def run(
         out, err = proc.communicate(timeout=10)
         raise subprocess.TimeoutExpired(args, timeout, out, err) from None
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+def side_by_side(
+    runs: Sequence[tuple[Sequence[str], Path]], env: Mapping[str, str], timeout: float = 120
+) -> list[subprocess.CompletedProcess[str]]:
+    """Harness commands run at once (listings that each take seconds), each in its folder and
+    each bound to succeed; their results in the order given."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(job: tuple[Sequence[str], Path]) -> subprocess.CompletedProcess[str]:
+        done = run(job[0], env, job[1], timeout)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    with ThreadPoolExecutor(len(runs)) as pool:
+        return list(pool.map(one, runs))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from tests.conformance.homes import (
     harness_dirs,
     tricky_case,
 )
-from tests.conformance.sandbox import DEAD_PROXY, harness_env, make_home, run
+from tests.conformance.sandbox import DEAD_PROXY, harness_env, make_home, side_by_side
 from tests.conformance.stub import mcp_server
 from tests.conformance.support import Proven, need
 from tests.helpers import build_file_tree
@@ -68,14 +67,11 @@ def skilltool_run(world_env: dict[str, str], home: Path, *args: str) -> str:
 def listings(home: Path, cwd: Path) -> dict[str, str]:
     """Amp's three listings, run side by side in `cwd`; the skills' JSON is stdout alone."""
     env = harness_env(home, OFFLINE)
-
-    def one(argv: tuple[str, ...]) -> tuple[str, str]:
-        done = run(["amp", *argv], env, cwd, timeout=TIMEOUT)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return argv[0], done.stdout if argv[0] == "skill" else done.stdout + done.stderr
-
-    with ThreadPoolExecutor(len(LISTINGS)) as pool:
-        return dict(pool.map(one, LISTINGS))
+    done = side_by_side([(("amp", *argv), cwd) for argv in LISTINGS], env, TIMEOUT)
+    return {
+        argv[0]: d.stdout if argv[0] == "skill" else d.stdout + d.stderr
+        for argv, d in zip(LISTINGS, done, strict=True)
+    }
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ repository's top folder; from a subfolder of it, not the skill nor the command."
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from tests.conformance.projects import (
     assert_team_current,
     team,
 )
-from tests.conformance.sandbox import harness_env, run
+from tests.conformance.sandbox import harness_env, side_by_side
 from tests.conformance.support import Proven, need
 
 pytestmark = pytest.mark.conformance
@@ -39,13 +38,8 @@ def test_skilltool_project_is_listed_in_the_top_folder_and_not_in_a_subfolder(
         (("skills", "list"), t.deep),
     ]
 
-    def one(argv: tuple[str, ...], cwd: Path) -> str:
-        done = run(["qodercli", *argv], env, cwd, timeout=TIMEOUT)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout + done.stderr
-
-    with ThreadPoolExecutor(len(runs)) as pool:
-        skills, agents, servers, deep = pool.map(lambda r: one(*r), runs)
+    listed = side_by_side([(("qodercli", *argv), cwd) for argv, cwd in runs], env, TIMEOUT)
+    skills, agents, servers, deep = (done.stdout + done.stderr for done in listed)
     link = t.repo / ".agents/skills" / TEAM_SKILL / "SKILL.md"
     command = t.repo / ".qoder/commands" / f"{TEAM_COMMAND}.md"
     assert f"  Location:    {link}" in skills, skills

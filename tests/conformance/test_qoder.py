@@ -32,7 +32,7 @@ from tests.conformance.homes import (
     rendered_agent,
     tricky_case,
 )
-from tests.conformance.sandbox import harness_env, make_home, run
+from tests.conformance.sandbox import harness_env, make_home, side_by_side
 from tests.conformance.stub import mcp_server
 from tests.conformance.support import Proven, need
 from tests.helpers import build_file_tree
@@ -80,14 +80,8 @@ def listings(
 ) -> dict[str, str]:
     """Qoder's listings (by default its three), run side by side in `cwd`."""
     env = harness_env(home, {"QODER_SKT_PROBE": "expanded", **(extra or {})})
-
-    def one(argv: tuple[str, ...]) -> tuple[str, str]:
-        done = run(["qodercli", *argv], env, cwd, timeout=TIMEOUT)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return argv[0], done.stdout + done.stderr
-
-    with ThreadPoolExecutor(len(which)) as pool:
-        return dict(pool.map(one, which))
+    done = side_by_side([(("qodercli", *argv), cwd) for argv in which], env, TIMEOUT)
+    return {argv[0]: d.stdout + d.stderr for argv, d in zip(which, done, strict=True)}
 
 
 @pytest.fixture(scope="module")
