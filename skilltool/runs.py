@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
-from skilltool.errors import INTERRUPTED
+from skilltool.errors import INTERRUPTED, SkilltoolError
 
 if TYPE_CHECKING:
     from skilltool.commands.common import Options
@@ -126,7 +126,6 @@ def acp(agent: str, harness: str, extra: list[str], opts: Options) -> int:
 def finish(command: str, as_json: bool, call: Callable[[], Result]) -> int:
     """Run one command and print its result or its error; its exit code."""
     from skilltool import report
-    from skilltool.errors import SkilltoolError
 
     if not gc.isenabled():  # paused by the entry point: start-up is over
         gc.freeze()  # what start-up made lives to the end: no collection need walk it again
