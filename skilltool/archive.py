@@ -10,8 +10,8 @@ tree `<name>/`, and `current`, as a git source's does.
 
 from __future__ import annotations
 
-import hashlib
-import ipaddress
+# hashlib and ipaddress are imported where they are used: every run that reads a lockfile
+# imports this module for its checks of the fields
 import re
 import stat
 from pathlib import Path
@@ -46,6 +46,8 @@ def check_url(url: object, said: str) -> str:
         raise SourceError(f"{said}: source.url: {why}")
     local = host == "localhost" or host.endswith(".localhost") or host in METADATA_HOSTS
     local = local or (host.startswith("instance-data.") and host.endswith(".compute.internal"))
+    import ipaddress
+
     try:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
@@ -91,6 +93,8 @@ def get(url: str, said: str) -> bytes:
 
 
 def digest_of(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -12,14 +12,12 @@ source's does.
 
 from __future__ import annotations
 
-import base64
-import hashlib
+# what only a fetch needs (tarfile, tempfile, base64, hashlib) is imported where it is used:
+# every run that reads a lockfile imports this module for its checks of the fields
 import json
 import os
 import re
 import subprocess
-import tarfile
-import tempfile
 from pathlib import Path
 
 from skilltool import semver, unpacked
@@ -117,16 +115,23 @@ def resolve(package: str, wanted: str | None, registry: str | None, said: str) -
 
 
 def integrity_of(data: bytes) -> str:
+    import base64
+    import hashlib
+
     return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
 
 
 def checkout_name(integrity: str) -> str:
+    import base64
+
     digest = base64.b64decode(integrity.removeprefix("sha512-"))
     return f"n-{digest.hex()[:40]}"
 
 
 def download(package: str, version: str, registry: str | None, said: str) -> bytes:
     """The tarball of that version, by the user's npm, into a folder of its own and read."""
+    import tempfile
+
     spec = f"{package}@{version}"
     with tempfile.TemporaryDirectory(prefix="skilltool-npm-") as folder:
         _npm(
@@ -145,6 +150,7 @@ def members(tarball: bytes, said: str) -> list[Member]:
     """Every file and folder of a package tarball, npm's top folder (`package/`, whatever its
     name) taken off as npm takes it off, checked (unpacked.py) before anything is written."""
     import io
+    import tarfile
 
     what = "the package"
     found: list[Member] = []
