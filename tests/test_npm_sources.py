@@ -218,6 +218,31 @@ def test_a_server_of_an_npm_package_waits_for_approval(
     assert "approved" in lock(home)["kit"]
 
 
+def test_new_code_under_an_approved_command_line_waits_for_approval_again(
+    home: Path, tmp_path: Path, registry: Registry
+) -> None:
+    """The package's next version runs the same command line, but the script it names is
+    other code: `update` brings the version in, and the server waits until it is approved."""
+    (home / ".codex").mkdir()
+    command = {"command": "${CLAUDE_PLUGIN_ROOT}/serve.sh", "args": ["--fast"]}
+    servers = json.dumps({"mcpServers": {"serve": command}})
+    one = {".mcp.json": servers, "serve.sh": "#!/bin/sh\necho one\n"}
+    registry.publish("@acme/kit", "1.0.0", package("@acme/kit", ("alpha",), "1.0.0", **one))
+    shop = market(tmp_path, [npm_entry(version="^1.0.0")])
+    run("plugins", "add", shop.url)
+    assert run("plugins", "add", "kit@market", "--yes").code == 0
+    config = home / ".codex/config.toml"
+    assert "serve.sh" in config.read_text()
+    two = {".mcp.json": servers, "serve.sh": "#!/bin/sh\necho two\n"}
+    registry.publish("@acme/kit", "1.1.0", package("@acme/kit", ("alpha",), "1.1.0", **two))
+    updated = run("plugins", "update")
+    assert updated.code == 0, updated.stderr
+    assert lock(home)["kit"]["version"] == "1.1.0"
+    assert any(ln.startswith("held      kit:") for ln in updated.lines), updated.stdout
+    assert "serve.sh (changed)" in updated.stdout  # the code the command line runs
+    assert not config.exists() or "serve.sh" not in config.read_text()  # its entry taken out
+
+
 def test_a_registry_that_is_down_is_one_line_and_the_rest_goes_on(
     home: Path, tmp_path: Path, registry: Registry, repo_plugin: Repo
 ) -> None:
